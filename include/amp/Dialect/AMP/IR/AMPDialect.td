@@ -1,0 +1,43 @@
+//===- AMPDialect.td - The precision dialect ---------------*- tablegen -*-===//
+//
+// Declares `amp`: casts between float types and the loss-scaling ops that
+// the mixed-precision passes insert.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef AMP_DIALECT_AMP_IR_AMPDIALECT_TD
+#define AMP_DIALECT_AMP_IR_AMPDIALECT_TD
+
+include "mlir/IR/OpBase.td"
+
+def AMP_Dialect : Dialect {
+  let name = "amp";
+  let cppNamespace = "::amp";
+  let summary = "Precision ops: casts and loss scaling";
+  let description = [{
+    The `amp` dialect holds what `--amp-auto-mixed-precision` and
+    `--amp-loss-scaling` insert into a training graph: `amp.cast` between
+    float types, and the loss-scaling ops (`amp.scale`, `amp.unscale`,
+    `amp.all_finite`, `amp.update_scale`) that implement static and dynamic
+    loss scaling inside the graph, with no host synchronisation.
+
+    The dialect also owns the discardable attributes `amp.precision`
+    (`"f32"`, `"f16"` or `"bf16"`: forces an op's precision) and `amp.color`
+    (`"allow"`, `"infer"`, `"clear"` or `"deny"`: written by the pass when
+    asked to annotate). Both are verified wherever they appear.
+  }];
+  // Inherent attributes live in the attribute dictionary: the generic form
+  // `"op"(...) {attr = ...}` is part of the interface contract, and type
+  // inference reads attributes while the parser still holds them there.
+  let usePropertiesForAttributes = 0;
+  let hasConstantMaterializer = 1;
+  // Folded constants materialize as arith.constant.
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+  let hasOperationAttrVerify = 1;
+  let extraClassDeclaration = [{
+    static constexpr ::llvm::StringLiteral kPrecisionAttrName = "amp.precision";
+    static constexpr ::llvm::StringLiteral kColorAttrName = "amp.color";
+  }];
+}
+
+#endif // AMP_DIALECT_AMP_IR_AMPDIALECT_TD

@@ -1,0 +1,106 @@
+//===- AMPOps.td - Operations of the precision dialect -----*- tablegen -*-===//
+
+#ifndef AMP_DIALECT_AMP_IR_AMPOPS_TD
+#define AMP_DIALECT_AMP_IR_AMPOPS_TD
+
+include "amp/Dialect/AMP/IR/AMPDialect.td"
+include "amp/Dialect/TG/IR/TGTypes.td"
+include "mlir/IR/OpBase.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+class AMP_Op<string mnemonic, list<Trait> traits = []>
+    : Op<AMP_Dialect, mnemonic, !listconcat([Pure], traits)>;
+
+def AMP_CastOp : AMP_Op<"cast"> {
+  let summary = "converts between float element types";
+  let description = [{
+    Converts every element to the result's float type with IEEE
+    round-to-nearest-even; values beyond the target's range become inf
+    (f32 -> f16 overflow gives inf), NaN stays NaN. Shapes must match.
+
+    Folding: a cast to the same type disappears; a cast of a constant becomes
+    a constant of the new type; `cast(cast(x))` folds when the inner cast is
+    exact (f16 -> f32 -> f16 is `x`), never across a rounding step (f32 ->
+    f16 -> f32 stays, since it rounds).
+
+    ```mlir
+    %h = amp.cast %w : tensor<784x128xf32> to tensor<784x128xf16>
+    ```
+  }];
+  let arguments = (ins TG_FloatTensor:$x);
+  let results = (outs TG_FloatTensor:$y);
+  let assemblyFormat = "$x attr-dict `:` type($x) `to` type($y)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def AMP_ScaleOp : AMP_Op<"scale", [AllTypesMatch<["x", "y"]>]> {
+  let summary = "multiplies by the loss scale (applied to the backward seed)";
+  let description = [{
+    ```mlir
+    %s = amp.scale %seed, %loss_scale : tensor<f32>
+    ```
+  }];
+  let arguments = (ins TG_FloatTensor:$x, TG_F32Scalar:$scale);
+  let results = (outs TG_FloatTensor:$y);
+  let assemblyFormat = "$x `,` $scale attr-dict `:` type($x)";
+  let hasFolder = 1;
+}
+
+def AMP_UnscaleOp : AMP_Op<"unscale", [InferTypeOpAdaptor]> {
+  let summary = "divides a gradient by the loss scale, in f32";
+  let description = [{
+    `y = g * (1 / scale)` computed and returned in f32 whatever `g` is, so
+    optimizer and clipping ops see true f32 gradients.
+
+    ```mlir
+    %g32 = amp.unscale %g, %loss_scale : tensor<784x128xf16>
+    ```
+  }];
+  let arguments = (ins TG_FloatTensor:$g, TG_F32Scalar:$scale);
+  let results = (outs TG_WideFloatTensor:$y);
+  let assemblyFormat = "$g `,` $scale attr-dict `:` type($g)";
+  let hasFolder = 1;
+}
+
+def AMP_AllFiniteOp : AMP_Op<"all_finite"> {
+  let summary = "true iff no element of any operand is inf or NaN";
+  let description = [{
+    ```mlir
+    %ok = amp.all_finite %g1, %g2 : tensor<784x128xf32>, tensor<128xf32>
+    ```
+  }];
+  let arguments = (ins Variadic<TG_FloatTensor>:$gs);
+  let results = (outs TG_I1Scalar:$finite);
+  let assemblyFormat = "$gs attr-dict `:` type($gs)";
+  let hasVerifier = 1;
+}
+
+def AMP_UpdateScaleOp : AMP_Op<"update_scale"> {
+  let summary = "the dynamic loss-scale state machine";
+  let description = [{
+    On `finite`: `good_steps + 1`, and when that reaches `growth_interval`
+    the scale is multiplied by `growth_factor` (never to inf, never above
+    `max_scale`) and `good_steps` resets to 0. On a non-finite step: the
+    scale is multiplied by `backoff_factor` (never below `min_scale`) and
+    `good_steps` becomes 0. Defaults are PyTorch's GradScaler: 2.0, 0.5,
+    2000, with `min_scale` 1 and `max_scale` 2^24.
+
+    ```mlir
+    %s2, %n2 = amp.update_scale %s, %n, %ok {growth_interval = 1000 : i64}
+    ```
+  }];
+  let arguments = (ins TG_F32Scalar:$scale, TG_I64Scalar:$good_steps,
+                   TG_I1Scalar:$finite,
+                   DefaultValuedOptionalAttr<F64Attr, "2.0">:$growth_factor,
+                   DefaultValuedOptionalAttr<F64Attr, "0.5">:$backoff_factor,
+                   DefaultValuedOptionalAttr<I64Attr, "2000">:$growth_interval,
+                   DefaultValuedOptionalAttr<F64Attr, "1.0">:$min_scale,
+                   DefaultValuedOptionalAttr<F64Attr, "16777216.0">:$max_scale);
+  let results = (outs TG_F32Scalar:$new_scale, TG_I64Scalar:$new_good_steps);
+  let assemblyFormat = "$scale `,` $good_steps `,` $finite attr-dict";
+  let hasVerifier = 1;
+}
+
+#endif // AMP_DIALECT_AMP_IR_AMPOPS_TD

@@ -1,0 +1,28 @@
+//===- TG.h - The training-graph dialect and its ops ------------*- C++ -*-===//
+
+#ifndef AMP_DIALECT_TG_IR_TG_H
+#define AMP_DIALECT_TG_IR_TG_H
+
+#include "amp/Dialect/TG/IR/TGShapes.h"
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Dialect.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/Interfaces/InferTypeOpInterface.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include "amp/Dialect/TG/IR/TGOpsDialect.h.inc"
+
+#define GET_OP_CLASSES
+#include "amp/Dialect/TG/IR/TGOps.h.inc"
+
+namespace amp::tg {
+/// Parses `T` or `T1, T2` (one type when both operands share it).
+mlir::ParseResult parseTypePair(mlir::OpAsmParser &parser, mlir::Type &lhs,
+                                mlir::Type &rhs);
+void printTypePair(mlir::OpAsmPrinter &printer, mlir::Operation *op,
+                   mlir::Type lhs, mlir::Type rhs);
+} // namespace amp::tg
+
+#endif // AMP_DIALECT_TG_IR_TG_H

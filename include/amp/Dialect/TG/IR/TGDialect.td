@@ -1,0 +1,37 @@
+//===- TGDialect.td - The training-graph dialect -----------*- tablegen -*-===//
+//
+// Declares `tg`: pure tensor ops for whole training steps (forward, backward
+// and optimizer), the input of amp's precision passes.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef AMP_DIALECT_TG_IR_TGDIALECT_TD
+#define AMP_DIALECT_TG_IR_TGDIALECT_TD
+
+include "mlir/IR/OpBase.td"
+
+def TG_Dialect : Dialect {
+  let name = "tg";
+  let cppNamespace = "::amp::tg";
+  let summary = "Training graphs: forward, backward and optimizer ops on tensors";
+  let description = [{
+    The `tg` dialect describes a whole training step as pure operations on
+    statically shaped tensors: the forward model, the loss, the backward pass
+    (either written out with the dedicated gradient ops or expanded from
+    `tg.gradients` by `--tg-autodiff`) and the optimizer update.
+
+    Binary elementwise ops broadcast like NumPy. Attributes use stable kinds
+    (`DenseI64ArrayAttr` for integer lists, `i64`, `f64`, `BoolAttr`,
+    `StringAttr`) so that the generic form `"tg.op"(...) {attr = ...}` is a
+    reliable interchange format.
+  }];
+  // Inherent attributes live in the attribute dictionary: the generic form
+  // `"op"(...) {attr = ...}` is part of the interface contract, and type
+  // inference reads attributes while the parser still holds them there.
+  let usePropertiesForAttributes = 0;
+  let hasConstantMaterializer = 1;
+  // Folded constants materialize as arith.constant.
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
+#endif // AMP_DIALECT_TG_IR_TGDIALECT_TD

@@ -1,0 +1,88 @@
+//===- TGShapes.h - Shape rules of the tg ops -------------------*- C++ -*-===//
+//
+// Pure shape computations shared by type inference, verifiers, rewrites and
+// the lowering, so every place agrees on what a tg op produces.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef AMP_DIALECT_TG_IR_TGSHAPES_H
+#define AMP_DIALECT_TG_IR_TGSHAPES_H
+
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Location.h"
+#include "mlir/IR/TypeRange.h"
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/SmallVector.h"
+#include <optional>
+#include <string>
+
+namespace amp::tg {
+
+/// NumPy broadcast of two shapes; std::nullopt when they are incompatible.
+std::optional<llvm::SmallVector<int64_t>>
+broadcastShapes(llvm::ArrayRef<int64_t> a, llvm::ArrayRef<int64_t> b);
+
+/// The positions of N, H, W and C in a rank-4 tensor of `layout`.
+struct LayoutDims {
+  unsigned n, h, w, c;
+};
+/// Returns the dims for "NHWC" or "NCHW", std::nullopt for any other name.
+std::optional<LayoutDims> getLayoutDims(llvm::StringRef layout);
+
+/// Spatial output size of a window of `kernel` elements dilated by
+/// `dilation`, sliding by `stride` over `size + padLow + padHigh` elements;
+/// < 1 when the window does not fit.
+int64_t slidingWindowSize(int64_t size, int64_t kernel, int64_t stride,
+                          int64_t dilation, int64_t padLow, int64_t padHigh);
+
+/// Attributes of a 2-D window op (convolution or pooling), checked.
+struct Window2D {
+  int64_t kh, kw, sh, sw, dh, dw, padTop, padBottom, padLeft, padRight;
+  LayoutDims dims;
+};
+
+/// Validates strides/padding/dilations/layout; on failure returns a message.
+llvm::FailureOr<Window2D>
+checkWindowAttrs(std::optional<mlir::Location> loc, llvm::StringRef opName,
+                 llvm::ArrayRef<int64_t> window,
+                 llvm::ArrayRef<int64_t> strides,
+                 llvm::ArrayRef<int64_t> padding,
+                 llvm::ArrayRef<int64_t> dilations, llvm::StringRef layout);
+
+/// Output type of conv2d(x, w); emits at `loc` and fails on bad shapes.
+llvm::FailureOr<mlir::RankedTensorType>
+inferConv2DType(std::optional<mlir::Location> loc, llvm::StringRef opName,
+                mlir::RankedTensorType x, mlir::RankedTensorType w,
+                llvm::ArrayRef<int64_t> strides,
+                llvm::ArrayRef<int64_t> padding,
+                llvm::ArrayRef<int64_t> dilations, llvm::StringRef layout);
+
+/// Output type of a 2-D pooling of x; emits at `loc` and fails on bad shapes.
+llvm::FailureOr<mlir::RankedTensorType>
+inferPool2DType(std::optional<mlir::Location> loc, llvm::StringRef opName,
+                mlir::RankedTensorType x, llvm::ArrayRef<int64_t> window,
+                llvm::ArrayRef<int64_t> strides,
+                llvm::ArrayRef<int64_t> padding, llvm::StringRef layout);
+
+/// The channel dimension of a tensor of `rank` under `layout` (rank 2 and
+/// NHWC: the last dim; NCHW: dim 1).
+std::optional<unsigned> getChannelDim(unsigned rank, llvm::StringRef layout);
+
+/// Element type of norm statistics for an input of `elementType`: f32, or
+/// f64 for f64 reference runs.
+mlir::Type getStatsElementType(mlir::Type elementType);
+
+/// The broadcast result type of a binary/ternary elementwise op; the last
+/// operand types define the element type (select's condition is skipped by
+/// the caller through `opName`).
+llvm::LogicalResult
+inferBroadcastingResult(std::optional<mlir::Location> loc,
+                        mlir::TypeRange operandTypes, llvm::StringRef opName,
+                        llvm::SmallVectorImpl<mlir::Type> &results);
+
+/// Renders a shape as "4x8" (or "scalar") for diagnostics.
+std::string formatShape(llvm::ArrayRef<int64_t> shape);
+
+} // namespace amp::tg
+
+#endif // AMP_DIALECT_TG_IR_TGSHAPES_H

@@ -1,0 +1,37 @@
+//===- TGTypes.td - Type constraints shared by tg and amp --*- tablegen -*-===//
+//
+// Tensors in amp are ranked with static shapes. These constraints name the
+// element-type families the ops accept.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef AMP_DIALECT_TG_IR_TGTYPES_TD
+#define AMP_DIALECT_TG_IR_TGTYPES_TD
+
+include "mlir/IR/CommonTypeConstraints.td"
+
+def TG_FloatTensor : StaticShapeTensorOf<[F16, BF16, F32, F64]>;
+def TG_NumericTensor : StaticShapeTensorOf<[F16, BF16, F32, F64, I32, I64]>;
+def TG_AnyTensor : StaticShapeTensorOf<[F16, BF16, F32, F64, I1, I32, I64]>;
+def TG_IndexTensor : StaticShapeTensorOf<[I32, I64]>;
+def TG_PredTensor : StaticShapeTensorOf<[I1]>;
+// Master weights, optimizer state and norm statistics: f32 (f64 for
+// reference runs), never a low-precision type.
+def TG_WideFloatTensor : StaticShapeTensorOf<[F32, F64]>;
+
+// Rank-0 scalars whose type is fixed, so the assembly format need not spell
+// them out.
+def TG_F32Scalar : Type<And<[TensorRankOf<[F32], [0]>.predicate]>,
+                        "tensor<f32>", "::mlir::TensorType">,
+                   BuildableType<"::mlir::RankedTensorType::get({}, "
+                                 "$_builder.getF32Type())">;
+def TG_I64Scalar : Type<And<[TensorRankOf<[I64], [0]>.predicate]>,
+                        "tensor<i64>", "::mlir::TensorType">,
+                   BuildableType<"::mlir::RankedTensorType::get({}, "
+                                 "$_builder.getIntegerType(64))">;
+def TG_I1Scalar : Type<And<[TensorRankOf<[I1], [0]>.predicate]>,
+                       "tensor<i1>", "::mlir::TensorType">,
+                  BuildableType<"::mlir::RankedTensorType::get({}, "
+                                "$_builder.getI1Type())">;
+
+#endif // AMP_DIALECT_TG_IR_TGTYPES_TD

@@ -1,0 +1,26 @@
+//===- InitAll.h - Register every amp dialect and pass ----------*- C++ -*-===//
+//
+// The one header a compiler that embeds amp includes to make amp's dialects
+// and passes available.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef AMP_INITALL_H
+#define AMP_INITALL_H
+
+namespace mlir {
+class DialectRegistry;
+} // namespace mlir
+
+namespace amp {
+
+/// Adds the `tg` and `amp` dialects (and what they depend on) to `registry`.
+void registerAllDialects(mlir::DialectRegistry &registry);
+
+/// Registers every amp pass and pipeline with the global pass registry, so
+/// they parse from textual pipelines and command lines.
+void registerAllPasses();
+
+} // namespace amp
+
+#endif // AMP_INITALL_H

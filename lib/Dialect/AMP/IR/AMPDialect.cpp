@@ -1,0 +1,52 @@
+//===- AMPDialect.cpp - The precision dialect -----------------------------===//
+
+#include "amp/Dialect/AMP/IR/AMP.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/DialectImplementation.h"
+
+using namespace mlir;
+using namespace amp;
+
+#include "amp/Dialect/AMP/IR/AMPOpsDialect.cpp.inc"
+
+void AMPDialect::initialize() {
+  addOperations<
+#define GET_OP_LIST
+#include "amp/Dialect/AMP/IR/AMPOps.cpp.inc"
+      >();
+}
+
+Operation *AMPDialect::materializeConstant(OpBuilder &builder, Attribute value,
+                                           Type type, Location loc) {
+  auto typed = dyn_cast<TypedAttr>(value);
+  if (!typed || typed.getType() != type)
+    return nullptr;
+  return arith::ConstantOp::create(builder, loc, type, typed);
+}
+
+/// Checks that `attr` is a string naming one of `allowed`.
+static LogicalResult verifyEnumAttr(Operation *op, NamedAttribute attr,
+                                    ArrayRef<StringRef> allowed) {
+  auto value = dyn_cast<StringAttr>(attr.getValue());
+  if (value && llvm::is_contained(allowed, value.getValue()))
+    return success();
+  InFlightDiagnostic diag = op->emitError()
+                            << "'" << attr.getName().getValue()
+                            << "' must be one of ";
+  llvm::interleaveComma(allowed, diag,
+                        [&](StringRef s) { diag << "\"" << s << "\""; });
+  return diag << ", got " << attr.getValue();
+}
+
+LogicalResult AMPDialect::verifyOperationAttribute(Operation *op,
+                                                   NamedAttribute attr) {
+  StringRef name = attr.getName().getValue();
+  if (name == kPrecisionAttrName)
+    return verifyEnumAttr(op, attr, {"f32", "f16", "bf16"});
+  if (name == kColorAttrName)
+    return verifyEnumAttr(op, attr, {"allow", "infer", "clear", "deny"});
+  return op->emitError() << "unknown amp attribute '" << name
+                         << "' (expected amp.precision or amp.color)";
+}

@@ -1,0 +1,16 @@
+//===- InitAll.cpp - Register every amp dialect and pass ------------------===//
+
+#include "amp/InitAll.h"
+#include "amp/Dialect/AMP/IR/AMP.h"
+#include "amp/Dialect/TG/IR/TG.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/DialectRegistry.h"
+
+void amp::registerAllDialects(mlir::DialectRegistry &registry) {
+  registry.insert<amp::tg::TGDialect, amp::AMPDialect,
+                  mlir::arith::ArithDialect>();
+}
+
+void amp::registerAllPasses() {
+  // Passes register here as they land (see include/amp/Transforms).
+}

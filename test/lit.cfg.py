@@ -1,0 +1,28 @@
+# -*- Python -*-
+# lit configuration for amp's FileCheck tests.
+
+import os
+
+import lit.formats
+from lit.llvm import llvm_config
+from lit.llvm.subst import ToolSubst
+
+config.name = "AMP"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.amp_obj_root, "test")
+config.excludes = ["CMakeLists.txt", "README.md", "lit.cfg.py", "lit.site.cfg.py"]
+
+config.substitutions.append(("%PATH%", config.environment["PATH"]))
+
+# FileCheck, not, count and split-file live unsuffixed in the LLVM bin dir.
+llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+llvm_config.with_environment("PATH", config.amp_tools_dir, append_path=True)
+llvm_config.use_default_substitutions()
+
+# Captured names must not leak between functions.
+config.environment["FILECHECK_OPTS"] = "-enable-var-scope"
+
+tools = ["amp-opt"]
+llvm_config.add_tool_substitutions(tools, [config.amp_tools_dir, config.llvm_tools_dir])
