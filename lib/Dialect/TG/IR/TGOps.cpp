@@ -430,10 +430,10 @@ LogicalResult BatchNormGradOp::inferReturnTypes(MLIRContext *ctx,
   FailureOr<int64_t> c = batchNormChannels(loc, name, *x, adaptor.getLayout());
   if (failed(c))
     return failure();
-  for (auto [value, what] :
-       llvm::zip(ValueRange{adaptor.getScale(), adaptor.getMean(),
-                            adaptor.getInvStd()},
-                 ArrayRef<StringRef>{"scale", "mean", "inv_std"}))
+  Value statsValues[] = {adaptor.getScale(), adaptor.getMean(),
+                         adaptor.getInvStd()};
+  StringRef names[] = {"scale", "mean", "inv_std"};
+  for (auto [value, what] : llvm::zip(statsValues, names))
     if (failed(checkStats(loc, name, value.getType(), {*c},
                           x->getElementType(), what)))
       return failure();
@@ -487,9 +487,9 @@ LogicalResult LayerNormGradOp::inferReturnTypes(MLIRContext *ctx,
       checkLayerNorm(loc, name, adaptor, adaptor.getGamma());
   if (failed(x))
     return failure();
-  for (auto [value, what] :
-       llvm::zip(ValueRange{adaptor.getMean(), adaptor.getInvStd()},
-                 ArrayRef<StringRef>{"mean", "inv_std"}))
+  Value statsValues[] = {adaptor.getMean(), adaptor.getInvStd()};
+  StringRef names[] = {"mean", "inv_std"};
+  for (auto [value, what] : llvm::zip(statsValues, names))
     if (failed(checkStats(loc, name, value.getType(),
                           x->getShape().drop_back(), x->getElementType(),
                           what)))
@@ -827,10 +827,9 @@ LogicalResult MomentumUpdateOp::verify() {
 }
 
 LogicalResult AdamUpdateOp::verify() {
-  for (auto [value, what] :
-       llvm::zip(ArrayRef<double>{getBeta1().convertToDouble(),
-                                  getBeta2().convertToDouble()},
-                 ArrayRef<StringRef>{"beta1", "beta2"}))
+  double betas[] = {getBeta1().convertToDouble(), getBeta2().convertToDouble()};
+  StringRef names[] = {"beta1", "beta2"};
+  for (auto [value, what] : llvm::zip(betas, names))
     if (!(value >= 0.0 && value < 1.0))
       return emitOpError() << what << " must be in [0, 1), got " << value;
   if (!(getEpsilon().convertToDouble() > 0.0))

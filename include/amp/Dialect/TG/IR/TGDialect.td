@@ -30,6 +30,14 @@ def TG_Dialect : Dialect {
   // inference reads attributes while the parser still holds them there.
   let usePropertiesForAttributes = 0;
   let hasConstantMaterializer = 1;
+  // `tg.role` and `tg.init` on function arguments and results.
+  let hasRegionArgAttrVerify = 1;
+  let hasRegionResultAttrVerify = 1;
+  let hasOperationAttrVerify = 1;
+  let extraClassDeclaration = [{
+    static constexpr ::llvm::StringLiteral kRoleAttrName = "tg.role";
+    static constexpr ::llvm::StringLiteral kInitAttrName = "tg.init";
+  }];
   // Folded constants materialize as arith.constant.
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
