@@ -10,8 +10,8 @@ from lit.llvm.subst import ToolSubst
 config.name = "AMP"
 config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
 config.suffixes = [".mlir"]
-config.test_source_root = os.path.dirname(__file__)
-config.test_exec_root = os.path.join(config.amp_obj_root, "test")
+config.test_source_root = config.amp_test_src_dir
+config.test_exec_root = config.amp_test_obj_dir
 config.excludes = ["CMakeLists.txt", "README.md", "lit.cfg.py", "lit.site.cfg.py"]
 
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
