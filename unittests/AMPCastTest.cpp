@@ -69,8 +69,8 @@ TEST_F(CastFoldTest, ConstantsRoundToNearestEven) {
     values.push_back(std::ldexp(unit(rng), scale(rng)));
   // Edge cases: ties, the largest f16, overflow, subnormals, signed zero.
   for (float v : {0.0f, -0.0f, 65504.0f, 65519.0f, 65520.0f, 1e6f, -1e6f,
-                  1.00048828125f, 1.000732421875f, 5.9604645e-8f,
-                  2.9802322e-8f, 8.940697e-8f, 6.1035156e-5f})
+                  1.00048828125f, 1.000732421875f, 5.9604645e-8f, 2.9802322e-8f,
+                  8.940697e-8f, 6.1035156e-5f})
     values.push_back(v);
 
   OpBuilder builder(&context);

@@ -7,8 +7,8 @@
 #include "mlir/IR/DialectRegistry.h"
 
 void amp::registerAllDialects(mlir::DialectRegistry &registry) {
-  registry.insert<amp::tg::TGDialect, amp::AMPDialect,
-                  mlir::arith::ArithDialect>();
+  registry
+      .insert<amp::tg::TGDialect, amp::AMPDialect, mlir::arith::ArithDialect>();
 }
 
 void amp::registerAllPasses() {

@@ -32,9 +32,8 @@ static LogicalResult verifyEnumAttr(Operation *op, NamedAttribute attr,
   auto value = dyn_cast<StringAttr>(attr.getValue());
   if (value && llvm::is_contained(allowed, value.getValue()))
     return success();
-  InFlightDiagnostic diag = op->emitError()
-                            << "'" << attr.getName().getValue()
-                            << "' must be one of ";
+  InFlightDiagnostic diag = op->emitError() << "'" << attr.getName().getValue()
+                                            << "' must be one of ";
   llvm::interleaveComma(allowed, diag,
                         [&](StringRef s) { diag << "\"" << s << "\""; });
   return diag << ", got " << attr.getValue();

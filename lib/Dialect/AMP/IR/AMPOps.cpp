@@ -85,8 +85,8 @@ LogicalResult UnscaleOp::inferReturnTypes(MLIRContext *ctx,
     return emitOptionalError(loc, "'amp.unscale' op gradient must be a "
                                   "statically shaped tensor");
   // Unscaled gradients are f32 (f64 stays f64 in reference runs).
-  Type element = g.getElementType().isF64() ? g.getElementType()
-                                            : Float32Type::get(ctx);
+  Type element =
+      g.getElementType().isF64() ? g.getElementType() : Float32Type::get(ctx);
   types.push_back(g.clone(element));
   return success();
 }

@@ -52,8 +52,8 @@ void printTypePair(OpAsmPrinter &printer, Operation *, Type lhs, Type rhs) {
 static constexpr StringLiteral kArgRoles[] = {
     "param", "opt_state", "input", "label", "lr", "loss_scale", "good_steps"};
 static constexpr StringLiteral kResultRoles[] = {
-    "param",  "opt_state",  "loss_scale", "good_steps",
-    "loss",   "logits",     "output"};
+    "param", "opt_state", "loss_scale", "good_steps",
+    "loss",  "logits",    "output"};
 static constexpr StringLiteral kInits[] = {"glorot_uniform", "he_normal",
                                            "zeros", "ones"};
 
@@ -83,15 +83,16 @@ LogicalResult TGDialect::verifyRegionArgAttribute(Operation *op, unsigned,
     if (failed(checkNamedString(op, attr, kInits, where)))
       return failure();
     auto func = dyn_cast<FunctionOpInterface>(op);
-    auto role = func ? func.getArgAttrOfType<StringAttr>(argIndex, kRoleAttrName)
-                     : StringAttr();
+    auto role = func
+                    ? func.getArgAttrOfType<StringAttr>(argIndex, kRoleAttrName)
+                    : StringAttr();
     if (!role || role.getValue() != "param")
-      return op->emitError() << "'tg.init' on " << where
-                             << " needs tg.role = \"param\"";
+      return op->emitError()
+             << "'tg.init' on " << where << " needs tg.role = \"param\"";
     return success();
   }
-  return op->emitError() << "unknown tg attribute '" << name << "' on "
-                         << where << " (expected tg.role or tg.init)";
+  return op->emitError() << "unknown tg attribute '" << name << "' on " << where
+                         << " (expected tg.role or tg.init)";
 }
 
 LogicalResult TGDialect::verifyRegionResultAttribute(Operation *op, unsigned,

@@ -55,9 +55,8 @@ LogicalResult checkAttrs(MLIRContext *ctx, std::optional<Location> loc,
 }
 
 /// Normalises `axis` into [0, rank), or fails naming `what`.
-FailureOr<int64_t> normalizeAxis(std::optional<Location> loc,
-                                 StringRef opName, int64_t axis, int64_t rank,
-                                 StringRef what) {
+FailureOr<int64_t> normalizeAxis(std::optional<Location> loc, StringRef opName,
+                                 int64_t axis, int64_t rank, StringRef what) {
   if (axis < -rank || axis >= rank)
     return fail(loc, opName,
                 what + " " + Twine(axis) + " is out of range for rank " +
@@ -74,8 +73,7 @@ FailureOr<int64_t> normalizeAxis(std::optional<Location> loc,
 
 template <typename AdaptorT>
 LogicalResult inferPoolResult(std::optional<Location> loc, StringRef opName,
-                              AdaptorT adaptor,
-                              SmallVectorImpl<Type> &types) {
+                              AdaptorT adaptor, SmallVectorImpl<Type> &types) {
   Value x = adaptor.getX();
   if (failed(checkAttrs(x.getContext(), loc, adaptor)))
     return failure();
@@ -83,10 +81,9 @@ LogicalResult inferPoolResult(std::optional<Location> loc, StringRef opName,
       staticTensor(loc, opName, x.getType(), "input");
   if (failed(xt))
     return failure();
-  FailureOr<RankedTensorType> out =
-      inferPool2DType(loc, opName, *xt, adaptor.getWindow(),
-                      adaptor.getStrides(), adaptor.getPadding(),
-                      adaptor.getLayout());
+  FailureOr<RankedTensorType> out = inferPool2DType(
+      loc, opName, *xt, adaptor.getWindow(), adaptor.getStrides(),
+      adaptor.getPadding(), adaptor.getLayout());
   if (failed(out))
     return failure();
   types.push_back(*out);
@@ -111,7 +108,8 @@ LogicalResult inferReduceResult(std::optional<Location> loc, StringRef opName,
     if (failed(dim))
       return failure();
     if (!reduced.insert(*dim).second)
-      return fail(loc, opName, "dims names dimension " + Twine(*dim) + " twice");
+      return fail(loc, opName,
+                  "dims names dimension " + Twine(*dim) + " twice");
   }
   SmallVector<int64_t> shape;
   for (int64_t i = 0; i < rank; ++i) {
@@ -124,8 +122,7 @@ LogicalResult inferReduceResult(std::optional<Location> loc, StringRef opName,
   return success();
 }
 
-template <typename OpT>
-OpFoldResult foldIdentityReduce(OpT op) {
+template <typename OpT> OpFoldResult foldIdentityReduce(OpT op) {
   // Reducing no dimension is the identity.
   if (op.getDims().empty() && op.getX().getType() == op.getType())
     return op.getX();
@@ -149,8 +146,8 @@ LogicalResult IsFiniteOp::inferReturnTypes(MLIRContext *ctx,
                                            std::optional<Location> loc,
                                            Adaptor adaptor,
                                            SmallVectorImpl<Type> &types) {
-  FailureOr<RankedTensorType> xt = staticTensor(
-      loc, getOperationName(), adaptor.getX().getType(), "input");
+  FailureOr<RankedTensorType> xt =
+      staticTensor(loc, getOperationName(), adaptor.getX().getType(), "input");
   if (failed(xt))
     return failure();
   types.push_back(xt->clone(IntegerType::get(ctx, 1)));
@@ -164,11 +161,10 @@ LogicalResult IsFiniteOp::inferReturnTypes(MLIRContext *ctx,
 /// Shared by matmul and batch_matmul: the last two dims contract, the
 /// leading ones (if any) must agree.
 template <typename AdaptorT>
-static LogicalResult inferContraction(MLIRContext *ctx,
-                                      std::optional<Location> loc,
-                                      StringRef opName, AdaptorT &adaptor,
-                                      bool batched,
-                                      SmallVectorImpl<Type> &types) {
+static LogicalResult
+inferContraction(MLIRContext *ctx, std::optional<Location> loc,
+                 StringRef opName, AdaptorT &adaptor, bool batched,
+                 SmallVectorImpl<Type> &types) {
   if (failed(checkAttrs(ctx, loc, adaptor)))
     return failure();
   FailureOr<RankedTensorType> a =
@@ -434,8 +430,8 @@ LogicalResult BatchNormGradOp::inferReturnTypes(MLIRContext *ctx,
                          adaptor.getInvStd()};
   StringRef names[] = {"scale", "mean", "inv_std"};
   for (auto [value, what] : llvm::zip(statsValues, names))
-    if (failed(checkStats(loc, name, value.getType(), {*c},
-                          x->getElementType(), what)))
+    if (failed(checkStats(loc, name, value.getType(), {*c}, x->getElementType(),
+                          what)))
       return failure();
   Type stats = adaptor.getScale().getType();
   types.append({*x, stats, stats});
@@ -445,17 +441,16 @@ LogicalResult BatchNormGradOp::inferReturnTypes(MLIRContext *ctx,
 /// Checks layer-norm operands; returns the type of gamma/beta.
 template <typename AdaptorT>
 static FailureOr<RankedTensorType>
-checkLayerNorm(std::optional<Location> loc, StringRef opName,
-               AdaptorT &adaptor, Value gamma) {
+checkLayerNorm(std::optional<Location> loc, StringRef opName, AdaptorT &adaptor,
+               Value gamma) {
   FailureOr<RankedTensorType> x =
       staticTensor(loc, opName, adaptor.getX().getType(), "input");
   if (failed(x))
     return failure();
   if (x->getRank() < 1)
     return fail(loc, opName, "input must have rank >= 1");
-  if (failed(checkStats(loc, opName, gamma.getType(),
-                        {x->getShape().back()}, x->getElementType(),
-                        "gamma")))
+  if (failed(checkStats(loc, opName, gamma.getType(), {x->getShape().back()},
+                        x->getElementType(), "gamma")))
     return failure();
   return *x;
 }
@@ -490,9 +485,8 @@ LogicalResult LayerNormGradOp::inferReturnTypes(MLIRContext *ctx,
   Value statsValues[] = {adaptor.getMean(), adaptor.getInvStd()};
   StringRef names[] = {"mean", "inv_std"};
   for (auto [value, what] : llvm::zip(statsValues, names))
-    if (failed(checkStats(loc, name, value.getType(),
-                          x->getShape().drop_back(), x->getElementType(),
-                          what)))
+    if (failed(checkStats(loc, name, value.getType(), x->getShape().drop_back(),
+                          x->getElementType(), what)))
       return failure();
   Type gamma = adaptor.getGamma().getType();
   types.append({*x, gamma, gamma});
@@ -527,15 +521,16 @@ inferCrossEntropyLoss(std::optional<Location> loc, StringRef opName,
   if (failed(logits) || failed(labels))
     return failure();
   if (logits->getRank() != 2)
-    return fail(loc, opName,
-                "logits must be [N, C], got " + str(*logits));
+    return fail(loc, opName, "logits must be [N, C], got " + str(*logits));
   int64_t n = logits->getDimSize(0);
   Type le = labels->getElementType();
   if (le.isInteger(32) || le.isInteger(64)) {
     if (labels->getShape() != ArrayRef<int64_t>{n})
       return fail(loc, opName,
-                  "integer labels must be [" + Twine(n) + "] (one class index "
-                  "per example), got " + str(*labels));
+                  "integer labels must be [" + Twine(n) +
+                      "] (one class index "
+                      "per example), got " +
+                      str(*labels));
   } else if (*labels != *logits) {
     return fail(loc, opName,
                 "labels must be i32/i64 [N] class indices or a distribution "
@@ -548,10 +543,9 @@ inferCrossEntropyLoss(std::optional<Location> loc, StringRef opName,
 LogicalResult SoftmaxCrossEntropyOp::inferReturnTypes(
     MLIRContext *ctx, std::optional<Location> loc, Adaptor adaptor,
     SmallVectorImpl<Type> &types) {
-  FailureOr<RankedTensorType> loss =
-      inferCrossEntropyLoss(loc, getOperationName(),
-                            adaptor.getLogits().getType(),
-                            adaptor.getLabels().getType());
+  FailureOr<RankedTensorType> loss = inferCrossEntropyLoss(
+      loc, getOperationName(), adaptor.getLogits().getType(),
+      adaptor.getLabels().getType());
   if (failed(loss))
     return failure();
   types.push_back(*loss);
@@ -559,9 +553,9 @@ LogicalResult SoftmaxCrossEntropyOp::inferReturnTypes(
 }
 
 LogicalResult SoftmaxCrossEntropyGradOp::verify() {
-  FailureOr<RankedTensorType> loss = inferCrossEntropyLoss(
-      getLoc(), getOperationName(), getLogits().getType(),
-      getLabels().getType());
+  FailureOr<RankedTensorType> loss =
+      inferCrossEntropyLoss(getLoc(), getOperationName(), getLogits().getType(),
+                            getLabels().getType());
   if (failed(loss))
     return failure();
   if (getDloss().getType() != *loss)
@@ -597,8 +591,7 @@ LogicalResult BroadcastToOp::verify() {
       broadcastShapes(x.getShape(), y.getShape());
   if (!shape || ArrayRef<int64_t>(*shape) != y.getShape())
     return emitOpError("cannot broadcast ")
-           << formatShape(x.getShape()) << " to "
-           << formatShape(y.getShape());
+           << formatShape(x.getShape()) << " to " << formatShape(y.getShape());
   return success();
 }
 
@@ -661,16 +654,17 @@ LogicalResult ConcatOp::inferReturnTypes(MLIRContext *ctx,
         staticTensor(loc, name, v.getType(), "operand " + std::to_string(i));
     if (failed(t))
       return failure();
-    if (t->getElementType() != first->getElementType() ||
-        t->getRank() != rank)
+    if (t->getElementType() != first->getElementType() || t->getRank() != rank)
       return fail(loc, name,
                   "operand " + Twine(i) + " (" + str(*t) +
                       ") must match operand 0's rank and element type");
     for (int64_t d = 0; d < rank; ++d)
       if (d != *axis && t->getDimSize(d) != first->getDimSize(d))
         return fail(loc, name,
-                    "operand " + Twine(i) + " differs from operand 0 in "
-                    "dimension " + Twine(d) + ", which is not the axis");
+                    "operand " + Twine(i) +
+                        " differs from operand 0 in "
+                        "dimension " +
+                        Twine(d) + ", which is not the axis");
     shape[*axis] += t->getDimSize(*axis);
   }
   types.push_back(RankedTensorType::get(shape, first->getElementType()));
@@ -702,8 +696,9 @@ LogicalResult SliceOp::inferReturnTypes(MLIRContext *ctx,
   for (int64_t d = 0; d < rank; ++d) {
     if (offsets[d] < 0 || sizes[d] < 1 || strides[d] < 1)
       return fail(loc, name,
-                  "dimension " + Twine(d) + " needs offset >= 0, size >= 1 "
-                  "and stride >= 1");
+                  "dimension " + Twine(d) +
+                      " needs offset >= 0, size >= 1 "
+                      "and stride >= 1");
     // Checked in this order so the product cannot overflow first.
     if (offsets[d] >= x->getDimSize(d) ||
         (sizes[d] - 1) > (x->getDimSize(d) - 1 - offsets[d]) / strides[d])
@@ -788,8 +783,8 @@ LogicalResult GatherGradOp::inferReturnTypes(MLIRContext *ctx,
   if (ds.size() < is.size() || ds.take_front(is.size()) != is)
     return fail(loc, name,
                 "dy (" + formatShape(ds) +
-                    ") must start with the indices' shape (" +
-                    formatShape(is) + ")");
+                    ") must start with the indices' shape (" + formatShape(is) +
+                    ")");
   SmallVector<int64_t> shape{rows};
   llvm::append_range(shape, ds.drop_front(is.size()));
   types.push_back(RankedTensorType::get(shape, dy->getElementType()));

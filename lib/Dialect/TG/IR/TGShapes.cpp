@@ -93,9 +93,9 @@ FailureOr<Window2D> checkWindowAttrs(std::optional<Location> loc,
                     Twine(padding.size()));
   if (llvm::any_of(padding, [](int64_t p) { return p < 0; }))
     return fail(loc, opName, "padding must be non-negative");
-  return Window2D{window[0],  window[1],  strides[0], strides[1],
+  return Window2D{window[0],    window[1],    strides[0], strides[1],
                   dilations[0], dilations[1], padding[0], padding[1],
-                  padding[2], padding[3], *dims};
+                  padding[2],   padding[3],   *dims};
 }
 
 FailureOr<RankedTensorType>
@@ -104,12 +104,11 @@ inferConv2DType(std::optional<Location> loc, StringRef opName,
                 ArrayRef<int64_t> strides, ArrayRef<int64_t> padding,
                 ArrayRef<int64_t> dilations, StringRef layout) {
   if (x.getRank() != 4 || w.getRank() != 4)
-    return fail(loc, opName, "expects rank-4 input and filter, got ranks " +
-                                 Twine(x.getRank()) + " and " +
-                                 Twine(w.getRank()));
-  if (x.getElementType() != w.getElementType())
     return fail(loc, opName,
-                "input and filter must share an element type");
+                "expects rank-4 input and filter, got ranks " +
+                    Twine(x.getRank()) + " and " + Twine(w.getRank()));
+  if (x.getElementType() != w.getElementType())
+    return fail(loc, opName, "input and filter must share an element type");
   std::optional<LayoutDims> dims = getLayoutDims(layout);
   if (!dims)
     return fail(loc, opName,
@@ -117,24 +116,24 @@ inferConv2DType(std::optional<Location> loc, StringRef opName,
   // Filters are OHWI for NHWC and OIHW for NCHW: the same positions as the
   // data layout with N replaced by O.
   int64_t kh = w.getDimSize(dims->h), kw = w.getDimSize(dims->w);
-  FailureOr<Window2D> win =
-      checkWindowAttrs(loc, opName, {kh, kw}, strides, padding, dilations,
-                       layout);
+  FailureOr<Window2D> win = checkWindowAttrs(loc, opName, {kh, kw}, strides,
+                                             padding, dilations, layout);
   if (failed(win))
     return failure();
   int64_t cin = x.getDimSize(dims->c), fcin = w.getDimSize(dims->c);
   if (cin != fcin)
     return fail(loc, opName,
-                "input has " + Twine(cin) + " channels but the filter expects " +
-                    Twine(fcin));
+                "input has " + Twine(cin) +
+                    " channels but the filter expects " + Twine(fcin));
   int64_t oh = slidingWindowSize(x.getDimSize(dims->h), kh, win->sh, win->dh,
                                  win->padTop, win->padBottom);
   int64_t ow = slidingWindowSize(x.getDimSize(dims->w), kw, win->sw, win->dw,
                                  win->padLeft, win->padRight);
   if (oh < 1 || ow < 1)
-    return fail(loc, opName, "filter window " + formatShape({kh, kw}) +
-                                 " does not fit the padded input " +
-                                 formatShape(x.getShape()));
+    return fail(loc, opName,
+                "filter window " + formatShape({kh, kw}) +
+                    " does not fit the padded input " +
+                    formatShape(x.getShape()));
   SmallVector<int64_t> shape(4);
   shape[dims->n] = x.getDimSize(dims->n);
   shape[dims->h] = oh;
@@ -161,9 +160,10 @@ inferPool2DType(std::optional<Location> loc, StringRef opName,
   int64_t ow = slidingWindowSize(x.getDimSize(dims.w), win->kw, win->sw, 1,
                                  win->padLeft, win->padRight);
   if (oh < 1 || ow < 1)
-    return fail(loc, opName, "window " + formatShape(window) +
-                                 " does not fit the padded input " +
-                                 formatShape(x.getShape()));
+    return fail(loc, opName,
+                "window " + formatShape(window) +
+                    " does not fit the padded input " +
+                    formatShape(x.getShape()));
   SmallVector<int64_t> shape(x.getShape());
   shape[dims.h] = oh;
   shape[dims.w] = ow;

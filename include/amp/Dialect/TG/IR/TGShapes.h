@@ -42,12 +42,13 @@ struct Window2D {
 };
 
 /// Validates strides/padding/dilations/layout; on failure returns a message.
-llvm::FailureOr<Window2D>
-checkWindowAttrs(std::optional<mlir::Location> loc, llvm::StringRef opName,
-                 llvm::ArrayRef<int64_t> window,
-                 llvm::ArrayRef<int64_t> strides,
-                 llvm::ArrayRef<int64_t> padding,
-                 llvm::ArrayRef<int64_t> dilations, llvm::StringRef layout);
+llvm::FailureOr<Window2D> checkWindowAttrs(std::optional<mlir::Location> loc,
+                                           llvm::StringRef opName,
+                                           llvm::ArrayRef<int64_t> window,
+                                           llvm::ArrayRef<int64_t> strides,
+                                           llvm::ArrayRef<int64_t> padding,
+                                           llvm::ArrayRef<int64_t> dilations,
+                                           llvm::StringRef layout);
 
 /// Output type of conv2d(x, w); emits at `loc` and fails on bad shapes.
 llvm::FailureOr<mlir::RankedTensorType>
