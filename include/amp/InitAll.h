@@ -17,6 +17,10 @@ namespace amp {
 /// Adds the `tg` and `amp` dialects (and what they depend on) to `registry`.
 void registerAllDialects(mlir::DialectRegistry &registry);
 
+/// Both of the above plus the external models that let upstream ops
+/// (arith, math, linalg, tensor, func.call) join the precision policy.
+void registerAllPrecisionModelsAndDialects(mlir::DialectRegistry &registry);
+
 /// Registers every amp pass and pipeline with the global pass registry, so
 /// they parse from textual pipelines and command lines.
 void registerAllPasses();

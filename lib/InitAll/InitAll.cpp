@@ -3,6 +3,8 @@
 #include "amp/InitAll.h"
 #include "amp/Dialect/AMP/IR/AMP.h"
 #include "amp/Dialect/TG/IR/TG.h"
+#include "amp/Interfaces/PrecisionPolicyInterface.h"
+#include "amp/Transforms/Passes.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/DialectRegistry.h"
 
@@ -11,6 +13,9 @@ void amp::registerAllDialects(mlir::DialectRegistry &registry) {
       .insert<amp::tg::TGDialect, amp::AMPDialect, mlir::arith::ArithDialect>();
 }
 
-void amp::registerAllPasses() {
-  // Passes register here as they land (see include/amp/Transforms).
+void amp::registerAllPasses() { registerAMPTransformsPasses(); }
+
+void amp::registerAllPrecisionModelsAndDialects(mlir::DialectRegistry &registry) {
+  registerAllDialects(registry);
+  registerAllPrecisionModels(registry);
 }

@@ -19,7 +19,7 @@ int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
   mlir::registerAllDialects(registry);
   mlir::registerAllExtensions(registry);
-  amp::registerAllDialects(registry);
+  amp::registerAllPrecisionModelsAndDialects(registry);
 
   return mlir::asMainReturnCode(mlir::MlirOptMain(
       argc, argv, "amp: automatic mixed precision for MLIR training graphs\n",

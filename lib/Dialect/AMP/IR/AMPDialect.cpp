@@ -16,6 +16,7 @@ void AMPDialect::initialize() {
 #define GET_OP_LIST
 #include "amp/Dialect/AMP/IR/AMPOps.cpp.inc"
       >();
+  attachPrecisionPolicy(getContext());
 }
 
 Operation *AMPDialect::materializeConstant(OpBuilder &builder, Attribute value,

@@ -16,6 +16,7 @@ void TGDialect::initialize() {
 #define GET_OP_LIST
 #include "amp/Dialect/TG/IR/TGOps.cpp.inc"
       >();
+  attachPrecisionPolicy(getContext());
 }
 
 Operation *TGDialect::materializeConstant(OpBuilder &builder, Attribute value,

@@ -20,6 +20,10 @@ namespace amp {
 /// True when every value of `from` is exactly representable in `to`
 /// (f16 -> f32, bf16 -> f32, f32 -> f64, ...), so a cast is lossless.
 bool isExactFloatConversion(mlir::FloatType from, mlir::FloatType to);
+
+/// Attaches PrecisionPolicyOpInterface to the amp ops (called when the
+/// dialect loads).
+void attachPrecisionPolicy(mlir::MLIRContext *context);
 } // namespace amp
 
 #endif // AMP_DIALECT_AMP_IR_AMP_H

@@ -23,6 +23,10 @@ mlir::ParseResult parseTypePair(mlir::OpAsmParser &parser, mlir::Type &lhs,
                                 mlir::Type &rhs);
 void printTypePair(mlir::OpAsmPrinter &printer, mlir::Operation *op,
                    mlir::Type lhs, mlir::Type rhs);
+
+/// Attaches PrecisionPolicyOpInterface to every tg op with its default list
+/// (called when the dialect loads).
+void attachPrecisionPolicy(mlir::MLIRContext *context);
 } // namespace amp::tg
 
 #endif // AMP_DIALECT_TG_IR_TG_H

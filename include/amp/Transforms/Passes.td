@@ -1,0 +1,77 @@
+//===- Passes.td - amp's precision passes ------------------*- tablegen -*-===//
+
+#ifndef AMP_TRANSFORMS_PASSES_TD
+#define AMP_TRANSFORMS_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def AutoMixedPrecisionPass
+    : Pass<"amp-auto-mixed-precision", "::mlir::ModuleOp"> {
+  let summary = "Moves Tensor Core work to f16/bf16 and keeps dangerous math "
+                "in f32, with the fewest casts";
+  let description = [{
+    Colours every op of every function by the allow / infer / clear / deny
+    lists (TensorFlow's auto-mixed-precision algorithm, on MLIR values):
+
+    1. allow ops (and ops forced by `amp.precision`) form the allow set;
+       with none, the IR is left as it is;
+    2. deny spreads forward from deny ops through clear and infer ops that
+       lie upstream (through clear ops only) of a deny or infer op;
+    3. clear and infer ops on a path between two allow ops become allow;
+    4. for bf16, infer ops that follow allow ops and no deny op become allow;
+    5. allow spreads both ways through clear ops;
+    6. ops that cannot take the type leave the allow set;
+    7. values carried by loops and branches (`scf.for`, `scf.while`,
+       `scf.if`: anything implementing `RegionBranchOpInterface`) get one
+       colour: if any side is not allow, none is;
+    8. an existing `amp.cast` to f32 whose users are all allow is retyped;
+    9. allow ops are retyped and `amp.cast` is inserted only where producer
+       and consumer colours differ, once per (value, type), right after the
+       producer: master weights stay f32 arguments and are cast once.
+       Casts of constants fold into low-precision constants.
+
+    Only ops whose float values are f32 take part: an op already in
+    f16/bf16 is never recoloured and colour does not travel through it.
+    `annotate` writes `amp.color`, `report` writes a JSON account of every
+    op (list, final precision, reason), and `remarks` emits the same reasons
+    as MLIR remarks.
+
+    Example: `amp-opt --amp-auto-mixed-precision="precision=bf16 report=r.json"`.
+  }];
+  let options = [
+    Option<"precision", "precision", "std::string", /*default=*/"\"f16\"",
+           "Low-precision type: f16 or bf16">,
+    ListOption<"allowOps", "allow", "std::string",
+               "Op names (dialect.op) moved into the allow list">,
+    ListOption<"inferOps", "infer", "std::string",
+               "Op names moved into the infer list">,
+    ListOption<"clearOps", "clear", "std::string",
+               "Op names moved into the clear list">,
+    ListOption<"denyOps", "deny", "std::string",
+               "Op names moved into the deny list">,
+    Option<"listsFile", "lists-file", "std::string", /*default=*/"\"\"",
+           "JSON policy file {\"allow\": [...], \"infer\": [...], "
+           "\"clear\": [...], \"deny\": [...]}">,
+    Option<"level", "level", "std::string", /*default=*/"\"default\"",
+           "default, tensor-cores-only, infer-as-deny or force-all">,
+    Option<"keepIoTypes", "keep-io-types", "bool", /*default=*/"false",
+           "Keep function argument and result types (results get a cast "
+           "back)">,
+    Option<"annotate", "annotate", "bool", /*default=*/"false",
+           "Write amp.color on every op that takes part">,
+    Option<"reportPath", "report", "std::string", /*default=*/"\"\"",
+           "Write a JSON report of every decision to this path">,
+    Option<"remarks", "remarks", "bool", /*default=*/"false",
+           "Emit a remark per op with its final precision and the reason">,
+  ];
+  let statistics = [
+    Statistic<"numConverted", "ops-converted",
+              "Ops moved to low precision">,
+    Statistic<"numCasts", "casts-inserted", "amp.cast ops inserted">,
+    Statistic<"numFolded", "casts-folded",
+              "Casts of constants folded into low-precision constants">,
+  ];
+  let dependentDialects = ["::amp::AMPDialect", "::mlir::arith::ArithDialect"];
+}
+
+#endif // AMP_TRANSFORMS_PASSES_TD

@@ -1,0 +1,61 @@
+//===- PrecisionPolicy.h - Lists, levels and the target type ----*- C++ -*-===//
+//
+// What --amp-auto-mixed-precision decides with: the low-precision type, the
+// level, and user lists that move ops between classes. An op's class comes
+// from `amp.precision`, then the user lists, then the op's
+// PrecisionPolicyOpInterface; an op none of them knows stays f32.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef AMP_TRANSFORMS_PRECISIONPOLICY_H
+#define AMP_TRANSFORMS_PRECISIONPOLICY_H
+
+#include "amp/Interfaces/PrecisionPolicyInterface.h"
+#include "mlir/IR/Location.h"
+#include "llvm/ADT/StringMap.h"
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace amp {
+
+enum class PrecisionLevel { Default, TensorCoresOnly, InferAsDeny, ForceAll };
+
+/// User-supplied list contents, by class.
+struct PrecisionLists {
+  std::vector<std::string> allow, infer, clear, deny;
+};
+
+class PrecisionPolicy {
+public:
+  /// Validates the options and loads `listsFile` (if not empty); emits at
+  /// `loc` and fails on a bad type, level, file or an op named twice.
+  static llvm::FailureOr<PrecisionPolicy>
+  create(mlir::MLIRContext *context, mlir::Location loc,
+         llvm::StringRef precision, llvm::StringRef level,
+         const PrecisionLists &optionLists, llvm::StringRef listsFile);
+
+  mlir::FloatType getLowType() const { return lowType; }
+  PrecisionLevel getLevel() const { return level; }
+
+  /// The op's class, or std::nullopt when nothing knows the op.
+  std::optional<PrecisionClass> getClass(mlir::Operation *op) const;
+
+  /// The interface's answers, with defaults for ops known only by name.
+  static bool isPrecisionOperand(mlir::Operation *op, unsigned index);
+  static bool isPrecisionResult(mlir::Operation *op, unsigned index);
+  static bool supports(mlir::Operation *op, mlir::FloatType type);
+
+private:
+  mlir::FloatType lowType;
+  PrecisionLevel level = PrecisionLevel::Default;
+  llvm::StringMap<PrecisionClass> overrides;
+};
+
+/// Parses a lists file's text; `error` receives a message on failure.
+llvm::FailureOr<PrecisionLists> parseListsFile(llvm::StringRef text,
+                                               std::string &error);
+
+} // namespace amp
+
+#endif // AMP_TRANSFORMS_PRECISIONPOLICY_H

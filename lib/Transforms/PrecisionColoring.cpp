@@ -1,0 +1,615 @@
+//===- PrecisionColoring.cpp - The allow/infer/clear/deny graph -----------===//
+//
+// TensorFlow's auto-mixed-precision painting (grappler's
+// AutoMixedPrecisionImpl) on MLIR values: depth-first traversals over the
+// graph of ops whose float values are f32. Every traversal visits a node at
+// most once per step, so colouring is linear in the size of the graph.
+//
+//===----------------------------------------------------------------------===//
+
+#include "PrecisionColoring.h"
+#include "amp/Dialect/AMP/IR/AMP.h"
+#include "amp/Dialect/TG/IR/TG.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/Interfaces/ControlFlowInterfaces.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+
+namespace amp {
+
+std::string formatLocation(Location loc) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  loc.print(os);
+  return s;
+}
+
+bool fitsInType(Attribute values, FloatType type) {
+  auto dense = dyn_cast<DenseFPElementsAttr>(values);
+  if (!dense)
+    return false;
+  const llvm::fltSemantics &semantics = type.getFloatSemantics();
+  for (APFloat value : dense.getValues<APFloat>()) {
+    if (value.isNaN() || value.isInfinity() || value.isZero())
+      continue;
+    APFloat converted = value;
+    bool losesInfo = false;
+    converted.convert(semantics, APFloat::rmNearestTiesToEven, &losesInfo);
+    if (converted.isInfinity() || converted.isZero())
+      return false;
+  }
+  return true;
+}
+
+static std::string describe(Operation *op) {
+  return op->getName().getStringRef().str() + " at " +
+         formatLocation(op->getLoc());
+}
+
+/// Element type name for reasons ("f16", "bf16").
+static std::string typeName(Type type) {
+  std::string s;
+  llvm::raw_string_ostream(s) << type;
+  return s;
+}
+
+//===----------------------------------------------------------------------===//
+// Building the graph
+//===----------------------------------------------------------------------===//
+
+void ColoringGraph::addEdge(unsigned from, unsigned to) {
+  if (from == to || llvm::is_contained(nodes[from].out, to))
+    return;
+  nodes[from].out.push_back(to);
+  nodes[to].in.push_back(from);
+}
+
+unsigned ColoringGraph::addOpNode(Operation *op, PrecisionClass cls) {
+  unsigned id = nodes.size();
+  ColorNode node;
+  node.op = op;
+  node.cls = cls;
+  node.supports = PrecisionPolicy::supports(op, policy.getLowType());
+  if (auto forced = op->getAttrOfType<StringAttr>(
+          AMPDialect::kPrecisionAttrName)) {
+    if (forced.getValue() == "f32")
+      node.forcedF32 = true;
+    else
+      node.forcedType = parseLowPrecisionType(op->getContext(),
+                                              forced.getValue());
+  }
+  nodes.push_back(std::move(node));
+  opNodes[op] = id;
+  return id;
+}
+
+LogicalResult ColoringGraph::build(Operation *function) {
+  FloatType f32 = Float32Type::get(function->getContext());
+  auto isF32Tensor = [&](Type type) {
+    auto tensor = dyn_cast<RankedTensorType>(type);
+    return tensor && tensor.getElementType() == f32;
+  };
+
+  WalkResult walk = function->walk<WalkOrder::PreOrder>([&](Operation *op) {
+    if (op == function)
+      return WalkResult::advance();
+    if (isa<tg::GradientsOp>(op)) {
+      op->emitError("tg.gradients must be expanded before "
+                    "--amp-auto-mixed-precision: run --tg-autodiff first");
+      return WalkResult::interrupt();
+    }
+    // Constants and existing casts are settled while rewriting: constants
+    // fold into low-precision copies, casts are retyped (step 8).
+    if (isa<arith::ConstantOp, CastOp>(op))
+      return WalkResult::advance();
+
+    std::optional<PrecisionClass> cls = policy.getClass(op);
+    bool forced = op->hasAttr(AMPDialect::kPrecisionAttrName);
+    bool hasFloat = llvm::any_of(op->getOperandTypes(), isFloatTensor) ||
+                    llvm::any_of(op->getResultTypes(), isFloatTensor);
+    if (!cls && !forced) {
+      if (hasFloat && !op->hasTrait<OpTrait::IsTerminator>())
+        outside[op] = "unknown op";
+      return WalkResult::advance();
+    }
+
+    // Take part only when every precision value is f32: an op already in
+    // f16/bf16 is never recoloured and colour does not travel through it.
+    unsigned numPrecision = 0;
+    bool allF32 = true;
+    for (unsigned i = 0, e = op->getNumOperands(); i < e; ++i)
+      if (PrecisionPolicy::isPrecisionOperand(op, i)) {
+        ++numPrecision;
+        allF32 &= isF32Tensor(op->getOperand(i).getType());
+      }
+    for (unsigned i = 0, e = op->getNumResults(); i < e; ++i)
+      if (PrecisionPolicy::isPrecisionResult(op, i)) {
+        ++numPrecision;
+        allF32 &= isF32Tensor(op->getResult(i).getType());
+      }
+    if (numPrecision == 0)
+      return WalkResult::advance();
+    if (!allF32) {
+      outside[op] = "already computes in another precision";
+      return WalkResult::advance();
+    }
+    addOpNode(op, cls.value_or(PrecisionClass::Clear));
+    return WalkResult::advance();
+  });
+  if (walk.wasInterrupted())
+    return failure();
+
+  buildCarriedValueClasses(function);
+
+  // Data edges between op nodes.
+  for (unsigned id = 0, e = nodes.size(); id < e; ++id) {
+    Operation *op = nodes[id].op;
+    if (!op)
+      continue;
+    for (OpOperand &use : op->getOpOperands()) {
+      if (!PrecisionPolicy::isPrecisionOperand(op, use.getOperandNumber()))
+        continue;
+      auto result = dyn_cast<OpResult>(use.get());
+      if (!result)
+        continue;
+      auto producer = opNodes.find(result.getOwner());
+      if (producer != opNodes.end() &&
+          PrecisionPolicy::isPrecisionResult(result.getOwner(),
+                                             result.getResultNumber()))
+        addEdge(producer->second, id);
+    }
+  }
+  return success();
+}
+
+void ColoringGraph::buildCarriedValueClasses(Operation *function) {
+  // Union-find over the values that region control flow ties together:
+  // every value that receives the same forwarded operand, or is forwarded
+  // itself, must keep one type.
+  SmallVector<Value> values;
+  llvm::DenseMap<Value, unsigned> index;
+  SmallVector<unsigned> parent;
+  auto idOf = [&](Value v) {
+    auto [it, inserted] = index.try_emplace(v, values.size());
+    if (inserted) {
+      values.push_back(v);
+      parent.push_back(it->second);
+    }
+    return it->second;
+  };
+  std::function<unsigned(unsigned)> find = [&](unsigned x) {
+    while (parent[x] != x)
+      x = parent[x] = parent[parent[x]];
+    return x;
+  };
+  auto unite = [&](unsigned a, unsigned b) { parent[find(a)] = find(b); };
+
+  struct Forward {
+    Operation *user;
+    unsigned operand;
+    unsigned carrier;
+  };
+  SmallVector<Forward> forwarded;
+  auto link = [&](Operation *user, unsigned operand, Value input) {
+    Value source = user->getOperand(operand);
+    unsigned carrier = idOf(input);
+    if (index.count(source))
+      unite(index[source], carrier);
+    forwarded.push_back({user, operand, carrier});
+  };
+
+  function->walk([&](RegionBranchOpInterface branch) {
+    SmallVector<RegionSuccessor> successors;
+    branch.getSuccessorRegions(RegionBranchPoint::parent(), successors);
+    for (RegionSuccessor &successor : successors) {
+      OperandRange operands = branch.getEntrySuccessorOperands(successor);
+      ValueRange inputs = successor.getSuccessorInputs();
+      for (unsigned k = 0, e = std::min(operands.size(), inputs.size());
+           k < e; ++k)
+        link(branch, operands.getBeginOperandIndex() + k, inputs[k]);
+    }
+    for (Region &region : branch->getRegions())
+      for (Block &block : region) {
+        auto terminator =
+            dyn_cast_or_null<RegionBranchTerminatorOpInterface>(
+                block.empty() ? nullptr : &block.back());
+        if (!terminator)
+          continue;
+        successors.clear();
+        branch.getSuccessorRegions(RegionBranchPoint(terminator), successors);
+        for (RegionSuccessor &successor : successors) {
+          OperandRange operands = terminator.getSuccessorOperands(successor);
+          ValueRange inputs = successor.getSuccessorInputs();
+          for (unsigned k = 0, e = std::min(operands.size(), inputs.size());
+               k < e; ++k)
+            link(terminator, operands.getBeginOperandIndex() + k, inputs[k]);
+        }
+      }
+  });
+  // A forwarded value seen only after its link must still join its class.
+  for (Forward &f : forwarded) {
+    auto it = index.find(f.user->getOperand(f.operand));
+    if (it != index.end())
+      unite(it->second, f.carrier);
+  }
+  if (values.empty())
+    return;
+
+  // One node per class whose carried values are all f32 tensors.
+  FloatType f32 = Float32Type::get(function->getContext());
+  llvm::DenseMap<unsigned, SmallVector<Value, 4>> classes;
+  for (unsigned i = 0, e = values.size(); i < e; ++i)
+    classes[find(i)].push_back(values[i]);
+  llvm::DenseMap<unsigned, unsigned> classNode;
+  for (auto &[root, members] : classes) {
+    bool allF32 = llvm::all_of(members, [&](Value v) {
+      auto tensor = dyn_cast<RankedTensorType>(v.getType());
+      return tensor && tensor.getElementType() == f32;
+    });
+    if (!allF32)
+      continue;
+    unsigned id = nodes.size();
+    ColorNode node;
+    node.carriers = members;
+    nodes.push_back(std::move(node));
+    classNode[root] = id;
+    for (Value v : members)
+      carrierNodes[v] = id;
+  }
+
+  // Feeders: the forwarded operands.
+  for (Forward &f : forwarded) {
+    auto it = classNode.find(find(f.carrier));
+    if (it == classNode.end())
+      continue;
+    unsigned id = it->second;
+    forwards[{f.user, f.operand}] = id;
+    Value source = f.user->getOperand(f.operand);
+    if (carrierNodes.count(source))
+      continue;
+    auto result = dyn_cast<OpResult>(source);
+    auto producer = result ? opNodes.find(result.getOwner()) : opNodes.end();
+    if (producer != opNodes.end() &&
+        PrecisionPolicy::isPrecisionResult(result.getOwner(),
+                                           result.getResultNumber()))
+      addEdge(producer->second, id);
+    else
+      nodes[id].foreignNeighbour = true;
+  }
+  // Consumers: every other use of a carried value.
+  for (auto &[root, id] : classNode) {
+    for (Value v : nodes[id].carriers)
+      for (OpOperand &use : v.getUses()) {
+        Operation *user = use.getOwner();
+        if (forwards.count({user, use.getOperandNumber()}))
+          continue;
+        auto consumer = opNodes.find(user);
+        if (consumer != opNodes.end() &&
+            PrecisionPolicy::isPrecisionOperand(user, use.getOperandNumber()))
+          addEdge(id, consumer->second);
+        else
+          nodes[id].foreignNeighbour = true;
+      }
+  }
+}
+
+const ColorNode *ColoringGraph::lookup(Operation *op) const {
+  auto it = opNodes.find(op);
+  return it == opNodes.end() ? nullptr : &nodes[it->second];
+}
+
+const ColorNode *ColoringGraph::forwardedInto(Operation *user,
+                                              unsigned index) const {
+  auto it = forwards.find({user, index});
+  return it == forwards.end() ? nullptr : &nodes[it->second];
+}
+
+StringRef ColoringGraph::outsideReason(Operation *op) const {
+  auto it = outside.find(op);
+  return it == outside.end() ? StringRef() : StringRef(it->second);
+}
+
+//===----------------------------------------------------------------------===//
+// Painting
+//===----------------------------------------------------------------------===//
+
+PrecisionClass ColoringGraph::effectiveClass(const ColorNode &node) const {
+  if (node.forcedF32)
+    return PrecisionClass::Deny;
+  if (node.cls == PrecisionClass::Infer &&
+      policy.getLevel() == PrecisionLevel::InferAsDeny)
+    return PrecisionClass::Deny;
+  return node.cls;
+}
+
+/// Whether propagation may turn `node` allow: not yet painted, not forced,
+/// and able to take the type.
+bool ColoringGraph::isPromotable(const ColorNode &node) const {
+  return !node.allow && !node.deny && !node.forcedF32 && !node.forcedType &&
+         node.supports;
+}
+
+void ColoringGraph::markAllow(unsigned id, StringRef reason) {
+  nodes[id].allow = true;
+  nodes[id].target = policy.getLowType();
+  nodes[id].reason = reason.str();
+}
+
+/// Depth-first traversal from `roots` along `next` (in or out edges),
+/// entering a node only when `enter` accepts it; calls `visit` once per
+/// entered node (roots included).
+template <typename Next, typename Enter, typename Visit>
+static void traverse(std::vector<ColorNode> &nodes, ArrayRef<unsigned> roots,
+                     Next next, Enter enter, Visit visit) {
+  std::vector<bool> seen(nodes.size(), false);
+  SmallVector<unsigned> stack;
+  for (unsigned root : roots) {
+    if (seen[root])
+      continue;
+    seen[root] = true;
+    stack.push_back(root);
+    visit(root, root);
+    while (!stack.empty()) {
+      unsigned id = stack.pop_back_val();
+      for (unsigned n : next(nodes[id])) {
+        if (seen[n] || !enter(n))
+          continue;
+        seen[n] = true;
+        visit(n, root);
+        stack.push_back(n);
+      }
+    }
+  }
+}
+
+static auto inputsOf = [](const ColorNode &n) -> ArrayRef<unsigned> {
+  return n.in;
+};
+static auto outputsOf = [](const ColorNode &n) -> ArrayRef<unsigned> {
+  return n.out;
+};
+
+void ColoringGraph::spreadDeny() {
+  // Clear nodes upstream (through clear nodes only) of a deny or infer node.
+  std::vector<bool> upstream(nodes.size(), false);
+  SmallVector<unsigned> denyOrInfer, denyRoots;
+  for (unsigned id = 0, e = nodes.size(); id < e; ++id) {
+    if (nodes[id].allow)
+      continue;
+    PrecisionClass cls = effectiveClass(nodes[id]);
+    if (cls == PrecisionClass::Deny || cls == PrecisionClass::Infer)
+      denyOrInfer.push_back(id);
+    if (cls == PrecisionClass::Deny)
+      denyRoots.push_back(id);
+  }
+  traverse(
+      nodes, denyOrInfer, inputsOf,
+      [&](unsigned n) {
+        return !nodes[n].allow &&
+               effectiveClass(nodes[n]) == PrecisionClass::Clear;
+      },
+      [&](unsigned n, unsigned) { upstream[n] = true; });
+
+  // Deny spreads forward from deny nodes through that upstream set.
+  for (unsigned root : denyRoots) {
+    nodes[root].deny = true;
+    nodes[root].reason = nodes[root].forcedF32 ? "forced by amp.precision"
+                         : nodes[root].cls == PrecisionClass::Infer
+                             ? "infer op treated as deny (level=infer-as-deny)"
+                             : "deny list";
+  }
+  for (unsigned root : denyRoots) {
+    std::string reason = "deny spread from " + describe(nodes[root].op);
+    traverse(
+        nodes, {root}, outputsOf,
+        [&](unsigned n) {
+          return upstream[n] && !nodes[n].deny && !nodes[n].allow &&
+                 !nodes[n].forcedType;
+        },
+        [&](unsigned n, unsigned) {
+          if (n == root)
+            return;
+          nodes[n].deny = true;
+          nodes[n].reason = reason;
+        });
+  }
+}
+
+void ColoringGraph::joinBetweenAllow() {
+  auto isClearOrInfer = [&](unsigned n) {
+    PrecisionClass cls = effectiveClass(nodes[n]);
+    return (cls == PrecisionClass::Clear || cls == PrecisionClass::Infer) &&
+           isPromotable(nodes[n]);
+  };
+  SmallVector<unsigned> allowNodes;
+  for (unsigned id = 0, e = nodes.size(); id < e; ++id)
+    if (nodes[id].allow && nodes[id].target == policy.getLowType())
+      allowNodes.push_back(id);
+
+  std::vector<bool> downstream(nodes.size(), false);
+  traverse(nodes, allowNodes, outputsOf, isClearOrInfer,
+           [&](unsigned n, unsigned) { downstream[n] = true; });
+  SmallVector<unsigned> between;
+  traverse(nodes, allowNodes, inputsOf, isClearOrInfer,
+           [&](unsigned n, unsigned) {
+             if (!nodes[n].allow && downstream[n])
+               between.push_back(n);
+           });
+  for (unsigned n : between)
+    markAllow(n, "between allow ops");
+}
+
+void ColoringGraph::followAllowForBF16() {
+  // Node ids follow the IR walk, a topological order of the data edges, so
+  // one sweep carries the rule along chains of infer ops.
+  for (unsigned id = 0, e = nodes.size(); id < e; ++id) {
+    ColorNode &node = nodes[id];
+    if (effectiveClass(node) != PrecisionClass::Infer || !isPromotable(node))
+      continue;
+    bool followsAllow = llvm::any_of(
+        node.in, [&](unsigned p) { return nodes[p].allow; });
+    bool followsDeny =
+        llvm::any_of(node.in, [&](unsigned p) { return nodes[p].deny; });
+    if (followsAllow && !followsDeny)
+      markAllow(id, "infer op following allow ops (bf16 rule)");
+  }
+}
+
+void ColoringGraph::spreadAllowThroughClear() {
+  SmallVector<unsigned> allowNodes;
+  for (unsigned id = 0, e = nodes.size(); id < e; ++id)
+    if (nodes[id].allow && nodes[id].target == policy.getLowType())
+      allowNodes.push_back(id);
+  SmallVector<unsigned> reached;
+  auto both = [](const ColorNode &n) {
+    SmallVector<unsigned, 8> all(n.in.begin(), n.in.end());
+    all.append(n.out.begin(), n.out.end());
+    return all;
+  };
+  traverse(
+      nodes, allowNodes, both,
+      [&](unsigned n) {
+        return effectiveClass(nodes[n]) == PrecisionClass::Clear &&
+               isPromotable(nodes[n]);
+      },
+      [&](unsigned n, unsigned) {
+        if (!nodes[n].allow)
+          reached.push_back(n);
+      });
+  for (unsigned n : reached)
+    markAllow(n, nodes[n].op ? "clear op connected to allow ops"
+                             : "carried value connected to allow ops");
+}
+
+void ColoringGraph::removeUnsupported() {
+  std::string typeStr = typeName(policy.getLowType());
+  for (ColorNode &node : nodes) {
+    if (!node.allow || !node.op)
+      continue;
+    FloatType target = node.target;
+    if (!PrecisionPolicy::supports(node.op, target)) {
+      node.allow = false;
+      node.reason = "cannot compute in " + typeName(target);
+      continue;
+    }
+    // A constant operand that would overflow or flush to zero in the target
+    // type keeps the op in f32 rather than silently changing its value.
+    for (OpOperand &use : node.op->getOpOperands()) {
+      auto constant = use.get().getDefiningOp<arith::ConstantOp>();
+      if (constant &&
+          PrecisionPolicy::isPrecisionOperand(node.op,
+                                              use.getOperandNumber()) &&
+          !fitsInType(constant.getValue(), target)) {
+        node.allow = false;
+        node.reason = "constant operand out of " + typeName(target) + " range";
+        break;
+      }
+    }
+  }
+}
+
+void ColoringGraph::unifyCarriedValues() {
+  // A carried value is low precision only when every side of it is; else
+  // none is: neighbours that were only promoted to allow go back to f32.
+  bool changed = true;
+  while (changed) {
+    changed = false;
+    for (ColorNode &node : nodes) {
+      if (node.op)
+        continue;
+      auto sideIsLow = [&](unsigned n) {
+        return nodes[n].allow && nodes[n].target == policy.getLowType();
+      };
+      bool everySide = !node.foreignNeighbour &&
+                       llvm::all_of(node.in, sideIsLow) &&
+                       llvm::all_of(node.out, sideIsLow);
+      if (node.allow && everySide)
+        continue;
+      if (node.allow) {
+        node.allow = false;
+        changed = true;
+      }
+      node.reason = "carried value not low precision on every side";
+      SmallVector<unsigned, 8> sides(node.in.begin(), node.in.end());
+      sides.append(node.out.begin(), node.out.end());
+      for (unsigned n : sides) {
+        ColorNode &side = nodes[n];
+        bool promoted = side.allow && side.op &&
+                        effectiveClass(side) != PrecisionClass::Allow &&
+                        !side.forcedType;
+        if (!promoted)
+          continue;
+        side.allow = false;
+        side.reason = "next to a loop-carried value that stays f32";
+        changed = true;
+      }
+    }
+  }
+}
+
+bool ColoringGraph::color() {
+  FloatType low = policy.getLowType();
+  PrecisionLevel level = policy.getLevel();
+  bool any = false;
+  // Step 1: the allow set.
+  for (unsigned id = 0, e = nodes.size(); id < e; ++id) {
+    ColorNode &node = nodes[id];
+    if (!node.op)
+      continue;
+    if (node.forcedType) {
+      node.allow = true;
+      node.target = node.forcedType;
+      node.reason = "forced by amp.precision";
+    } else if (node.forcedF32) {
+      continue;
+    } else if (level == PrecisionLevel::ForceAll) {
+      if (node.supports &&
+          !isa<tg::SoftmaxCrossEntropyOp, tg::SoftmaxCrossEntropyGradOp>(
+              node.op))
+        markAllow(id, "level=force-all");
+    } else if (node.cls == PrecisionClass::Allow && node.supports) {
+      markAllow(id, "allow list");
+    }
+    any |= node.allow;
+  }
+  if (!any)
+    return false;
+
+  if (level != PrecisionLevel::ForceAll) {
+    spreadDeny();                                 // Step 2.
+    if (level != PrecisionLevel::TensorCoresOnly) {
+      joinBetweenAllow();                         // Step 3.
+      if (low.isBF16())
+        followAllowForBF16();                     // Step 4.
+      spreadAllowThroughClear();                  // Step 5.
+    }
+  } else {
+    // Carried values follow their neighbours under force-all too.
+    spreadAllowThroughClear();
+  }
+  removeUnsupported();                            // Step 6.
+  unifyCarriedValues();                           // Step 7.
+
+  // Name the reason of every node that keeps f32.
+  for (ColorNode &node : nodes) {
+    if (node.allow || !node.reason.empty() || !node.op)
+      continue;
+    if (level == PrecisionLevel::TensorCoresOnly &&
+        node.cls != PrecisionClass::Allow)
+      node.reason = "level=tensor-cores-only converts only allow ops";
+    else if (node.cls == PrecisionClass::Infer)
+      node.reason = "infer op not between allow ops";
+    else if (node.cls == PrecisionClass::Clear)
+      node.reason = "clear op not connected to allow ops";
+    else if (node.cls == PrecisionClass::Allow)
+      node.reason = "cannot compute in " + typeName(low);
+    else
+      node.reason = "deny list";
+  }
+  return true;
+}
+
+} // namespace amp

@@ -1,0 +1,159 @@
+//===- PrecisionPolicy.cpp - Lists, levels and the target type ------------===//
+
+#include "amp/Transforms/PrecisionPolicy.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Operation.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+using namespace mlir;
+
+namespace amp {
+
+FailureOr<PrecisionLists> parseListsFile(StringRef text, std::string &error) {
+  llvm::Expected<llvm::json::Value> json = llvm::json::parse(text);
+  if (!json) {
+    error = "is not valid JSON: " + llvm::toString(json.takeError());
+    return failure();
+  }
+  const llvm::json::Object *object = json->getAsObject();
+  if (!object) {
+    error = "must be a JSON object with \"allow\", \"infer\", \"clear\" "
+            "and \"deny\" arrays";
+    return failure();
+  }
+  PrecisionLists lists;
+  for (const auto &[key, value] : *object) {
+    std::vector<std::string> *list =
+        llvm::StringSwitch<std::vector<std::string> *>(key)
+            .Case("allow", &lists.allow)
+            .Case("infer", &lists.infer)
+            .Case("clear", &lists.clear)
+            .Case("deny", &lists.deny)
+            .Default(nullptr);
+    if (!list) {
+      error = "has an unknown key \"" + key.str() +
+              "\" (expected allow, infer, clear, deny)";
+      return failure();
+    }
+    const llvm::json::Array *array = value.getAsArray();
+    if (!array) {
+      error = "\"" + key.str() + "\" must be an array of op names";
+      return failure();
+    }
+    for (const llvm::json::Value &name : *array) {
+      std::optional<StringRef> str = name.getAsString();
+      if (!str) {
+        error = "\"" + key.str() + "\" must hold only strings";
+        return failure();
+      }
+      list->push_back(str->str());
+    }
+  }
+  return lists;
+}
+
+FailureOr<PrecisionPolicy>
+PrecisionPolicy::create(MLIRContext *context, Location loc,
+                        StringRef precision, StringRef level,
+                        const PrecisionLists &optionLists,
+                        StringRef listsFile) {
+  PrecisionPolicy policy;
+  policy.lowType = parseLowPrecisionType(context, precision);
+  if (!policy.lowType)
+    return emitError(loc) << "amp-auto-mixed-precision: precision must be "
+                             "f16 or bf16, got '"
+                          << precision << "'";
+  std::optional<PrecisionLevel> parsedLevel =
+      llvm::StringSwitch<std::optional<PrecisionLevel>>(level)
+          .Case("default", PrecisionLevel::Default)
+          .Case("tensor-cores-only", PrecisionLevel::TensorCoresOnly)
+          .Case("infer-as-deny", PrecisionLevel::InferAsDeny)
+          .Case("force-all", PrecisionLevel::ForceAll)
+          .Default(std::nullopt);
+  if (!parsedLevel)
+    return emitError(loc) << "amp-auto-mixed-precision: level must be "
+                             "default, tensor-cores-only, infer-as-deny or "
+                             "force-all, got '"
+                          << level << "'";
+  policy.level = *parsedLevel;
+
+  SmallVector<std::pair<const PrecisionLists *, std::string>> sources = {
+      {&optionLists, "the pass options"}};
+  PrecisionLists fileLists;
+  if (!listsFile.empty()) {
+    auto buffer = llvm::MemoryBuffer::getFile(listsFile);
+    if (!buffer)
+      return emitError(loc) << "amp-auto-mixed-precision: cannot read "
+                               "lists-file '"
+                            << listsFile << "': " << buffer.getError().message();
+    std::string error;
+    FailureOr<PrecisionLists> parsed =
+        parseListsFile((*buffer)->getBuffer(), error);
+    if (failed(parsed))
+      return emitError(loc) << "amp-auto-mixed-precision: lists-file '"
+                            << listsFile << "' " << error;
+    fileLists = *parsed;
+    sources.push_back({&fileLists, "lists-file '" + listsFile.str() + "'"});
+  }
+
+  // An op may be named once across every list (TensorFlow rejects the same).
+  llvm::StringMap<std::string> namedIn;
+  for (auto &[lists, source] : sources) {
+    std::pair<const std::vector<std::string> *, PrecisionClass> byClass[] = {
+        {&lists->allow, PrecisionClass::Allow},
+        {&lists->infer, PrecisionClass::Infer},
+        {&lists->clear, PrecisionClass::Clear},
+        {&lists->deny, PrecisionClass::Deny}};
+    for (auto &[names, cls] : byClass) {
+      for (const std::string &name : *names) {
+        if (name.empty())
+          continue;
+        if (!StringRef(name).contains('.'))
+          return emitError(loc)
+                 << "amp-auto-mixed-precision: '" << name
+                 << "' in " << source
+                 << " is not a fully qualified op name (dialect.op)";
+        std::string where =
+            (stringifyPrecisionClass(cls) + " list of " + source).str();
+        auto [it, inserted] = namedIn.try_emplace(name, where);
+        if (!inserted)
+          return emitError(loc) << "amp-auto-mixed-precision: '" << name
+                                << "' is named in the " << it->second
+                                << " and in the " << where;
+        policy.overrides[name] = cls;
+      }
+    }
+  }
+  return policy;
+}
+
+std::optional<PrecisionClass>
+PrecisionPolicy::getClass(Operation *op) const {
+  auto it = overrides.find(op->getName().getStringRef());
+  if (it != overrides.end())
+    return it->second;
+  if (auto iface = dyn_cast<PrecisionPolicyOpInterface>(op))
+    return iface.getPrecisionClass(lowType);
+  return std::nullopt;
+}
+
+bool PrecisionPolicy::isPrecisionOperand(Operation *op, unsigned index) {
+  if (auto iface = dyn_cast<PrecisionPolicyOpInterface>(op))
+    return iface.isPrecisionOperand(index);
+  return isFloatTensor(op->getOperand(index).getType());
+}
+
+bool PrecisionPolicy::isPrecisionResult(Operation *op, unsigned index) {
+  if (auto iface = dyn_cast<PrecisionPolicyOpInterface>(op))
+    return iface.isPrecisionResult(index);
+  return isFloatTensor(op->getResult(index).getType());
+}
+
+bool PrecisionPolicy::supports(Operation *op, FloatType type) {
+  if (auto iface = dyn_cast<PrecisionPolicyOpInterface>(op))
+    return iface.supportsPrecision(type);
+  return true;
+}
+
+} // namespace amp
