@@ -16,6 +16,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/CallInterfaces.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/ADT/DenseSet.h"
 
@@ -42,14 +43,15 @@ RankedTensorType withElement(Type type, Type element) {
 /// Rewrites one function from its colouring.
 class FunctionRewriter {
 public:
+  /// `signatureFixed`: a caller in the module depends on the signature.
   FunctionRewriter(FunctionOpInterface function, const ColoringGraph &graph,
-                   bool keepIoTypes)
+                   bool keepIoTypes, bool signatureFixed)
       : function(function), graph(graph), rewriter(function.getContext()) {
     auto func = dyn_cast<func::FuncOp>(function.getOperation());
     // Results may change type only where no caller depends on the signature
     // and the training-step contract (tg.role) does not fix it.
     if (!keepIoTypes && func && func.getBody().hasOneBlock() &&
-        SymbolTable::symbolKnownUseEmpty(func, func->getParentOp())) {
+        !signatureFixed) {
       for (unsigned i = 0, e = func.getNumResults(); i < e; ++i)
         if (!func.getResultAttr(i, "tg.role"))
           flexibleResults.insert(i);
@@ -68,7 +70,8 @@ public:
 
 private:
   void retype(Value value, FloatType element);
-  Type requiredType(OpOperand &use) const;
+  Type lowered(Type type, FloatType element);
+  Type requiredType(OpOperand &use);
   Value getOrCreateCast(Value value, Type type);
   void retypeExistingCasts();
   void updateSignature();
@@ -77,16 +80,25 @@ private:
   const ColoringGraph &graph;
   IRRewriter rewriter;
   llvm::DenseMap<Value, Type> originalTypes;
+  llvm::DenseMap<std::pair<Type, Type>, Type> loweredTypes;
   llvm::DenseMap<std::pair<Value, Type>, Value> casts;
   llvm::DenseSet<unsigned> flexibleResults;
 };
 
 void FunctionRewriter::retype(Value value, FloatType element) {
   originalTypes.try_emplace(value, value.getType());
-  value.setType(withElement(value.getType(), element));
+  value.setType(lowered(value.getType(), element));
 }
 
-Type FunctionRewriter::requiredType(OpOperand &use) const {
+Type FunctionRewriter::lowered(Type type, FloatType element) {
+  // Cached: uniquing a tensor type takes the context's lock.
+  Type &entry = loweredTypes[{type, element}];
+  if (!entry)
+    entry = withElement(type, element);
+  return entry;
+}
+
+Type FunctionRewriter::requiredType(OpOperand &use) {
   Operation *user = use.getOwner();
   unsigned index = use.getOperandNumber();
   Value value = use.get();
@@ -95,12 +107,12 @@ Type FunctionRewriter::requiredType(OpOperand &use) const {
   if (!isFloatTensor(value.getType()))
     return value.getType();
   if (const ColorNode *node = graph.lookup(user)) {
-    if (node->allow && PrecisionPolicy::isPrecisionOperand(user, index))
-      return withElement(value.getType(), node->target);
+    if (node->allow && ColoringGraph::isPrecisionOperand(*node, index))
+      return lowered(value.getType(), node->target);
     return original;
   }
   if (const ColorNode *carried = graph.forwardedInto(user, index))
-    return carried->allow ? withElement(value.getType(), carried->target)
+    return carried->allow ? lowered(value.getType(), carried->target)
                           : original;
   if (isa<func::ReturnOp>(user) && flexibleResults.contains(index))
     return value.getType();
@@ -147,24 +159,28 @@ Value FunctionRewriter::getOrCreateCast(Value value, Type type) {
 void FunctionRewriter::retypeExistingCasts() {
   // Step 8: a cast to f32 whose users all compute in one low type is
   // retyped to produce that type, instead of being cast back down.
-  function->walk([&](CastOp castOp) {
+  for (Operation *op : graph.getExistingCasts()) {
+    auto castOp = cast<CastOp>(op);
     Value result = castOp.getResult();
     auto resultType = cast<RankedTensorType>(result.getType());
     if (!resultType.getElementType().isF32() || result.use_empty())
-      return;
+      continue;
     FloatType target;
     for (OpOperand &use : result.getUses()) {
       const ColorNode *node = graph.lookup(use.getOwner());
       if (!node || !node->allow ||
-          !PrecisionPolicy::isPrecisionOperand(use.getOwner(),
-                                               use.getOperandNumber()) ||
-          (target && target != node->target))
-        return;
+          !ColoringGraph::isPrecisionOperand(*node, use.getOperandNumber()) ||
+          (target && target != node->target)) {
+        target = nullptr;
+        break;
+      }
       target = node->target;
     }
+    if (!target)
+      continue;
     retype(result, target);
     retypedCasts.insert(castOp);
-  });
+  }
 }
 
 void FunctionRewriter::updateSignature() {
@@ -183,29 +199,47 @@ LogicalResult FunctionRewriter::run() {
     if (!node.allow)
       continue;
     if (!node.op) {
-      for (Value v : node.carriers)
+      for (Value v : graph.getCarried(node).values)
         retype(v, node.target);
       continue;
     }
     ++numConverted;
     for (OpResult result : node.op->getResults())
-      if (PrecisionPolicy::isPrecisionResult(node.op,
-                                             result.getResultNumber()))
+      if (ColoringGraph::isPrecisionResult(node, result.getResultNumber()))
         retype(result, node.target);
   }
   retypeExistingCasts();
 
   // Where a producer and a consumer now disagree, one cast per (value, type).
-  SmallVector<std::pair<OpOperand *, Type>> mismatches;
-  function->walk([&](Operation *op) {
-    for (OpOperand &use : op->getOpOperands()) {
-      Type required = requiredType(use);
-      if (required != use.get().getType())
-        mismatches.push_back({&use, required});
+  // Only three kinds of use can disagree: uses of retyped values, precision
+  // operands of allow ops, and operands forwarded into low carried values.
+  SmallVector<OpOperand *> candidates;
+  for (auto &[value, type] : originalTypes)
+    for (OpOperand &use : value.getUses())
+      candidates.push_back(&use);
+  for (const ColorNode &node : graph.getNodes()) {
+    if (!node.allow)
+      continue;
+    if (!node.op) {
+      const CarriedValues &carried = graph.getCarried(node);
+      candidates.append(carried.feeds.begin(), carried.feeds.end());
+      continue;
     }
-  });
+    for (OpOperand &use : node.op->getOpOperands())
+      if (ColoringGraph::isPrecisionOperand(node, use.getOperandNumber()))
+        candidates.push_back(&use);
+  }
+  // Decide every use before rewriting any, then re-check each: a use seen
+  // twice is already fixed the second time.
+  SmallVector<std::pair<OpOperand *, Type>> mismatches;
+  for (OpOperand *use : candidates) {
+    Type required = requiredType(*use);
+    if (required != use->get().getType())
+      mismatches.push_back({use, required});
+  }
   for (auto [use, type] : mismatches)
-    use->set(getOrCreateCast(use->get(), type));
+    if (use->get().getType() != type)
+      use->set(getOrCreateCast(use->get(), type));
 
   // Ops whose bodies or attributes depend on the types finish here.
   for (const ColorNode &node : graph.getNodes()) {
@@ -243,11 +277,22 @@ struct AutoMixedPrecisionPass
     if (failed(policy))
       return signalPassFailure();
 
+    // Functions that something in the module calls keep their signature.
+    llvm::DenseSet<StringAttr> called;
+    if (!keepIoTypes)
+      module.walk([&](CallOpInterface call) {
+        if (auto symbol = dyn_cast_if_present<SymbolRefAttr>(
+                call.getCallableForCallee()))
+          called.insert(symbol.getRootReference());
+      });
+
     PrecisionReport report(*policy, level);
     for (auto function : module.getOps<FunctionOpInterface>()) {
       if (function.isExternal())
         continue;
-      if (failed(runOnFunction(function, *policy, report)))
+      bool signatureFixed = called.contains(
+          SymbolTable::getSymbolName(function.getOperation()));
+      if (failed(runOnFunction(function, *policy, report, signatureFixed)))
         return signalPassFailure();
     }
     if (!reportPath.empty() && failed(report.write(reportPath, module.getLoc())))
@@ -256,11 +301,11 @@ struct AutoMixedPrecisionPass
 
   LogicalResult runOnFunction(FunctionOpInterface function,
                               const PrecisionPolicy &policy,
-                              PrecisionReport &report) {
+                              PrecisionReport &report, bool signatureFixed) {
     ColoringGraph graph(policy);
     if (failed(graph.build(function)))
       return failure();
-    FunctionRewriter rewriter(function, graph, keepIoTypes);
+    FunctionRewriter rewriter(function, graph, keepIoTypes, signatureFixed);
     if (graph.color()) {
       if (failed(rewriter.run()))
         return failure();
@@ -276,8 +321,13 @@ struct AutoMixedPrecisionPass
     numConverted += rewriter.numConverted;
     numCasts += rewriter.numCasts;
     numFolded += rewriter.numFolded;
+    report.addTotals(rewriter.numConverted, rewriter.numCasts,
+                     rewriter.numFolded);
 
-    // Explain every decision.
+    // Explain every decision, when asked: describing ops costs more than
+    // colouring them.
+    if (!annotate && !remarks && reportPath.empty())
+      return success();
     function->walk<WalkOrder::PreOrder>([&](Operation *op) {
       if (op == function.getOperation() || rewriter.created.contains(op))
         return;
@@ -295,8 +345,6 @@ struct AutoMixedPrecisionPass
                          << entry->reason << ")";
       report.add(function, op, *entry);
     });
-    report.addTotals(rewriter.numConverted, rewriter.numCasts,
-                     rewriter.numFolded);
     return success();
   }
 
@@ -309,7 +357,7 @@ struct AutoMixedPrecisionPass
     if (const ColorNode *node = graph.lookup(op)) {
       entry.cls = stringifyPrecisionClass(node->cls).str();
       entry.precision = node->allow ? typeName(node->target) : "f32";
-      entry.reason = node->reason;
+      entry.reason = graph.describeReason(*node);
       entry.color = node->allow  ? "allow"
                     : node->deny ? "deny"
                                  : entry.cls;

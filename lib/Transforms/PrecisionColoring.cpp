@@ -61,18 +61,22 @@ static std::string typeName(Type type) {
 //===----------------------------------------------------------------------===//
 
 void ColoringGraph::addEdge(unsigned from, unsigned to) {
-  if (from == to || llvm::is_contained(nodes[from].out, to))
+  // Duplicate edges (an op using one value twice) are harmless: traversals
+  // visit each node once. Checking for them would cost O(fan-out) per edge.
+  if (from == to)
     return;
   nodes[from].out.push_back(to);
   nodes[to].in.push_back(from);
 }
 
-unsigned ColoringGraph::addOpNode(Operation *op, PrecisionClass cls) {
+unsigned ColoringGraph::addOpNode(Operation *op,
+                                  PrecisionPolicyOpInterface iface,
+                                  PrecisionClass cls) {
   unsigned id = nodes.size();
   ColorNode node;
   node.op = op;
   node.cls = cls;
-  node.supports = PrecisionPolicy::supports(op, policy.getLowType());
+  node.supports = PrecisionPolicy::supports(iface, policy.getLowType());
   if (auto forced = op->getAttrOfType<StringAttr>(
           AMPDialect::kPrecisionAttrName)) {
     if (forced.getValue() == "f32")
@@ -93,6 +97,9 @@ LogicalResult ColoringGraph::build(Operation *function) {
     return tensor && tensor.getElementType() == f32;
   };
 
+  // Most functions are one block of ops: size the node table once.
+  if (function->getNumRegions() == 1 && !function->getRegion(0).empty())
+    nodes.reserve(function->getRegion(0).front().getOperations().size());
   WalkResult walk = function->walk<WalkOrder::PreOrder>([&](Operation *op) {
     if (op == function)
       return WalkResult::advance();
@@ -103,14 +110,18 @@ LogicalResult ColoringGraph::build(Operation *function) {
     }
     // Constants and existing casts are settled while rewriting: constants
     // fold into low-precision copies, casts are retyped (step 8).
+    if (isa<CastOp>(op))
+      existingCasts.push_back(op);
+    if (isa<RegionBranchOpInterface>(op))
+      regionBranchOps.push_back(op);
     if (isa<arith::ConstantOp, CastOp>(op))
       return WalkResult::advance();
 
-    std::optional<PrecisionClass> cls = policy.getClass(op);
-    bool forced = op->hasAttr(AMPDialect::kPrecisionAttrName);
-    bool hasFloat = llvm::any_of(op->getOperandTypes(), isFloatTensor) ||
-                    llvm::any_of(op->getResultTypes(), isFloatTensor);
-    if (!cls && !forced) {
+    auto iface = dyn_cast<PrecisionPolicyOpInterface>(op);
+    std::optional<PrecisionClass> cls = policy.getClass(op, iface);
+    if (!cls && !op->hasAttr(AMPDialect::kPrecisionAttrName)) {
+      bool hasFloat = llvm::any_of(op->getOperandTypes(), isFloatTensor) ||
+                      llvm::any_of(op->getResultTypes(), isFloatTensor);
       if (hasFloat && !op->hasTrait<OpTrait::IsTerminator>())
         outside[op] = "unknown op";
       return WalkResult::advance();
@@ -120,13 +131,17 @@ LogicalResult ColoringGraph::build(Operation *function) {
     // f16/bf16 is never recoloured and colour does not travel through it.
     unsigned numPrecision = 0;
     bool allF32 = true;
+    llvm::SmallBitVector precisionOperands(op->getNumOperands());
+    llvm::SmallBitVector precisionResults(op->getNumResults());
     for (unsigned i = 0, e = op->getNumOperands(); i < e; ++i)
-      if (PrecisionPolicy::isPrecisionOperand(op, i)) {
+      if (PrecisionPolicy::isPrecisionOperand(op, iface, i)) {
+        precisionOperands[i] = true;
         ++numPrecision;
         allF32 &= isF32Tensor(op->getOperand(i).getType());
       }
     for (unsigned i = 0, e = op->getNumResults(); i < e; ++i)
-      if (PrecisionPolicy::isPrecisionResult(op, i)) {
+      if (PrecisionPolicy::isPrecisionResult(op, iface, i)) {
+        precisionResults[i] = true;
         ++numPrecision;
         allF32 &= isF32Tensor(op->getResult(i).getType());
       }
@@ -136,7 +151,9 @@ LogicalResult ColoringGraph::build(Operation *function) {
       outside[op] = "already computes in another precision";
       return WalkResult::advance();
     }
-    addOpNode(op, cls.value_or(PrecisionClass::Clear));
+    unsigned id = addOpNode(op, iface, cls.value_or(PrecisionClass::Clear));
+    nodes[id].precisionOperands = std::move(precisionOperands);
+    nodes[id].precisionResults = std::move(precisionResults);
     return WalkResult::advance();
   });
   if (walk.wasInterrupted())
@@ -150,16 +167,11 @@ LogicalResult ColoringGraph::build(Operation *function) {
     if (!op)
       continue;
     for (OpOperand &use : op->getOpOperands()) {
-      if (!PrecisionPolicy::isPrecisionOperand(op, use.getOperandNumber()))
+      if (!isPrecisionOperand(nodes[id], use.getOperandNumber()))
         continue;
-      auto result = dyn_cast<OpResult>(use.get());
-      if (!result)
-        continue;
-      auto producer = opNodes.find(result.getOwner());
-      if (producer != opNodes.end() &&
-          PrecisionPolicy::isPrecisionResult(result.getOwner(),
-                                             result.getResultNumber()))
-        addEdge(producer->second, id);
+      unsigned producer;
+      if (isNodeResult(use.get(), producer))
+        addEdge(producer, id);
     }
   }
   return success();
@@ -201,7 +213,8 @@ void ColoringGraph::buildCarriedValueClasses(Operation *function) {
     forwarded.push_back({user, operand, carrier});
   };
 
-  function->walk([&](RegionBranchOpInterface branch) {
+  for (Operation *op : regionBranchOps) {
+    auto branch = cast<RegionBranchOpInterface>(op);
     SmallVector<RegionSuccessor> successors;
     branch.getSuccessorRegions(RegionBranchPoint::parent(), successors);
     for (RegionSuccessor &successor : successors) {
@@ -228,7 +241,7 @@ void ColoringGraph::buildCarriedValueClasses(Operation *function) {
             link(terminator, operands.getBeginOperandIndex() + k, inputs[k]);
         }
       }
-  });
+  }
   // A forwarded value seen only after its link must still join its class.
   for (Forward &f : forwarded) {
     auto it = index.find(f.user->getOperand(f.operand));
@@ -253,7 +266,8 @@ void ColoringGraph::buildCarriedValueClasses(Operation *function) {
       continue;
     unsigned id = nodes.size();
     ColorNode node;
-    node.carriers = members;
+    node.carried = carried.size();
+    carried.push_back({members, {}});
     nodes.push_back(std::move(node));
     classNode[root] = id;
     for (Value v : members)
@@ -267,33 +281,45 @@ void ColoringGraph::buildCarriedValueClasses(Operation *function) {
       continue;
     unsigned id = it->second;
     forwards[{f.user, f.operand}] = id;
+    carried[nodes[id].carried].feeds.push_back(
+        &f.user->getOpOperand(f.operand));
     Value source = f.user->getOperand(f.operand);
     if (carrierNodes.count(source))
       continue;
-    auto result = dyn_cast<OpResult>(source);
-    auto producer = result ? opNodes.find(result.getOwner()) : opNodes.end();
-    if (producer != opNodes.end() &&
-        PrecisionPolicy::isPrecisionResult(result.getOwner(),
-                                           result.getResultNumber()))
-      addEdge(producer->second, id);
+    unsigned producer;
+    if (isNodeResult(source, producer))
+      addEdge(producer, id);
     else
       nodes[id].foreignNeighbour = true;
   }
   // Consumers: every other use of a carried value.
   for (auto &[root, id] : classNode) {
-    for (Value v : nodes[id].carriers)
+    for (Value v : carried[nodes[id].carried].values)
       for (OpOperand &use : v.getUses()) {
         Operation *user = use.getOwner();
         if (forwards.count({user, use.getOperandNumber()}))
           continue;
         auto consumer = opNodes.find(user);
         if (consumer != opNodes.end() &&
-            PrecisionPolicy::isPrecisionOperand(user, use.getOperandNumber()))
+            isPrecisionOperand(nodes[consumer->second],
+                               use.getOperandNumber()))
           addEdge(id, consumer->second);
         else
           nodes[id].foreignNeighbour = true;
       }
   }
+}
+
+bool ColoringGraph::isNodeResult(Value value, unsigned &node) const {
+  auto result = dyn_cast<OpResult>(value);
+  if (!result)
+    return false;
+  auto it = opNodes.find(result.getOwner());
+  if (it == opNodes.end() ||
+      !isPrecisionResult(nodes[it->second], result.getResultNumber()))
+    return false;
+  node = it->second;
+  return true;
 }
 
 const ColorNode *ColoringGraph::lookup(Operation *op) const {
@@ -309,7 +335,51 @@ const ColorNode *ColoringGraph::forwardedInto(Operation *user,
 
 StringRef ColoringGraph::outsideReason(Operation *op) const {
   auto it = outside.find(op);
-  return it == outside.end() ? StringRef() : StringRef(it->second);
+  return it == outside.end() ? StringRef() : it->second;
+}
+
+std::string ColoringGraph::describeReason(const ColorNode &node) const {
+  std::string target = typeName(node.target ? node.target
+                                            : policy.getLowType());
+  switch (node.reason) {
+  case ColorReason::None:
+    return "";
+  case ColorReason::AllowList:
+    return "allow list";
+  case ColorReason::DenyList:
+    return "deny list";
+  case ColorReason::ForcedByAttribute:
+    return "forced by amp.precision";
+  case ColorReason::InferAsDeny:
+    return "infer op treated as deny (level=infer-as-deny)";
+  case ColorReason::DenySpread:
+    return "deny spread from " + describe(nodes[node.reasonSource].op);
+  case ColorReason::BetweenAllow:
+    return "between allow ops";
+  case ColorReason::FollowsAllowBF16:
+    return "infer op following allow ops (bf16 rule)";
+  case ColorReason::ClearConnected:
+    return "clear op connected to allow ops";
+  case ColorReason::CarriedConnected:
+    return "carried value connected to allow ops";
+  case ColorReason::ForceAll:
+    return "level=force-all";
+  case ColorReason::CannotCompute:
+    return "cannot compute in " + target;
+  case ColorReason::ConstantOutOfRange:
+    return "constant operand out of " + target + " range";
+  case ColorReason::CarriedNotLowEverywhere:
+    return "carried value not low precision on every side";
+  case ColorReason::NextToF32Carried:
+    return "next to a loop-carried value that stays f32";
+  case ColorReason::TensorCoresOnly:
+    return "level=tensor-cores-only converts only allow ops";
+  case ColorReason::InferNotBetween:
+    return "infer op not between allow ops";
+  case ColorReason::ClearNotConnected:
+    return "clear op not connected to allow ops";
+  }
+  llvm_unreachable("unknown colour reason");
 }
 
 //===----------------------------------------------------------------------===//
@@ -332,10 +402,10 @@ bool ColoringGraph::isPromotable(const ColorNode &node) const {
          node.supports;
 }
 
-void ColoringGraph::markAllow(unsigned id, StringRef reason) {
+void ColoringGraph::markAllow(unsigned id, ColorReason reason) {
   nodes[id].allow = true;
   nodes[id].target = policy.getLowType();
-  nodes[id].reason = reason.str();
+  nodes[id].reason = reason;
 }
 
 /// Depth-first traversal from `roots` along `next` (in or out edges),
@@ -393,29 +463,28 @@ void ColoringGraph::spreadDeny() {
       },
       [&](unsigned n, unsigned) { upstream[n] = true; });
 
-  // Deny spreads forward from deny nodes through that upstream set.
+  // Deny spreads forward from deny nodes through that upstream set; one
+  // traversal from every root, so each node is visited once.
   for (unsigned root : denyRoots) {
     nodes[root].deny = true;
-    nodes[root].reason = nodes[root].forcedF32 ? "forced by amp.precision"
+    nodes[root].reason = nodes[root].forcedF32 ? ColorReason::ForcedByAttribute
                          : nodes[root].cls == PrecisionClass::Infer
-                             ? "infer op treated as deny (level=infer-as-deny)"
-                             : "deny list";
+                             ? ColorReason::InferAsDeny
+                             : ColorReason::DenyList;
   }
-  for (unsigned root : denyRoots) {
-    std::string reason = "deny spread from " + describe(nodes[root].op);
-    traverse(
-        nodes, {root}, outputsOf,
-        [&](unsigned n) {
-          return upstream[n] && !nodes[n].deny && !nodes[n].allow &&
-                 !nodes[n].forcedType;
-        },
-        [&](unsigned n, unsigned) {
-          if (n == root)
-            return;
-          nodes[n].deny = true;
-          nodes[n].reason = reason;
-        });
-  }
+  traverse(
+      nodes, denyRoots, outputsOf,
+      [&](unsigned n) {
+        return upstream[n] && !nodes[n].deny && !nodes[n].allow &&
+               !nodes[n].forcedType;
+      },
+      [&](unsigned n, unsigned root) {
+        if (n == root)
+          return;
+        nodes[n].deny = true;
+        nodes[n].reason = ColorReason::DenySpread;
+        nodes[n].reasonSource = root;
+      });
 }
 
 void ColoringGraph::joinBetweenAllow() {
@@ -439,7 +508,7 @@ void ColoringGraph::joinBetweenAllow() {
                between.push_back(n);
            });
   for (unsigned n : between)
-    markAllow(n, "between allow ops");
+    markAllow(n, ColorReason::BetweenAllow);
 }
 
 void ColoringGraph::followAllowForBF16() {
@@ -454,7 +523,7 @@ void ColoringGraph::followAllowForBF16() {
     bool followsDeny =
         llvm::any_of(node.in, [&](unsigned p) { return nodes[p].deny; });
     if (followsAllow && !followsDeny)
-      markAllow(id, "infer op following allow ops (bf16 rule)");
+      markAllow(id, ColorReason::FollowsAllowBF16);
   }
 }
 
@@ -480,19 +549,19 @@ void ColoringGraph::spreadAllowThroughClear() {
           reached.push_back(n);
       });
   for (unsigned n : reached)
-    markAllow(n, nodes[n].op ? "clear op connected to allow ops"
-                             : "carried value connected to allow ops");
+    markAllow(n, nodes[n].op ? ColorReason::ClearConnected
+                             : ColorReason::CarriedConnected);
 }
 
 void ColoringGraph::removeUnsupported() {
-  std::string typeStr = typeName(policy.getLowType());
   for (ColorNode &node : nodes) {
     if (!node.allow || !node.op)
       continue;
     FloatType target = node.target;
-    if (!PrecisionPolicy::supports(node.op, target)) {
+    if (!PrecisionPolicy::supports(
+            dyn_cast<PrecisionPolicyOpInterface>(node.op), target)) {
       node.allow = false;
-      node.reason = "cannot compute in " + typeName(target);
+      node.reason = ColorReason::CannotCompute;
       continue;
     }
     // A constant operand that would overflow or flush to zero in the target
@@ -500,11 +569,10 @@ void ColoringGraph::removeUnsupported() {
     for (OpOperand &use : node.op->getOpOperands()) {
       auto constant = use.get().getDefiningOp<arith::ConstantOp>();
       if (constant &&
-          PrecisionPolicy::isPrecisionOperand(node.op,
-                                              use.getOperandNumber()) &&
+          isPrecisionOperand(node, use.getOperandNumber()) &&
           !fitsInType(constant.getValue(), target)) {
         node.allow = false;
-        node.reason = "constant operand out of " + typeName(target) + " range";
+        node.reason = ColorReason::ConstantOutOfRange;
         break;
       }
     }
@@ -532,7 +600,7 @@ void ColoringGraph::unifyCarriedValues() {
         node.allow = false;
         changed = true;
       }
-      node.reason = "carried value not low precision on every side";
+      node.reason = ColorReason::CarriedNotLowEverywhere;
       SmallVector<unsigned, 8> sides(node.in.begin(), node.in.end());
       sides.append(node.out.begin(), node.out.end());
       for (unsigned n : sides) {
@@ -543,7 +611,7 @@ void ColoringGraph::unifyCarriedValues() {
         if (!promoted)
           continue;
         side.allow = false;
-        side.reason = "next to a loop-carried value that stays f32";
+        side.reason = ColorReason::NextToF32Carried;
         changed = true;
       }
     }
@@ -562,16 +630,16 @@ bool ColoringGraph::color() {
     if (node.forcedType) {
       node.allow = true;
       node.target = node.forcedType;
-      node.reason = "forced by amp.precision";
+      node.reason = ColorReason::ForcedByAttribute;
     } else if (node.forcedF32) {
       continue;
     } else if (level == PrecisionLevel::ForceAll) {
       if (node.supports &&
           !isa<tg::SoftmaxCrossEntropyOp, tg::SoftmaxCrossEntropyGradOp>(
               node.op))
-        markAllow(id, "level=force-all");
+        markAllow(id, ColorReason::ForceAll);
     } else if (node.cls == PrecisionClass::Allow && node.supports) {
-      markAllow(id, "allow list");
+      markAllow(id, ColorReason::AllowList);
     }
     any |= node.allow;
   }
@@ -595,19 +663,19 @@ bool ColoringGraph::color() {
 
   // Name the reason of every node that keeps f32.
   for (ColorNode &node : nodes) {
-    if (node.allow || !node.reason.empty() || !node.op)
+    if (node.allow || node.reason != ColorReason::None || !node.op)
       continue;
     if (level == PrecisionLevel::TensorCoresOnly &&
         node.cls != PrecisionClass::Allow)
-      node.reason = "level=tensor-cores-only converts only allow ops";
+      node.reason = ColorReason::TensorCoresOnly;
     else if (node.cls == PrecisionClass::Infer)
-      node.reason = "infer op not between allow ops";
+      node.reason = ColorReason::InferNotBetween;
     else if (node.cls == PrecisionClass::Clear)
-      node.reason = "clear op not connected to allow ops";
+      node.reason = ColorReason::ClearNotConnected;
     else if (node.cls == PrecisionClass::Allow)
-      node.reason = "cannot compute in " + typeName(low);
+      node.reason = ColorReason::CannotCompute;
     else
-      node.reason = "deny list";
+      node.reason = ColorReason::DenyList;
   }
   return true;
 }

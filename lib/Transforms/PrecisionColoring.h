@@ -13,10 +13,35 @@
 #include "amp/Transforms/PrecisionPolicy.h"
 #include "mlir/IR/Operation.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallBitVector.h"
 #include <string>
 #include <vector>
 
 namespace amp {
+
+/// Why a node ended with its colour; turned into text only when a report,
+/// remark or annotation asks (building strings per op would dominate the
+/// pass's run time on large graphs).
+enum class ColorReason {
+  None,
+  AllowList,
+  DenyList,
+  ForcedByAttribute,
+  InferAsDeny,
+  DenySpread,
+  BetweenAllow,
+  FollowsAllowBF16,
+  ClearConnected,
+  CarriedConnected,
+  ForceAll,
+  CannotCompute,
+  ConstantOutOfRange,
+  CarriedNotLowEverywhere,
+  NextToF32Carried,
+  TensorCoresOnly,
+  InferNotBetween,
+  ClearNotConnected,
+};
 
 /// An op, or a class of values carried through region control flow, in the
 /// colouring graph.
@@ -28,15 +53,28 @@ struct ColorNode {
   mlir::FloatType forcedType; // amp.precision = "f16" / "bf16".
   /// Carried values only: fed or used by something outside the graph.
   bool foreignNeighbour = false;
-  /// Carried values only: the carried values themselves.
-  llvm::SmallVector<mlir::Value, 4> carriers;
-  llvm::SmallVector<unsigned, 4> in, out;
+  /// Carried values only: index into ColoringGraph::getCarried().
+  unsigned carried = ~0u;
+  llvm::SmallVector<unsigned, 2> in, out;
+
+  /// Which operands and results are precision data (cached interface
+  /// answers).
+  llvm::SmallBitVector precisionOperands, precisionResults;
 
   // The outcome.
   bool allow = false;
   bool deny = false;
   mlir::FloatType target;
-  std::string reason;
+  ColorReason reason = ColorReason::None;
+  /// For DenySpread: the deny node it spread from.
+  unsigned reasonSource = ~0u;
+};
+
+/// Values that region control flow (loops, branches) ties to one type.
+struct CarriedValues {
+  llvm::SmallVector<mlir::Value, 4> values;
+  /// The operands that forward into them (init operands, yields...).
+  llvm::SmallVector<mlir::OpOperand *, 4> feeds;
 };
 
 class ColoringGraph {
@@ -52,19 +90,40 @@ public:
   bool color();
 
   llvm::ArrayRef<ColorNode> getNodes() const { return nodes; }
+  const CarriedValues &getCarried(const ColorNode &node) const {
+    return carried[node.carried];
+  }
   const ColorNode *lookup(mlir::Operation *op) const;
   /// The carried-value class a terminator operand forwards into, if any.
   const ColorNode *forwardedInto(mlir::Operation *user, unsigned index) const;
   /// Why an op that is not in the graph keeps its types ("unknown op", ...).
   llvm::StringRef outsideReason(mlir::Operation *op) const;
+  /// The human-readable reason of `node`'s colour.
+  std::string describeReason(const ColorNode &node) const;
+  /// Whether operand `index` of the op of `node` is precision data.
+  static bool isPrecisionOperand(const ColorNode &node, unsigned index) {
+    return index < node.precisionOperands.size() &&
+           node.precisionOperands[index];
+  }
+  static bool isPrecisionResult(const ColorNode &node, unsigned index) {
+    return index < node.precisionResults.size() &&
+           node.precisionResults[index];
+  }
+  /// The amp.cast ops that were in the function before the pass.
+  llvm::ArrayRef<mlir::Operation *> getExistingCasts() const {
+    return existingCasts;
+  }
 
 private:
-  unsigned addOpNode(mlir::Operation *op, PrecisionClass cls);
+  unsigned addOpNode(mlir::Operation *op, PrecisionPolicyOpInterface iface,
+                     PrecisionClass cls);
   void buildCarriedValueClasses(mlir::Operation *function);
+  /// Whether result `index` of `op` is precision data of a graph node.
+  bool isNodeResult(mlir::Value value, unsigned &node) const;
   void addEdge(unsigned from, unsigned to);
   PrecisionClass effectiveClass(const ColorNode &node) const;
   bool isPromotable(const ColorNode &node) const;
-  void markAllow(unsigned id, llvm::StringRef reason);
+  void markAllow(unsigned id, ColorReason reason);
 
   void spreadDeny();
   void joinBetweenAllow();
@@ -75,10 +134,12 @@ private:
 
   const PrecisionPolicy &policy;
   std::vector<ColorNode> nodes;
+  std::vector<CarriedValues> carried;
   llvm::DenseMap<mlir::Operation *, unsigned> opNodes;
   llvm::DenseMap<mlir::Value, unsigned> carrierNodes;
   llvm::DenseMap<std::pair<mlir::Operation *, unsigned>, unsigned> forwards;
-  llvm::DenseMap<mlir::Operation *, std::string> outside;
+  llvm::DenseMap<mlir::Operation *, llvm::StringRef> outside;
+  llvm::SmallVector<mlir::Operation *> regionBranchOps, existingCasts;
 };
 
 /// True when every element of `values` converts to `type` without

@@ -129,31 +129,37 @@ PrecisionPolicy::create(MLIRContext *context, Location loc,
 }
 
 std::optional<PrecisionClass>
-PrecisionPolicy::getClass(Operation *op) const {
-  auto it = overrides.find(op->getName().getStringRef());
-  if (it != overrides.end())
-    return it->second;
-  if (auto iface = dyn_cast<PrecisionPolicyOpInterface>(op))
+PrecisionPolicy::getClass(Operation *op,
+                          PrecisionPolicyOpInterface iface) const {
+  if (!overrides.empty()) {
+    auto it = overrides.find(op->getName().getStringRef());
+    if (it != overrides.end())
+      return it->second;
+  }
+  if (iface)
     return iface.getPrecisionClass(lowType);
   return std::nullopt;
 }
 
-bool PrecisionPolicy::isPrecisionOperand(Operation *op, unsigned index) {
-  if (auto iface = dyn_cast<PrecisionPolicyOpInterface>(op))
+bool PrecisionPolicy::isPrecisionOperand(Operation *op,
+                                         PrecisionPolicyOpInterface iface,
+                                         unsigned index) {
+  if (iface)
     return iface.isPrecisionOperand(index);
   return isFloatTensor(op->getOperand(index).getType());
 }
 
-bool PrecisionPolicy::isPrecisionResult(Operation *op, unsigned index) {
-  if (auto iface = dyn_cast<PrecisionPolicyOpInterface>(op))
+bool PrecisionPolicy::isPrecisionResult(Operation *op,
+                                        PrecisionPolicyOpInterface iface,
+                                        unsigned index) {
+  if (iface)
     return iface.isPrecisionResult(index);
   return isFloatTensor(op->getResult(index).getType());
 }
 
-bool PrecisionPolicy::supports(Operation *op, FloatType type) {
-  if (auto iface = dyn_cast<PrecisionPolicyOpInterface>(op))
-    return iface.supportsPrecision(type);
-  return true;
+bool PrecisionPolicy::supports(PrecisionPolicyOpInterface iface,
+                               FloatType type) {
+  return !iface || iface.supportsPrecision(type);
 }
 
 } // namespace amp

@@ -38,13 +38,22 @@ public:
   mlir::FloatType getLowType() const { return lowType; }
   PrecisionLevel getLevel() const { return level; }
 
-  /// The op's class, or std::nullopt when nothing knows the op.
-  std::optional<PrecisionClass> getClass(mlir::Operation *op) const;
+  /// The op's class, or std::nullopt when nothing knows the op. `iface` is
+  /// the op's interface (null when it has none), looked up once by callers.
+  std::optional<PrecisionClass>
+  getClass(mlir::Operation *op, PrecisionPolicyOpInterface iface) const;
+  std::optional<PrecisionClass> getClass(mlir::Operation *op) const {
+    return getClass(op, llvm::dyn_cast<PrecisionPolicyOpInterface>(op));
+  }
 
   /// The interface's answers, with defaults for ops known only by name.
-  static bool isPrecisionOperand(mlir::Operation *op, unsigned index);
-  static bool isPrecisionResult(mlir::Operation *op, unsigned index);
-  static bool supports(mlir::Operation *op, mlir::FloatType type);
+  static bool isPrecisionOperand(mlir::Operation *op,
+                                 PrecisionPolicyOpInterface iface,
+                                 unsigned index);
+  static bool isPrecisionResult(mlir::Operation *op,
+                                PrecisionPolicyOpInterface iface,
+                                unsigned index);
+  static bool supports(PrecisionPolicyOpInterface iface, mlir::FloatType type);
 
 private:
   mlir::FloatType lowType;
