@@ -71,7 +71,6 @@ public:
 private:
   void retype(Value value, FloatType element);
   Type lowered(Type type, FloatType element);
-  Type requiredType(OpOperand &use);
   Value getOrCreateCast(Value value, Type type);
   void retypeExistingCasts();
   void updateSignature();
@@ -79,14 +78,12 @@ private:
   FunctionOpInterface function;
   const ColoringGraph &graph;
   IRRewriter rewriter;
-  llvm::DenseMap<Value, Type> originalTypes;
   llvm::DenseMap<std::pair<Type, Type>, Type> loweredTypes;
   llvm::DenseMap<std::pair<Value, Type>, Value> casts;
   llvm::DenseSet<unsigned> flexibleResults;
 };
 
 void FunctionRewriter::retype(Value value, FloatType element) {
-  originalTypes.try_emplace(value, value.getType());
   value.setType(lowered(value.getType(), element));
 }
 
@@ -96,27 +93,6 @@ Type FunctionRewriter::lowered(Type type, FloatType element) {
   if (!entry)
     entry = withElement(type, element);
   return entry;
-}
-
-Type FunctionRewriter::requiredType(OpOperand &use) {
-  Operation *user = use.getOwner();
-  unsigned index = use.getOperandNumber();
-  Value value = use.get();
-  auto it = originalTypes.find(value);
-  Type original = it == originalTypes.end() ? value.getType() : it->second;
-  if (!isFloatTensor(value.getType()))
-    return value.getType();
-  if (const ColorNode *node = graph.lookup(user)) {
-    if (node->allow && ColoringGraph::isPrecisionOperand(*node, index))
-      return lowered(value.getType(), node->target);
-    return original;
-  }
-  if (const ColorNode *carried = graph.forwardedInto(user, index))
-    return carried->allow ? lowered(value.getType(), carried->target)
-                          : original;
-  if (isa<func::ReturnOp>(user) && flexibleResults.contains(index))
-    return value.getType();
-  return original;
 }
 
 Value FunctionRewriter::getOrCreateCast(Value value, Type type) {
@@ -194,55 +170,84 @@ void FunctionRewriter::updateSignature() {
 }
 
 LogicalResult FunctionRewriter::run() {
+  FloatType f32 = Float32Type::get(function.getContext());
+  ArrayRef<ColorNode> nodes = graph.getNodes();
+
   // Allow ops and carried values take the low type in place.
-  for (const ColorNode &node : graph.getNodes()) {
+  SmallVector<Value> retyped;
+  for (const ColorNode &node : nodes) {
     if (!node.allow)
       continue;
     if (!node.op) {
-      for (Value v : graph.getCarried(node).values)
+      for (Value v : graph.getCarried(node).values) {
         retype(v, node.target);
+        retyped.push_back(v);
+      }
       continue;
     }
     ++numConverted;
     for (OpResult result : node.op->getResults())
-      if (ColoringGraph::isPrecisionResult(node, result.getResultNumber()))
+      if (ColoringGraph::isPrecisionResult(node, result.getResultNumber())) {
         retype(result, node.target);
+        retyped.push_back(result);
+      }
   }
   retypeExistingCasts();
 
   // Where a producer and a consumer now disagree, one cast per (value, type).
-  // Only three kinds of use can disagree: uses of retyped values, precision
-  // operands of allow ops, and operands forwarded into low carried values.
-  SmallVector<OpOperand *> candidates;
-  for (auto &[value, type] : originalTypes)
-    for (OpOperand &use : value.getUses())
-      candidates.push_back(&use);
-  for (const ColorNode &node : graph.getNodes()) {
-    if (!node.allow)
-      continue;
-    if (!node.op) {
-      const CarriedValues &carried = graph.getCarried(node);
-      candidates.append(carried.feeds.begin(), carried.feeds.end());
-      continue;
-    }
-    for (OpOperand &use : node.op->getOpOperands())
-      if (ColoringGraph::isPrecisionOperand(node, use.getOperandNumber()))
-        candidates.push_back(&use);
-  }
-  // Decide every use before rewriting any, then re-check each: a use seen
-  // twice is already fixed the second time.
+  // Every retyped value was f32 before, so its f32 type is known without a
+  // lookup. Decide every use before rewriting any; a use found twice is
+  // fixed the first time and re-checked the second.
   SmallVector<std::pair<OpOperand *, Type>> mismatches;
-  for (OpOperand *use : candidates) {
-    Type required = requiredType(*use);
-    if (required != use->get().getType())
-      mismatches.push_back({use, required});
+  auto require = [&](OpOperand &use, Type required) {
+    if (required != use.get().getType())
+      mismatches.push_back({&use, required});
+  };
+  // 1. Precision operands of the ops in the graph.
+  for (const ColorNode &node : nodes) {
+    if (!node.op)
+      continue;
+    for (OpOperand &use : node.op->getOpOperands()) {
+      unsigned index = use.getOperandNumber();
+      if (!ColoringGraph::isPrecisionOperand(node, index))
+        continue;
+      Type type = use.get().getType();
+      unsigned producer = node.producers[index];
+      if (node.allow)
+        require(use, lowered(type, node.target));
+      else if (producer != ColorNode::kNoNode && nodes[producer].allow)
+        require(use, lowered(type, f32));
+    }
   }
+  // 2. Every other use of a retyped value: it expects f32, unless it
+  // forwards into a low carried value or returns from a flexible signature.
+  for (Value value : retyped) {
+    Type type = value.getType();
+    for (OpOperand &use : value.getUses()) {
+      Operation *user = use.getOwner();
+      unsigned index = use.getOperandNumber();
+      const ColorNode *node = graph.lookup(user);
+      if (node && ColoringGraph::isPrecisionOperand(*node, index))
+        continue;
+      if (const ColorNode *carried = graph.forwardedInto(user, index))
+        require(use, carried->allow ? lowered(type, carried->target)
+                                    : lowered(type, f32));
+      else if (!(isa<func::ReturnOp>(user) && flexibleResults.contains(index)))
+        require(use, lowered(type, f32));
+    }
+  }
+  // 3. Operands forwarded into low carried values.
+  for (const ColorNode &node : nodes)
+    if (node.allow && !node.op)
+      for (OpOperand *use : graph.getCarried(node).feeds)
+        require(*use, lowered(use->get().getType(), node.target));
+
   for (auto [use, type] : mismatches)
     if (use->get().getType() != type)
       use->set(getOrCreateCast(use->get(), type));
 
   // Ops whose bodies or attributes depend on the types finish here.
-  for (const ColorNode &node : graph.getNodes()) {
+  for (const ColorNode &node : nodes) {
     if (!node.allow || !node.op)
       continue;
     if (auto iface = dyn_cast<PrecisionPolicyOpInterface>(node.op))

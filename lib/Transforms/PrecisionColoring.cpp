@@ -154,6 +154,7 @@ LogicalResult ColoringGraph::build(Operation *function) {
     unsigned id = addOpNode(op, iface, cls.value_or(PrecisionClass::Clear));
     nodes[id].precisionOperands = std::move(precisionOperands);
     nodes[id].precisionResults = std::move(precisionResults);
+    nodes[id].producers.assign(op->getNumOperands(), ColorNode::kNoNode);
     return WalkResult::advance();
   });
   if (walk.wasInterrupted())
@@ -170,8 +171,10 @@ LogicalResult ColoringGraph::build(Operation *function) {
       if (!isPrecisionOperand(nodes[id], use.getOperandNumber()))
         continue;
       unsigned producer;
-      if (isNodeResult(use.get(), producer))
+      if (isNodeResult(use.get(), producer)) {
         addEdge(producer, id);
+        nodes[id].producers[use.getOperandNumber()] = producer;
+      }
     }
   }
   return success();
@@ -302,8 +305,10 @@ void ColoringGraph::buildCarriedValueClasses(Operation *function) {
         auto consumer = opNodes.find(user);
         if (consumer != opNodes.end() &&
             isPrecisionOperand(nodes[consumer->second],
-                               use.getOperandNumber()))
+                               use.getOperandNumber())) {
           addEdge(id, consumer->second);
+          nodes[consumer->second].producers[use.getOperandNumber()] = id;
+        }
         else
           nodes[id].foreignNeighbour = true;
       }

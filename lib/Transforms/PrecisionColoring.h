@@ -46,6 +46,8 @@ enum class ColorReason {
 /// An op, or a class of values carried through region control flow, in the
 /// colouring graph.
 struct ColorNode {
+  static constexpr unsigned kNoNode = ~0u;
+
   mlir::Operation *op = nullptr; // Null for a carried-value class.
   PrecisionClass cls = PrecisionClass::Clear;
   bool supports = true;
@@ -60,6 +62,9 @@ struct ColorNode {
   /// Which operands and results are precision data (cached interface
   /// answers).
   llvm::SmallBitVector precisionOperands, precisionResults;
+  /// Per operand: the node producing it (an op or a carried value), or
+  /// kNoNode.
+  llvm::SmallVector<unsigned, 2> producers;
 
   // The outcome.
   bool allow = false;
