@@ -4,6 +4,8 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD_DIR:-$root/build}
 "$root/scripts/build.sh" >/dev/null
-mkdir -p "$root/docs/Dialects"
-cp "$build"/docs/Dialects/*.md "$root/docs/Dialects/"
-echo "updated: $(ls "$root/docs/Dialects")"
+for dir in Dialects Passes Interfaces; do
+  mkdir -p "$root/docs/$dir"
+  cp "$build/docs/$dir"/*.md "$root/docs/$dir/"
+done
+echo "updated: $(cd "$root/docs" && ls Dialects/*.md Passes/*.md Interfaces/*.md)"
