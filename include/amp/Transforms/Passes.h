@@ -4,6 +4,7 @@
 #define AMP_TRANSFORMS_PASSES_H
 
 #include "amp/Dialect/AMP/IR/AMP.h"
+#include "amp/Dialect/TG/IR/TG.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Pass/Pass.h"
 
