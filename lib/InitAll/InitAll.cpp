@@ -5,6 +5,7 @@
 #include "amp/Dialect/TG/IR/TG.h"
 #include "amp/Interfaces/PrecisionPolicyInterface.h"
 #include "amp/Transforms/Passes.h"
+#include "amp/Transforms/Pipeline.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/DialectRegistry.h"
 
@@ -13,7 +14,10 @@ void amp::registerAllDialects(mlir::DialectRegistry &registry) {
       .insert<amp::tg::TGDialect, amp::AMPDialect, mlir::arith::ArithDialect>();
 }
 
-void amp::registerAllPasses() { registerAMPTransformsPasses(); }
+void amp::registerAllPasses() {
+  registerAMPTransformsPasses();
+  registerAmpPipeline();
+}
 
 void amp::registerAllPrecisionModelsAndDialects(mlir::DialectRegistry &registry) {
   registerAllDialects(registry);

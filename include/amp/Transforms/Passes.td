@@ -102,4 +102,50 @@ def TGAutodiffPass : Pass<"tg-autodiff", "::mlir::ModuleOp"> {
                            "::mlir::arith::ArithDialect"];
 }
 
+def LossScalingPass : Pass<"amp-loss-scaling", "::mlir::ModuleOp"> {
+  let summary = "Static or dynamic loss scaling inside the training graph";
+  let description = [{
+    GradScaler / LossScaleOptimizer semantics with no host synchronisation.
+    In each function with a `tg.grad_seed`:
+
+    - `mode=static`: `amp.scale` multiplies the backward seed by
+      `init-scale`; every gradient that reaches an optimizer op
+      (`tg.sgd_update`, `tg.momentum_update`, `tg.adam_update`) or
+      `tg.clip_by_global_norm` is unscaled in f32 first (`amp.unscale`), so
+      clipping and updates see true gradients. An f16 gradient cast to f32
+      for the optimizer is unscaled straight from f16.
+    - `mode=dynamic` (default): the scale is a function argument
+      (`tg.role = "loss_scale"`, tensor<f32>) with a step counter
+      (`tg.role = "good_steps"`, tensor<i64>); `amp.all_finite` checks every
+      unscaled gradient, every optimizer result becomes
+      `tg.select(finite, new, old)` so a step with inf or NaN changes
+      nothing, and `amp.update_scale` grows or backs off the scale. The new
+      scale and counter are returned after the other results.
+    - `mode=none`: nothing.
+
+    Errors, not crashes: optimizer updates without a `tg.grad_seed`, more
+    than one seed in a function, gradients that reach no optimizer op, a
+    function that is already loss-scaled. Defaults are PyTorch's
+    GradScaler's.
+  }];
+  let options = [
+    Option<"mode", "mode", "std::string", /*default=*/"\"dynamic\"",
+           "dynamic, static or none">,
+    Option<"initScale", "init-scale", "double", /*default=*/"65536.0",
+           "The initial (static: the fixed) loss scale">,
+    Option<"growthFactor", "growth-factor", "double", /*default=*/"2.0",
+           "Scale multiplier after growth-interval finite steps">,
+    Option<"backoffFactor", "backoff-factor", "double", /*default=*/"0.5",
+           "Scale multiplier after a step with inf or NaN">,
+    Option<"growthInterval", "growth-interval", "int64_t",
+           /*default=*/"2000", "Finite steps between growths">,
+    Option<"minScale", "min-scale", "double", /*default=*/"1.0",
+           "The scale never backs off below this">,
+    Option<"maxScale", "max-scale", "double", /*default=*/"16777216.0",
+           "The scale never grows above this">,
+  ];
+  let dependentDialects = ["::amp::tg::TGDialect", "::amp::AMPDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
 #endif // AMP_TRANSFORMS_PASSES_TD

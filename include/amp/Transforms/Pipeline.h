@@ -1,0 +1,85 @@
+//===- Pipeline.h - The whole mixed-precision pipeline ----------*- C++ -*-===//
+//
+// --amp-pipeline: tg-autodiff, amp-auto-mixed-precision, amp-loss-scaling
+// (skipped for bf16), canonicalize, cse, with every option passed through.
+// Another compiler embeds it with one call:
+//
+//   amp::AmpPipelineOptions options;
+//   options.precision = "bf16";
+//   amp::buildAmpPipeline(pm, options);
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef AMP_TRANSFORMS_PIPELINE_H
+#define AMP_TRANSFORMS_PIPELINE_H
+
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassOptions.h"
+
+namespace amp {
+
+struct AmpPipelineOptions
+    : public mlir::PassPipelineOptions<AmpPipelineOptions> {
+  // --amp-auto-mixed-precision.
+  Option<std::string> precision{*this, "precision",
+                                llvm::cl::desc("f16 or bf16"),
+                                llvm::cl::init("f16")};
+  ListOption<std::string> allowOps{*this, "allow",
+                                   llvm::cl::desc("Ops moved into allow")};
+  ListOption<std::string> inferOps{*this, "infer",
+                                   llvm::cl::desc("Ops moved into infer")};
+  ListOption<std::string> clearOps{*this, "clear",
+                                   llvm::cl::desc("Ops moved into clear")};
+  ListOption<std::string> denyOps{*this, "deny",
+                                  llvm::cl::desc("Ops moved into deny")};
+  Option<std::string> listsFile{*this, "lists-file",
+                                llvm::cl::desc("JSON policy file")};
+  Option<std::string> level{
+      *this, "level",
+      llvm::cl::desc("default, tensor-cores-only, infer-as-deny, force-all"),
+      llvm::cl::init("default")};
+  Option<bool> keepIoTypes{*this, "keep-io-types",
+                           llvm::cl::desc("Keep function signatures"),
+                           llvm::cl::init(false)};
+  Option<bool> annotate{*this, "annotate",
+                        llvm::cl::desc("Write amp.color"),
+                        llvm::cl::init(false)};
+  Option<std::string> report{*this, "report",
+                             llvm::cl::desc("JSON report path")};
+  Option<bool> remarks{*this, "remarks",
+                       llvm::cl::desc("Emit a remark per decision"),
+                       llvm::cl::init(false)};
+  // --amp-loss-scaling.
+  Option<std::string> mode{*this, "mode",
+                           llvm::cl::desc("dynamic, static or none"),
+                           llvm::cl::init("dynamic")};
+  Option<double> initScale{*this, "init-scale",
+                           llvm::cl::desc("Initial loss scale"),
+                           llvm::cl::init(65536.0)};
+  Option<double> growthFactor{*this, "growth-factor",
+                              llvm::cl::desc("Growth multiplier"),
+                              llvm::cl::init(2.0)};
+  Option<double> backoffFactor{*this, "backoff-factor",
+                               llvm::cl::desc("Backoff multiplier"),
+                               llvm::cl::init(0.5)};
+  Option<int64_t> growthInterval{*this, "growth-interval",
+                                 llvm::cl::desc("Finite steps per growth"),
+                                 llvm::cl::init(2000)};
+  Option<double> minScale{*this, "min-scale",
+                          llvm::cl::desc("Lowest scale"),
+                          llvm::cl::init(1.0)};
+  Option<double> maxScale{*this, "max-scale",
+                          llvm::cl::desc("Highest scale"),
+                          llvm::cl::init(16777216.0)};
+};
+
+/// Appends the pipeline to `pm` (which must run on a ModuleOp).
+void buildAmpPipeline(mlir::OpPassManager &pm,
+                      const AmpPipelineOptions &options);
+
+/// Registers --amp-pipeline with the global pass registry.
+void registerAmpPipeline();
+
+} // namespace amp
+
+#endif // AMP_TRANSFORMS_PIPELINE_H

@@ -1,0 +1,295 @@
+//===- LossScaling.cpp - --amp-loss-scaling -------------------------------===//
+//
+// Scales the backward seed, unscales every gradient on its way to an
+// optimizer (or clipping) op, and for dynamic scaling threads the scale and
+// a finite-step counter through the function, guarding every update with
+// tg.select so a non-finite step changes nothing.
+//
+//===----------------------------------------------------------------------===//
+
+#include "amp/Dialect/AMP/IR/AMP.h"
+#include "amp/Dialect/TG/IR/TG.h"
+#include "amp/Transforms/Passes.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/SetVector.h"
+#include <cmath>
+
+namespace amp {
+#define GEN_PASS_DEF_LOSSSCALINGPASS
+#include "amp/Transforms/Passes.h.inc"
+} // namespace amp
+
+using namespace mlir;
+using namespace amp;
+
+namespace {
+
+bool isOptimizerOp(Operation *op) {
+  return isa<tg::SgdUpdateOp, tg::MomentumUpdateOp, tg::AdamUpdateOp>(op);
+}
+
+/// The (new, old) pairs of an optimizer op: each result and the operand it
+/// replaces.
+SmallVector<std::pair<Value, Value>> updatedState(Operation *op) {
+  if (auto sgd = dyn_cast<tg::SgdUpdateOp>(op))
+    return {{sgd.getNewParam(), sgd.getParam()}};
+  if (auto momentum = dyn_cast<tg::MomentumUpdateOp>(op))
+    return {{momentum.getNewParam(), momentum.getParam()},
+            {momentum.getNewVelocity(), momentum.getVelocity()}};
+  auto adam = cast<tg::AdamUpdateOp>(op);
+  return {{adam.getNewParam(), adam.getParam()},
+          {adam.getNewM(), adam.getM()},
+          {adam.getNewV(), adam.getV()}};
+}
+
+/// The gradient operand of an optimizer op.
+OpOperand &gradientOperand(Operation *op) { return op->getOpOperand(1); }
+
+struct LossScalingPass : amp::impl::LossScalingPassBase<LossScalingPass> {
+  using Base::Base;
+
+  LogicalResult checkOptions(Location loc) {
+    if (mode != "dynamic" && mode != "static" && mode != "none")
+      return emitError(loc) << "amp-loss-scaling: mode must be dynamic, "
+                               "static or none, got '"
+                            << mode << "'";
+    if (!(initScale > 0.0) || std::isinf(initScale))
+      return emitError(loc) << "amp-loss-scaling: init-scale must be a "
+                               "finite value > 0, got "
+                            << initScale;
+    if (mode != "dynamic")
+      return success();
+    if (!(growthFactor >= 1.0) || std::isinf(growthFactor))
+      return emitError(loc) << "amp-loss-scaling: growth-factor must be a "
+                               "finite value >= 1, got "
+                            << growthFactor;
+    if (!(backoffFactor > 0.0 && backoffFactor <= 1.0))
+      return emitError(loc) << "amp-loss-scaling: backoff-factor must be in "
+                               "(0, 1], got "
+                            << backoffFactor;
+    if (growthInterval < 1)
+      return emitError(loc) << "amp-loss-scaling: growth-interval must be "
+                               ">= 1, got "
+                            << growthInterval;
+    if (!(minScale > 0.0 && minScale <= maxScale) || std::isinf(maxScale))
+      return emitError(loc) << "amp-loss-scaling: scales must satisfy 0 < "
+                               "min-scale <= max-scale < inf, got "
+                            << minScale << " and " << maxScale;
+    if (initScale < minScale || initScale > maxScale)
+      return emitError(loc) << "amp-loss-scaling: init-scale " << initScale
+                            << " is outside [min-scale, max-scale] = ["
+                            << minScale << ", " << maxScale << "]";
+    return success();
+  }
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    if (failed(checkOptions(module.getLoc())))
+      return signalPassFailure();
+    if (mode == "none")
+      return;
+    bool anySeed = false;
+    for (auto func : module.getOps<func::FuncOp>()) {
+      if (func.isExternal())
+        continue;
+      FailureOr<bool> scaled = runOnFunction(func);
+      if (failed(scaled))
+        return signalPassFailure();
+      anySeed |= *scaled;
+    }
+    if (!anySeed) {
+      module.emitError("amp-loss-scaling: no tg.grad_seed in the module: "
+                       "there is no backward pass to scale (write "
+                       "tg.gradients and run --tg-autodiff first)");
+      return signalPassFailure();
+    }
+  }
+
+  /// Returns whether `func` had a backward pass to scale.
+  FailureOr<bool> runOnFunction(func::FuncOp func) {
+    SmallVector<tg::GradSeedOp> seeds;
+    SmallVector<Operation *> optimizers, clips;
+    Operation *alreadyScaled = nullptr;
+    func.walk([&](Operation *op) {
+      if (auto seed = dyn_cast<tg::GradSeedOp>(op))
+        seeds.push_back(seed);
+      else if (isOptimizerOp(op))
+        optimizers.push_back(op);
+      else if (isa<tg::ClipByGlobalNormOp>(op))
+        clips.push_back(op);
+      else if (isa<ScaleOp, UpdateScaleOp>(op) && !alreadyScaled)
+        alreadyScaled = op;
+    });
+    for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i)
+      if (auto role = func.getArgAttrOfType<StringAttr>(i, "tg.role"))
+        if (role.getValue() == "loss_scale")
+          alreadyScaled = func;
+
+    if (seeds.empty()) {
+      if (optimizers.empty())
+        return false;
+      return optimizers.front()->emitError(
+          "amp-loss-scaling: optimizer updates but no tg.grad_seed: write "
+          "the backward pass with tg.gradients and run --tg-autodiff first");
+    }
+    if (alreadyScaled)
+      return alreadyScaled->emitError(
+          "amp-loss-scaling: this function is already loss-scaled");
+    if (seeds.size() > 1) {
+      InFlightDiagnostic diag = seeds[1].emitError(
+          "amp-loss-scaling: more than one tg.grad_seed in one function; "
+          "loss scaling needs a single backward root");
+      diag.attachNote(seeds[0].getLoc()) << "first tg.grad_seed here";
+      return failure();
+    }
+    Block &body = func.getBody().front();
+    if (!func.getBody().hasOneBlock() || seeds[0]->getBlock() != &body ||
+        llvm::any_of(optimizers, [&](Operation *op) {
+          return op->getBlock() != &body;
+        }))
+      return seeds[0].emitError("amp-loss-scaling: the backward pass and "
+                                "the optimizer updates must be in the "
+                                "function's single block");
+
+    // Gradients to unscale: every input of clipping, and every optimizer
+    // gradient that clipping did not already produce.
+    llvm::SetVector<Value> gradients;
+    SmallVector<OpOperand *> sinks;
+    for (Operation *clip : clips)
+      for (OpOperand &use : clip->getOpOperands()) {
+        gradients.insert(use.get());
+        sinks.push_back(&use);
+      }
+    for (Operation *op : optimizers) {
+      OpOperand &use = gradientOperand(op);
+      if (use.get().getDefiningOp<tg::ClipByGlobalNormOp>())
+        continue;
+      gradients.insert(use.get());
+      sinks.push_back(&use);
+    }
+    if (gradients.empty())
+      return seeds[0].emitError(
+          "amp-loss-scaling: the gradients from this tg.grad_seed reach no "
+          "optimizer op (tg.sgd_update, tg.momentum_update, tg.adam_update "
+          "or tg.clip_by_global_norm)");
+
+    OpBuilder builder(func.getContext());
+    Location loc = seeds[0].getLoc();
+    bool dynamic = mode == "dynamic";
+
+    // The scale: a constant, or the loss_scale argument.
+    Value scale, goodSteps;
+    auto f32Scalar = RankedTensorType::get({}, builder.getF32Type());
+    if (dynamic) {
+      auto i64Scalar = RankedTensorType::get({}, builder.getI64Type());
+      unsigned n = func.getNumArguments();
+      (void)func.insertArgument(
+          n, f32Scalar,
+          builder.getDictionaryAttr(builder.getNamedAttr(
+              "tg.role", builder.getStringAttr("loss_scale"))),
+          func.getLoc());
+      (void)func.insertArgument(
+          n + 1, i64Scalar,
+          builder.getDictionaryAttr(builder.getNamedAttr(
+              "tg.role", builder.getStringAttr("good_steps"))),
+          func.getLoc());
+      scale = func.getArgument(n);
+      goodSteps = func.getArgument(n + 1);
+    } else {
+      builder.setInsertionPointToStart(&body);
+      scale = arith::ConstantOp::create(
+          builder, loc,
+          DenseElementsAttr::get(f32Scalar,
+                                 builder.getF32FloatAttr(initScale)
+                                     .getValue()));
+    }
+
+    // Scale the seed.
+    builder.setInsertionPointAfter(seeds[0]);
+    auto scaled = ScaleOp::create(builder, loc, seeds[0], scale);
+    seeds[0].getResult().replaceAllUsesExcept(scaled, scaled);
+
+    // Unscale each gradient once, right after it is computed; an f16
+    // gradient cast to f32 is unscaled straight from f16.
+    llvm::DenseMap<Value, Value> unscaled;
+    SmallVector<Value> unscaledList;
+    for (Value g : gradients) {
+      Value source = g;
+      if (auto cast = g.getDefiningOp<CastOp>())
+        if (g.hasOneUse() &&
+            isa<Float16Type, BFloat16Type>(
+                cast.getX().getType().getElementType()))
+          source = cast.getX();
+      if (Operation *def = g.getDefiningOp())
+        builder.setInsertionPointAfter(def);
+      else
+        builder.setInsertionPointToStart(&body);
+      auto op = UnscaleOp::create(builder, g.getLoc(), source, scale);
+      unscaled[g] = op;
+      unscaledList.push_back(op);
+    }
+    for (OpOperand *use : sinks)
+      use->set(unscaled[use->get()]);
+
+    if (!dynamic)
+      return true;
+
+    // Updates go after the finite check: sink every optimizer op and what
+    // depends on it to the end of the block, keeping their order.
+    Operation *terminator = body.getTerminator();
+    llvm::SetVector<Operation *> dependent;
+    for (Operation *op : optimizers)
+      dependent.insert(op);
+    for (Operation &op : body) {
+      if (&op == terminator || dependent.contains(&op))
+        continue;
+      if (llvm::any_of(op.getOperands(), [&](Value v) {
+            Operation *def = v.getDefiningOp();
+            return def && dependent.contains(def);
+          }))
+        dependent.insert(&op);
+    }
+    SmallVector<Operation *> ordered;
+    for (Operation &op : body)
+      if (dependent.contains(&op))
+        ordered.push_back(&op);
+    for (Operation *op : ordered)
+      op->moveBefore(terminator);
+
+    builder.setInsertionPoint(ordered.front());
+    auto finite = AllFiniteOp::create(builder, loc, unscaledList);
+    for (Operation *op : optimizers) {
+      builder.setInsertionPointAfter(op);
+      for (auto [updated, old] : updatedState(op)) {
+        Value kept =
+            tg::SelectOp::create(builder, op->getLoc(), finite, updated, old);
+        updated.replaceAllUsesExcept(kept, kept.getDefiningOp());
+      }
+    }
+
+    builder.setInsertionPoint(terminator);
+    auto update = UpdateScaleOp::create(
+        builder, loc, scale, goodSteps, finite,
+        builder.getF64FloatAttr(growthFactor),
+        builder.getF64FloatAttr(backoffFactor),
+        builder.getI64IntegerAttr(growthInterval),
+        builder.getF64FloatAttr(minScale), builder.getF64FloatAttr(maxScale));
+    terminator->insertOperands(terminator->getNumOperands(),
+                               {update.getNewScale(), update.getNewGoodSteps()});
+    unsigned results = func.getNumResults();
+    (void)func.insertResult(
+        results, update.getNewScale().getType(),
+        builder.getDictionaryAttr(builder.getNamedAttr(
+            "tg.role", builder.getStringAttr("loss_scale"))));
+    (void)func.insertResult(
+        results + 1, update.getNewGoodSteps().getType(),
+        builder.getDictionaryAttr(builder.getNamedAttr(
+            "tg.role", builder.getStringAttr("good_steps"))));
+    return true;
+  }
+};
+
+} // namespace

@@ -1,0 +1,51 @@
+//===- Pipeline.cpp - The whole mixed-precision pipeline ------------------===//
+
+#include "amp/Transforms/Pipeline.h"
+#include "amp/Transforms/Passes.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+
+void amp::buildAmpPipeline(OpPassManager &pm,
+                           const AmpPipelineOptions &options) {
+  pm.addPass(createTGAutodiffPass());
+
+  AutoMixedPrecisionPassOptions amp;
+  amp.precision = options.precision;
+  amp.allowOps.assign(options.allowOps.begin(), options.allowOps.end());
+  amp.inferOps.assign(options.inferOps.begin(), options.inferOps.end());
+  amp.clearOps.assign(options.clearOps.begin(), options.clearOps.end());
+  amp.denyOps.assign(options.denyOps.begin(), options.denyOps.end());
+  amp.listsFile = options.listsFile;
+  amp.level = options.level;
+  amp.keepIoTypes = options.keepIoTypes;
+  amp.annotate = options.annotate;
+  amp.reportPath = options.report;
+  amp.remarks = options.remarks;
+  pm.addPass(createAutoMixedPrecisionPass(amp));
+
+  // bf16 has f32's exponent range: gradients do not underflow, so there is
+  // nothing to scale.
+  if (options.precision != "bf16") {
+    LossScalingPassOptions scaling;
+    scaling.mode = options.mode;
+    scaling.initScale = options.initScale;
+    scaling.growthFactor = options.growthFactor;
+    scaling.backoffFactor = options.backoffFactor;
+    scaling.growthInterval = options.growthInterval;
+    scaling.minScale = options.minScale;
+    scaling.maxScale = options.maxScale;
+    pm.addPass(createLossScalingPass(scaling));
+  }
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+}
+
+void amp::registerAmpPipeline() {
+  PassPipelineRegistration<AmpPipelineOptions>(
+      "amp-pipeline",
+      "Autodiff, automatic mixed precision, loss scaling (skipped for bf16), "
+      "canonicalize and cse",
+      buildAmpPipeline);
+}
