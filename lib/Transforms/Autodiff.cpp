@@ -23,9 +23,11 @@ using namespace amp;
 
 namespace {
 
-/// Values the loss is computed from, within `block`; fails when the loss
-/// depends on an op nested in another region.
-FailureOr<llvm::DenseSet<Value>> lossAncestors(tg::GradientsOp op) {
+/// Values the loss is computed from, within the block of `op`. An op with
+/// regions depends on what its regions capture too, so differentiating
+/// through it reaches it (and fails there, naming it) instead of silently
+/// missing the dependence.
+llvm::DenseSet<Value> lossAncestors(tg::GradientsOp op) {
   Block *block = op->getBlock();
   llvm::DenseSet<Value> seen;
   SmallVector<Value> stack{op.getLoss()};
@@ -34,24 +36,21 @@ FailureOr<llvm::DenseSet<Value>> lossAncestors(tg::GradientsOp op) {
     if (!seen.insert(v).second)
       continue;
     Operation *def = v.getDefiningOp();
-    if (!def)
+    if (!def || def->getBlock() != block)
       continue;
-    if (def->getBlock() != block) {
-      InFlightDiagnostic diag = op.emitError()
-                                << "tg-autodiff: the loss depends on '"
-                                << def->getName()
-                                << "' in another region; differentiate "
-                                   "within one block";
-      diag.attachNote(def->getLoc()) << "defined here";
-      return failure();
-    }
     for (Value operand : def->getOperands())
       stack.push_back(operand);
+    def->walk([&](Operation *nested) {
+      for (Value operand : nested->getOperands())
+        if (!def->isAncestor(operand.getParentBlock()->getParentOp()))
+          stack.push_back(operand);
+    });
   }
   return seen;
 }
 
-/// Values computed from any of `roots`, within `block`.
+/// Values computed from any of `roots`, within `block`; a use inside a
+/// nested region counts as a use by the op of `block` that holds it.
 llvm::DenseSet<Value> descendants(ValueRange roots, Block *block) {
   llvm::DenseSet<Value> seen;
   SmallVector<Value> stack(roots.begin(), roots.end());
@@ -60,20 +59,18 @@ llvm::DenseSet<Value> descendants(ValueRange roots, Block *block) {
     if (!seen.insert(v).second)
       continue;
     for (Operation *user : v.getUsers())
-      if (user->getBlock() == block)
-        for (Value result : user->getResults())
+      if (Operation *holder = block->findAncestorOpInBlock(*user))
+        for (Value result : holder->getResults())
           stack.push_back(result);
   }
   return seen;
 }
 
 LogicalResult expand(tg::GradientsOp op) {
-  FailureOr<llvm::DenseSet<Value>> ancestors = lossAncestors(op);
-  if (failed(ancestors))
-    return failure();
+  llvm::DenseSet<Value> ancestors = lossAncestors(op);
   llvm::DenseSet<Value> fromWrt = descendants(op.getWrt(), op->getBlock());
   llvm::DenseSet<Value> active;
-  for (Value v : *ancestors)
+  for (Value v : ancestors)
     if (fromWrt.contains(v))
       active.insert(v);
 
