@@ -5,11 +5,10 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD_DIR:-$root/build}
 
 "$root/scripts/build.sh"
-example=$root/python-bindings-free-examples/mlp_train_step.mlir
+example=$root/python-bindings-free-examples/mlp_adam.mlir
 report=$build/demo-amp-report.json
-echo "== $example through --amp-auto-mixed-precision (f16)" >&2
-"$build/bin/amp-opt" "$example" \
-  --amp-auto-mixed-precision="precision=f16 report=$report" --canonicalize
+echo "== $example (forward-only) through --amp-pipeline: autodiff, f16 AMP, dynamic loss scaling" >&2
+"$build/bin/amp-opt" "$example" --amp-pipeline="precision=f16 report=$report"
 echo "== decisions (from $report)" >&2
 python3 - "$report" >&2 <<'PY'
 import json, sys

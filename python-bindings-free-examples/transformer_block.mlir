@@ -1,0 +1,90 @@
+// A transformer encoder block written forward-only: layer norm, single-head
+// self-attention with batch_matmul and softmax, a residual, layer norm, a
+// GELU feed-forward network, a residual, mean pooling over tokens, a
+// classifier, softmax cross-entropy and Adam.
+//
+// RUN: amp-opt %s --amp-pipeline | FileCheck %s
+
+// CHECK-LABEL: func.func @train_step
+// CHECK-NOT: tg.gradients
+// Attention runs in f16 end to end: both batch matmuls, the scaling and
+// the softmax between them.
+// CHECK-DAG: tg.batch_matmul {{.*}} {transpose_b = true} : tensor<4x16x32xf16>
+// CHECK-DAG: tg.softmax {{.*}} : tensor<4x16x16xf16>
+// CHECK-DAG: tg.batch_matmul {{.*}} : tensor<4x16x16xf16>, tensor<4x16x32xf16>
+// Layer norm keeps f32 statistics; GELU sits between two f16 matmuls.
+// CHECK-DAG: tg.layer_norm {{.*}} : tensor<4x16x32xf16>, tensor<32xf32>
+// CHECK-DAG: tg.gelu {{.*}} : tensor<64x64xf16>
+// CHECK-DAG: tg.gelu_grad {{.*}} : tensor<64x64xf16>
+// CHECK-DAG: tg.softmax_grad {{.*}} : tensor<4x16x16xf16>
+// CHECK-DAG: tg.layer_norm_grad {{.*}} : tensor<4x16x32xf16>, tensor<32xf32>, tensor<4x16xf32>
+// CHECK: amp.all_finite
+// CHECK: tg.adam_update
+// CHECK: amp.update_scale
+func.func @train_step(
+    %g1: tensor<32xf32> {tg.role = "param", tg.init = "ones"},
+    %be1: tensor<32xf32> {tg.role = "param", tg.init = "zeros"},
+    %wq: tensor<32x32xf32> {tg.role = "param", tg.init = "glorot_uniform"},
+    %wk: tensor<32x32xf32> {tg.role = "param", tg.init = "glorot_uniform"},
+    %wv: tensor<32x32xf32> {tg.role = "param", tg.init = "glorot_uniform"},
+    %wo: tensor<32x32xf32> {tg.role = "param", tg.init = "glorot_uniform"},
+    %g2: tensor<32xf32> {tg.role = "param", tg.init = "ones"},
+    %be2: tensor<32xf32> {tg.role = "param", tg.init = "zeros"},
+    %w1: tensor<32x64xf32> {tg.role = "param", tg.init = "glorot_uniform"},
+    %b1: tensor<64xf32> {tg.role = "param", tg.init = "zeros"},
+    %w2: tensor<64x32xf32> {tg.role = "param", tg.init = "glorot_uniform"},
+    %b2: tensor<32xf32> {tg.role = "param", tg.init = "zeros"},
+    %wc: tensor<32x10xf32> {tg.role = "param", tg.init = "glorot_uniform"},
+    %mq: tensor<32x32xf32> {tg.role = "opt_state"}, %vq: tensor<32x32xf32> {tg.role = "opt_state"},
+    %m1: tensor<32x64xf32> {tg.role = "opt_state"}, %v1: tensor<32x64xf32> {tg.role = "opt_state"},
+    %step: tensor<i64> {tg.role = "opt_state"},
+    %x: tensor<4x16x32xf32> {tg.role = "input"},
+    %y: tensor<4xi32> {tg.role = "label"},
+    %lr: tensor<f32> {tg.role = "lr"})
+    -> (tensor<f32> {tg.role = "loss"},
+        tensor<32x32xf32> {tg.role = "param"}, tensor<32x64xf32> {tg.role = "param"},
+        tensor<32x32xf32> {tg.role = "opt_state"}, tensor<32x32xf32> {tg.role = "opt_state"},
+        tensor<32x64xf32> {tg.role = "opt_state"}, tensor<32x64xf32> {tg.role = "opt_state"},
+        tensor<i64> {tg.role = "opt_state"}) {
+  // Attention.
+  %n1, %mu1, %is1 = tg.layer_norm %x, %g1, %be1 : tensor<4x16x32xf32>, tensor<32xf32>
+  %flat = tg.reshape %n1 : tensor<4x16x32xf32> -> tensor<64x32xf32>
+  %q2 = tg.matmul %flat, %wq : tensor<64x32xf32>, tensor<32x32xf32>
+  %k2 = tg.matmul %flat, %wk : tensor<64x32xf32>, tensor<32x32xf32>
+  %v2 = tg.matmul %flat, %wv : tensor<64x32xf32>, tensor<32x32xf32>
+  %q = tg.reshape %q2 : tensor<64x32xf32> -> tensor<4x16x32xf32>
+  %k = tg.reshape %k2 : tensor<64x32xf32> -> tensor<4x16x32xf32>
+  %v = tg.reshape %v2 : tensor<64x32xf32> -> tensor<4x16x32xf32>
+  %s = tg.batch_matmul %q, %k {transpose_b = true} : tensor<4x16x32xf32>
+  %scale = arith.constant dense<0.17677669> : tensor<f32>
+  %ss = tg.mul %s, %scale : tensor<4x16x16xf32>, tensor<f32>
+  %p = tg.softmax %ss : tensor<4x16x16xf32>
+  %o = tg.batch_matmul %p, %v : tensor<4x16x16xf32>, tensor<4x16x32xf32>
+  %o2 = tg.reshape %o : tensor<4x16x32xf32> -> tensor<64x32xf32>
+  %proj = tg.matmul %o2, %wo : tensor<64x32xf32>, tensor<32x32xf32>
+  %proj3 = tg.reshape %proj : tensor<64x32xf32> -> tensor<4x16x32xf32>
+  %h = tg.add %x, %proj3 : tensor<4x16x32xf32>
+  // Feed-forward.
+  %n2, %mu2, %is2 = tg.layer_norm %h, %g2, %be2 : tensor<4x16x32xf32>, tensor<32xf32>
+  %n2f = tg.reshape %n2 : tensor<4x16x32xf32> -> tensor<64x32xf32>
+  %f1 = tg.matmul %n2f, %w1 : tensor<64x32xf32>, tensor<32x64xf32>
+  %f1b = tg.bias_add %f1, %b1 : tensor<64x64xf32>, tensor<64xf32>
+  %f1g = tg.gelu %f1b : tensor<64x64xf32>
+  %f2 = tg.matmul %f1g, %w2 : tensor<64x64xf32>, tensor<64x32xf32>
+  %f2b = tg.bias_add %f2, %b2 : tensor<64x32xf32>, tensor<32xf32>
+  %f3 = tg.reshape %f2b : tensor<64x32xf32> -> tensor<4x16x32xf32>
+  %out = tg.add %h, %f3 : tensor<4x16x32xf32>
+  // Classifier on the mean token.
+  %pooled = tg.reduce_mean %out {dims = array<i64: 1>} : tensor<4x16x32xf32>
+  %logits = tg.matmul %pooled, %wc : tensor<4x32xf32>, tensor<32x10xf32>
+  %ce = tg.softmax_cross_entropy %logits, %y : tensor<4x10xf32>, tensor<4xi32>
+  %loss = tg.reduce_mean %ce {dims = array<i64: 0>} : tensor<4xf32>
+  %g:2 = tg.gradients %loss wrt %wq, %w1 : tensor<f32>, tensor<32x32xf32>, tensor<32x64xf32>
+  %one = arith.constant dense<1> : tensor<i64>
+  %t = tg.add %step, %one : tensor<i64>
+  %wqn, %mqn, %vqn = tg.adam_update %wq, %g#0, %mq, %vq, %t, %lr : tensor<32x32xf32>
+  %w1n, %m1n, %v1n = tg.adam_update %w1, %g#1, %m1, %v1, %t, %lr : tensor<32x64xf32>
+  return %loss, %wqn, %w1n, %mqn, %vqn, %m1n, %v1n, %t
+      : tensor<f32>, tensor<32x32xf32>, tensor<32x64xf32>, tensor<32x32xf32>, tensor<32x32xf32>,
+        tensor<32x64xf32>, tensor<32x64xf32>, tensor<i64>
+}
