@@ -1,0 +1,199 @@
+//===- amprt_math.h - Per-element math shared by CPU and CUDA -------------===//
+//
+// Every elementwise formula of the runtime lives here once, as host/device
+// functions on the compute type (f32, or f64 for reference runs). The CPU
+// backend and the CUDA kernels both call these, so the CPU tests check the
+// GPU's arithmetic too.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef AMPRT_COMMON_MATH_H
+#define AMPRT_COMMON_MATH_H
+
+#include "amprt_half.h"
+#include <math.h>
+
+namespace amprt {
+
+#define AMPRT_MATH1(name, ffn, dfn)                                            \
+  AMPRT_HD inline float m_##name(float x) { return ffn(x); }                   \
+  AMPRT_HD inline double m_##name(double x) { return dfn(x); }
+AMPRT_MATH1(exp, expf, exp)
+AMPRT_MATH1(log, logf, log)
+AMPRT_MATH1(sqrt, sqrtf, sqrt)
+AMPRT_MATH1(tanh, tanhf, tanh)
+AMPRT_MATH1(erf, erff, erf)
+AMPRT_MATH1(fabs, fabsf, fabs)
+#undef AMPRT_MATH1
+AMPRT_HD inline float m_pow(float a, float b) { return powf(a, b); }
+AMPRT_HD inline double m_pow(double a, double b) { return pow(a, b); }
+template <typename C> AMPRT_HD inline bool m_isfinite(C x) {
+  return x - x == x - x; // false for inf and NaN, without <cmath> templates
+}
+
+/// Unary ops, by enumerator.
+enum class Unary {
+  Neg, Abs, Exp, Log, Sqrt, Rsqrt, Square, Reciprocal, Tanh, Sigmoid, Relu,
+  Gelu, Erf, LeakyRelu
+};
+
+template <typename C>
+AMPRT_HD inline C applyUnary(Unary op, C x, C alpha) {
+  switch (op) {
+  case Unary::Neg:
+    return -x;
+  case Unary::Abs:
+    return m_fabs(x);
+  case Unary::Exp:
+    return m_exp(x);
+  case Unary::Log:
+    return m_log(x);
+  case Unary::Sqrt:
+    return m_sqrt(x);
+  case Unary::Rsqrt:
+    return C(1) / m_sqrt(x);
+  case Unary::Square:
+    return x * x;
+  case Unary::Reciprocal:
+    return C(1) / x;
+  case Unary::Tanh:
+    return m_tanh(x);
+  case Unary::Sigmoid:
+    return C(1) / (C(1) + m_exp(-x));
+  case Unary::Relu:
+    return x > C(0) ? x : C(0);
+  case Unary::Gelu:
+    return C(0.5) * x * (C(1) + m_erf(x * C(0.70710678118654752440)));
+  case Unary::Erf:
+    return m_erf(x);
+  case Unary::LeakyRelu:
+    return x > C(0) ? x : alpha * x;
+  }
+  return x;
+}
+
+enum class Binary { Add, Sub, Mul, Div, Pow, Maximum, Minimum };
+
+template <typename C> AMPRT_HD inline C applyBinary(Binary op, C a, C b) {
+  switch (op) {
+  case Binary::Add:
+    return a + b;
+  case Binary::Sub:
+    return a - b;
+  case Binary::Mul:
+    return a * b;
+  case Binary::Div:
+    return a / b;
+  case Binary::Pow:
+    return m_pow(a, b);
+  case Binary::Maximum:
+    // NaN propagates, as in IEEE maximum and in the frameworks.
+    return (a != a || a > b) ? a : b;
+  case Binary::Minimum:
+    return (a != a || a < b) ? a : b;
+  }
+  return a;
+}
+
+enum class Compare { Eq, Ne, Lt, Le, Gt, Ge };
+
+template <typename C> AMPRT_HD inline bool applyCompare(Compare op, C a, C b) {
+  switch (op) {
+  case Compare::Eq:
+    return a == b;
+  case Compare::Ne:
+    return a != b;
+  case Compare::Lt:
+    return a < b;
+  case Compare::Le:
+    return a <= b;
+  case Compare::Gt:
+    return a > b;
+  case Compare::Ge:
+    return a >= b;
+  }
+  return false;
+}
+
+/// Activation gradients: dx from dy and the saved input (relu, gelu, leaky
+/// relu) or output (tanh, sigmoid).
+enum class ActivationGrad { Relu, Gelu, Tanh, Sigmoid, LeakyRelu };
+
+template <typename C>
+AMPRT_HD inline C applyActivationGrad(ActivationGrad op, C dy, C v, C alpha) {
+  switch (op) {
+  case ActivationGrad::Relu:
+    return v > C(0) ? dy : C(0);
+  case ActivationGrad::Gelu: {
+    C cdf = C(0.5) * (C(1) + m_erf(v * C(0.70710678118654752440)));
+    C pdf = m_exp(C(-0.5) * v * v) * C(0.39894228040143267794);
+    return dy * (cdf + v * pdf);
+  }
+  case ActivationGrad::Tanh:
+    return dy * (C(1) - v * v);
+  case ActivationGrad::Sigmoid:
+    return dy * v * (C(1) - v);
+  case ActivationGrad::LeakyRelu:
+    return v > C(0) ? dy : alpha * dy;
+  }
+  return dy;
+}
+
+/// One optimizer step on one element. `correction1/2` are Adam's bias
+/// corrections 1 - beta^step, computed once per call.
+template <typename C>
+AMPRT_HD inline void sgdStep(C &param, C grad, C lr) {
+  param = param - lr * grad;
+}
+
+template <typename C>
+AMPRT_HD inline void momentumStep(C &param, C &velocity, C grad, C lr,
+                                  C momentum, bool nesterov) {
+  velocity = momentum * velocity + grad;
+  C step = nesterov ? grad + momentum * velocity : velocity;
+  param = param - lr * step;
+}
+
+template <typename C>
+AMPRT_HD inline void adamStep(C &param, C &m, C &v, C grad, C lr, C beta1,
+                              C beta2, C epsilon, C weightDecay, C correction1,
+                              C correction2) {
+  m = beta1 * m + (C(1) - beta1) * grad;
+  v = beta2 * v + (C(1) - beta2) * grad * grad;
+  C mHat = m / correction1;
+  C vHat = v / correction2;
+  param = param - lr * (mHat / (m_sqrt(vHat) + epsilon)) -
+          lr * weightDecay * param;
+}
+
+/// The dynamic loss-scale state machine (PyTorch GradScaler semantics):
+/// finite steps count up and grow the scale every `interval`; a non-finite
+/// step backs off and resets the count. The scale stays in
+/// [minScale, maxScale] and never becomes inf.
+AMPRT_HD inline void updateScale(float &scale, int64_t &goodSteps, bool finite,
+                                 double growth, double backoff,
+                                 int64_t interval, double minScale,
+                                 double maxScale) {
+  if (finite) {
+    goodSteps += 1;
+    if (goodSteps >= interval) {
+      double grown = (double)scale * growth;
+      if (grown > maxScale)
+        grown = maxScale;
+      float next = (float)grown;
+      if (next - next == next - next) // finite
+        scale = next;
+      goodSteps = 0;
+    }
+  } else {
+    double reduced = (double)scale * backoff;
+    if (reduced < minScale)
+      reduced = minScale;
+    scale = (float)reduced;
+    goodSteps = 0;
+  }
+}
+
+} // namespace amprt
+
+#endif // AMPRT_COMMON_MATH_H

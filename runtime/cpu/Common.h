@@ -1,0 +1,63 @@
+//===- Common.h - Shared helpers of the CPU op files ------------*- C++ -*-===//
+
+#ifndef AMPRT_CPU_COMMON_H
+#define AMPRT_CPU_COMMON_H
+
+#include "../common/Runtime.h"
+
+#define AMPRT_CHECK(expr)                                                      \
+  do {                                                                         \
+    amprt_status s_ = (expr);                                                  \
+    if (s_ != AMPRT_OK)                                                        \
+      return s_;                                                               \
+  } while (0)
+
+namespace amprt::cpu {
+
+inline amprt_status requireCpu(const char *op, amprt_context *ctx) {
+  if (!ctx)
+    return fail(AMPRT_ERROR_INVALID_ARGUMENT, "%s: ctx is null", op);
+  if (ctx->device != AMPRT_DEVICE_CPU)
+    return fail(AMPRT_ERROR_UNSUPPORTED,
+                "%s: this op has no CUDA kernel in this build yet", op);
+  return AMPRT_OK;
+}
+
+/// Element `i` of a float tensor, in double.
+inline double get(const amprt_tensor *t, int64_t i) {
+  double v = 0;
+  AMPRT_FLOAT_DISPATCH(t->dtype, T,
+                       v = (double)load(static_cast<const T *>(t->data), i));
+  return v;
+}
+/// Stores `v` (rounded to the tensor's type) at element `i`.
+inline void set(amprt_tensor *t, int64_t i, double v) {
+  AMPRT_FLOAT_DISPATCH(t->dtype, T,
+                       store(static_cast<T *>(t->data), i,
+                             (typename Compute<T>::type)v));
+}
+/// Element `i` of an i32/i64 tensor.
+inline int64_t getIndex(const amprt_tensor *t, int64_t i) {
+  return t->dtype == AMPRT_I32 ? static_cast<const int32_t *>(t->data)[i]
+                               : static_cast<const int64_t *>(t->data)[i];
+}
+
+/// The element type of statistics for data of `dtype` (f32, f64 for f64).
+inline amprt_dtype statsDtype(amprt_dtype dtype) {
+  return dtype == AMPRT_F64 ? AMPRT_F64 : AMPRT_F32;
+}
+
+/// shape = outer x axis x inner around dimension `axis`.
+struct Split {
+  int64_t outer = 1, axis = 1, inner = 1;
+};
+inline Split split(const Shape &shape, int64_t axis) {
+  Split s;
+  for (int64_t d = 0; d < (int64_t)shape.size(); ++d)
+    (d < axis ? s.outer : d == axis ? s.axis : s.inner) *= shape[d];
+  return s;
+}
+
+} // namespace amprt::cpu
+
+#endif // AMPRT_CPU_COMMON_H

@@ -1,0 +1,403 @@
+//===- ElementwiseOps.cpp - Elementwise ops on the CPU --------------------===//
+//
+// Every formula comes from common/amprt_math.h, shared with the CUDA
+// kernels. 16-bit operands are widened to f32 to compute and rounded to
+// nearest-even on store.
+//
+//===----------------------------------------------------------------------===//
+
+#include "../common/amprt_math.h"
+#include "Elementwise.h"
+#include <cstring>
+
+using namespace amprt;
+using namespace amprt::cpu;
+
+namespace {
+
+constexpr int64_t kGrain = 1 << 14;
+
+#define CHECK(expr)                                                            \
+  do {                                                                         \
+    amprt_status s_ = (expr);                                                  \
+    if (s_ != AMPRT_OK)                                                        \
+      return s_;                                                               \
+  } while (0)
+
+amprt_status requireCpu(const char *op, amprt_context *ctx) {
+  if (!ctx)
+    return fail(AMPRT_ERROR_INVALID_ARGUMENT, "%s: ctx is null", op);
+  if (ctx->device != AMPRT_DEVICE_CPU)
+    return fail(AMPRT_ERROR_UNSUPPORTED,
+                "%s: this op has no CUDA kernel in this build yet", op);
+  return AMPRT_OK;
+}
+
+amprt_status unary(const char *op, amprt_context *ctx, const amprt_tensor *x,
+                   amprt_tensor *y, Unary kind, double alpha) {
+  CHECK(requireCpu(op, ctx));
+  CHECK(checkTensor(op, "x", x, ctx));
+  CHECK(checkTensor(op, "y", y, ctx));
+  CHECK(checkFloat(op, "x", x));
+  CHECK(checkSameDtype(op, "y", y, x->dtype));
+  CHECK(checkShape(op, "y", y, x->shape));
+  AMPRT_FLOAT_DISPATCH(x->dtype, T, {
+    using C = typename Compute<T>::type;
+    const T *in = static_cast<const T *>(x->data);
+    T *out = static_cast<T *>(y->data);
+    parallelFor(x->numel, kGrain, [&](int64_t b, int64_t e) {
+      for (int64_t i = b; i < e; ++i)
+        store(out, i, applyUnary<C>(kind, load(in, i), (C)alpha));
+    });
+  });
+  return ok();
+}
+
+template <typename T> struct IntOps {
+  static T apply(Binary op, T a, T b) {
+    switch (op) {
+    case Binary::Add:
+      return a + b;
+    case Binary::Sub:
+      return a - b;
+    case Binary::Mul:
+      return a * b;
+    case Binary::Div:
+      return b == 0 ? 0 : a / b;
+    case Binary::Maximum:
+      return a > b ? a : b;
+    case Binary::Minimum:
+      return a < b ? a : b;
+    case Binary::Pow:
+      break;
+    }
+    return a;
+  }
+};
+
+template <typename T, typename F>
+void broadcast2(const amprt_tensor *a, const amprt_tensor *b, amprt_tensor *c,
+                F fn) {
+  BroadcastMap ma(a->shape, c->shape), mb(b->shape, c->shape);
+  const T *pa = static_cast<const T *>(a->data);
+  const T *pb = static_cast<const T *>(b->data);
+  parallelFor(c->numel, kGrain, [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i)
+      fn(i, pa, ma(i), pb, mb(i));
+  });
+}
+
+amprt_status binary(const char *op, amprt_context *ctx, const amprt_tensor *a,
+                    const amprt_tensor *b, amprt_tensor *c, Binary kind) {
+  CHECK(requireCpu(op, ctx));
+  CHECK(checkTensor(op, "a", a, ctx));
+  CHECK(checkTensor(op, "b", b, ctx));
+  CHECK(checkTensor(op, "c", c, ctx));
+  CHECK(checkSameDtype(op, "b", b, a->dtype));
+  CHECK(checkSameDtype(op, "c", c, a->dtype));
+  Shape shape;
+  if (!broadcastShapes(a->shape, b->shape, shape))
+    return fail(AMPRT_ERROR_SHAPE, "%s: shapes %s and %s do not broadcast", op,
+                shapeString(a->shape).c_str(), shapeString(b->shape).c_str());
+  CHECK(checkShape(op, "c", c, shape));
+  if (a->dtype == AMPRT_I32 || a->dtype == AMPRT_I64) {
+    if (kind == Binary::Pow)
+      return fail(AMPRT_ERROR_DTYPE, "%s: integer pow is not supported", op);
+    auto run = [&](auto tag) {
+      using T = decltype(tag);
+      T *out = static_cast<T *>(c->data);
+      broadcast2<T>(a, b, c, [&](int64_t i, const T *pa, int64_t ia,
+                                 const T *pb, int64_t ib) {
+        out[i] = IntOps<T>::apply(kind, pa[ia], pb[ib]);
+      });
+    };
+    if (a->dtype == AMPRT_I32)
+      run(int32_t());
+    else
+      run(int64_t());
+    return ok();
+  }
+  CHECK(checkFloat(op, "a", a));
+  AMPRT_FLOAT_DISPATCH(a->dtype, T, {
+    using C = typename Compute<T>::type;
+    T *out = static_cast<T *>(c->data);
+    broadcast2<T>(a, b, c, [&](int64_t i, const T *pa, int64_t ia, const T *pb,
+                               int64_t ib) {
+      store(out, i, applyBinary<C>(kind, load(pa, ia), load(pb, ib)));
+    });
+  });
+  return ok();
+}
+
+amprt_status activationGrad(const char *op, amprt_context *ctx,
+                            const amprt_tensor *dy, const amprt_tensor *v,
+                            amprt_tensor *dx, ActivationGrad kind,
+                            double alpha) {
+  CHECK(requireCpu(op, ctx));
+  CHECK(checkTensor(op, "dy", dy, ctx));
+  CHECK(checkTensor(op, "saved", v, ctx));
+  CHECK(checkTensor(op, "dx", dx, ctx));
+  CHECK(checkFloat(op, "dy", dy));
+  CHECK(checkSameDtype(op, "saved", v, dy->dtype));
+  CHECK(checkSameDtype(op, "dx", dx, dy->dtype));
+  CHECK(checkShape(op, "saved", v, dy->shape));
+  CHECK(checkShape(op, "dx", dx, dy->shape));
+  AMPRT_FLOAT_DISPATCH(dy->dtype, T, {
+    using C = typename Compute<T>::type;
+    const T *g = static_cast<const T *>(dy->data);
+    const T *s = static_cast<const T *>(v->data);
+    T *out = static_cast<T *>(dx->data);
+    parallelFor(dy->numel, kGrain, [&](int64_t b, int64_t e) {
+      for (int64_t i = b; i < e; ++i)
+        store(out, i,
+              applyActivationGrad<C>(kind, load(g, i), load(s, i), (C)alpha));
+    });
+  });
+  return ok();
+}
+
+template <typename Fn>
+amprt_status scaleLike(const char *op, amprt_context *ctx,
+                       const amprt_tensor *x, const amprt_tensor *scale,
+                       amprt_tensor *y, bool unscale) {
+  CHECK(requireCpu(op, ctx));
+  CHECK(checkTensor(op, "x", x, ctx));
+  CHECK(checkTensor(op, "scale", scale, ctx));
+  CHECK(checkTensor(op, "y", y, ctx));
+  CHECK(checkFloat(op, "x", x));
+  CHECK(checkScalar(op, "scale", scale, AMPRT_F32));
+  CHECK(checkShape(op, "y", y, x->shape));
+  CHECK(checkFloat(op, "y", y));
+  if (unscale && y->dtype != AMPRT_F32 && y->dtype != AMPRT_F64)
+    return fail(AMPRT_ERROR_DTYPE, "%s: y must be f32 (f64 for f64 input)", op);
+  if (!unscale)
+    CHECK(checkSameDtype(op, "y", y, x->dtype));
+  float s = *static_cast<const float *>(scale->data);
+  // Unscaling multiplies by the f32 reciprocal, as GradScaler does.
+  float factor = unscale ? 1.0f / s : s;
+  AMPRT_FLOAT_DISPATCH(x->dtype, T, {
+    const T *in = static_cast<const T *>(x->data);
+    AMPRT_FLOAT_DISPATCH(y->dtype, U, {
+      U *out = static_cast<U *>(y->data);
+      parallelFor(x->numel, kGrain, [&](int64_t b, int64_t e) {
+        for (int64_t i = b; i < e; ++i)
+          store(out, i,
+                (typename Compute<U>::type)(load(in, i) * factor));
+      });
+    });
+  });
+  return ok();
+}
+
+} // namespace
+
+extern "C" {
+
+#define AMPRT_DEFINE_UNARY(name, kind)                                         \
+  amprt_status amprt_##name(amprt_context *ctx, const amprt_tensor *x,         \
+                            amprt_tensor *y) {                                 \
+    return unary("amprt_" #name, ctx, x, y, Unary::kind, 0.0);                 \
+  }
+AMPRT_DEFINE_UNARY(neg, Neg)
+AMPRT_DEFINE_UNARY(abs, Abs)
+AMPRT_DEFINE_UNARY(exp, Exp)
+AMPRT_DEFINE_UNARY(log, Log)
+AMPRT_DEFINE_UNARY(sqrt, Sqrt)
+AMPRT_DEFINE_UNARY(rsqrt, Rsqrt)
+AMPRT_DEFINE_UNARY(square, Square)
+AMPRT_DEFINE_UNARY(reciprocal, Reciprocal)
+AMPRT_DEFINE_UNARY(tanh, Tanh)
+AMPRT_DEFINE_UNARY(sigmoid, Sigmoid)
+AMPRT_DEFINE_UNARY(relu, Relu)
+AMPRT_DEFINE_UNARY(gelu, Gelu)
+AMPRT_DEFINE_UNARY(erf, Erf)
+#undef AMPRT_DEFINE_UNARY
+
+amprt_status amprt_leaky_relu(amprt_context *ctx, const amprt_tensor *x,
+                              double alpha, amprt_tensor *y) {
+  return unary("amprt_leaky_relu", ctx, x, y, Unary::LeakyRelu, alpha);
+}
+
+#define AMPRT_DEFINE_BINARY(name, kind)                                        \
+  amprt_status amprt_##name(amprt_context *ctx, const amprt_tensor *a,         \
+                            const amprt_tensor *b, amprt_tensor *c) {          \
+    return binary("amprt_" #name, ctx, a, b, c, Binary::kind);                 \
+  }
+AMPRT_DEFINE_BINARY(add, Add)
+AMPRT_DEFINE_BINARY(sub, Sub)
+AMPRT_DEFINE_BINARY(mul, Mul)
+AMPRT_DEFINE_BINARY(div, Div)
+AMPRT_DEFINE_BINARY(pow, Pow)
+AMPRT_DEFINE_BINARY(maximum, Maximum)
+AMPRT_DEFINE_BINARY(minimum, Minimum)
+#undef AMPRT_DEFINE_BINARY
+
+amprt_status amprt_compare(amprt_context *ctx, amprt_predicate predicate,
+                           const amprt_tensor *a, const amprt_tensor *b,
+                           amprt_tensor *c) {
+  const char *op = "amprt_compare";
+  CHECK(requireCpu(op, ctx));
+  CHECK(checkTensor(op, "a", a, ctx));
+  CHECK(checkTensor(op, "b", b, ctx));
+  CHECK(checkTensor(op, "c", c, ctx));
+  if (predicate < AMPRT_EQ || predicate > AMPRT_GE)
+    return fail(AMPRT_ERROR_INVALID_ARGUMENT, "%s: unknown predicate %d", op,
+                (int)predicate);
+  CHECK(checkSameDtype(op, "b", b, a->dtype));
+  CHECK(checkSameDtype(op, "c", c, AMPRT_I1));
+  Shape shape;
+  if (!broadcastShapes(a->shape, b->shape, shape))
+    return fail(AMPRT_ERROR_SHAPE, "%s: shapes %s and %s do not broadcast", op,
+                shapeString(a->shape).c_str(), shapeString(b->shape).c_str());
+  CHECK(checkShape(op, "c", c, shape));
+  auto kind = static_cast<Compare>(predicate);
+  uint8_t *out = static_cast<uint8_t *>(c->data);
+  if (a->dtype == AMPRT_I32 || a->dtype == AMPRT_I64) {
+    auto run = [&](auto tag) {
+      using T = decltype(tag);
+      broadcast2<T>(a, b, c, [&](int64_t i, const T *pa, int64_t ia,
+                                 const T *pb, int64_t ib) {
+        out[i] = applyCompare<T>(kind, pa[ia], pb[ib]);
+      });
+    };
+    if (a->dtype == AMPRT_I32)
+      run(int32_t());
+    else
+      run(int64_t());
+    return ok();
+  }
+  CHECK(checkFloat(op, "a", a));
+  AMPRT_FLOAT_DISPATCH(a->dtype, T, {
+    using C = typename Compute<T>::type;
+    broadcast2<T>(a, b, c, [&](int64_t i, const T *pa, int64_t ia, const T *pb,
+                               int64_t ib) {
+      out[i] = applyCompare<C>(kind, load(pa, ia), load(pb, ib));
+    });
+  });
+  return ok();
+}
+
+amprt_status amprt_select(amprt_context *ctx, const amprt_tensor *cond,
+                          const amprt_tensor *a, const amprt_tensor *b,
+                          amprt_tensor *c) {
+  const char *op = "amprt_select";
+  CHECK(requireCpu(op, ctx));
+  CHECK(checkTensor(op, "cond", cond, ctx));
+  CHECK(checkTensor(op, "a", a, ctx));
+  CHECK(checkTensor(op, "b", b, ctx));
+  CHECK(checkTensor(op, "c", c, ctx));
+  CHECK(checkSameDtype(op, "cond", cond, AMPRT_I1));
+  CHECK(checkSameDtype(op, "b", b, a->dtype));
+  CHECK(checkSameDtype(op, "c", c, a->dtype));
+  Shape ab, shape;
+  if (!broadcastShapes(a->shape, b->shape, ab) ||
+      !broadcastShapes(cond->shape, ab, shape))
+    return fail(AMPRT_ERROR_SHAPE, "%s: cond %s, a %s and b %s do not "
+                "broadcast", op, shapeString(cond->shape).c_str(),
+                shapeString(a->shape).c_str(), shapeString(b->shape).c_str());
+  CHECK(checkShape(op, "c", c, shape));
+  BroadcastMap mc(cond->shape, shape), ma(a->shape, shape),
+      mb(b->shape, shape);
+  size_t element = amprt_dtype_size(a->dtype);
+  const uint8_t *pc = static_cast<const uint8_t *>(cond->data);
+  const char *pa = static_cast<const char *>(a->data);
+  const char *pb = static_cast<const char *>(b->data);
+  char *out = static_cast<char *>(c->data);
+  parallelFor(c->numel, kGrain, [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i) {
+      const char *src = pc[mc(i)] ? pa + ma(i) * element : pb + mb(i) * element;
+      std::memcpy(out + i * element, src, element);
+    }
+  });
+  return ok();
+}
+
+amprt_status amprt_is_finite(amprt_context *ctx, const amprt_tensor *x,
+                             amprt_tensor *y) {
+  const char *op = "amprt_is_finite";
+  CHECK(requireCpu(op, ctx));
+  CHECK(checkTensor(op, "x", x, ctx));
+  CHECK(checkTensor(op, "y", y, ctx));
+  CHECK(checkFloat(op, "x", x));
+  CHECK(checkSameDtype(op, "y", y, AMPRT_I1));
+  CHECK(checkShape(op, "y", y, x->shape));
+  uint8_t *out = static_cast<uint8_t *>(y->data);
+  AMPRT_FLOAT_DISPATCH(x->dtype, T, {
+    const T *in = static_cast<const T *>(x->data);
+    parallelFor(x->numel, kGrain, [&](int64_t b, int64_t e) {
+      for (int64_t i = b; i < e; ++i)
+        out[i] = m_isfinite(load(in, i));
+    });
+  });
+  return ok();
+}
+
+#define AMPRT_DEFINE_ACT_GRAD(name, kind)                                      \
+  amprt_status amprt_##name(amprt_context *ctx, const amprt_tensor *dy,        \
+                            const amprt_tensor *saved, amprt_tensor *dx) {     \
+    return activationGrad("amprt_" #name, ctx, dy, saved, dx,                  \
+                          ActivationGrad::kind, 0.0);                          \
+  }
+AMPRT_DEFINE_ACT_GRAD(relu_grad, Relu)
+AMPRT_DEFINE_ACT_GRAD(gelu_grad, Gelu)
+AMPRT_DEFINE_ACT_GRAD(tanh_grad, Tanh)
+AMPRT_DEFINE_ACT_GRAD(sigmoid_grad, Sigmoid)
+#undef AMPRT_DEFINE_ACT_GRAD
+
+amprt_status amprt_leaky_relu_grad(amprt_context *ctx, const amprt_tensor *dy,
+                                   const amprt_tensor *x, double alpha,
+                                   amprt_tensor *dx) {
+  return activationGrad("amprt_leaky_relu_grad", ctx, dy, x, dx,
+                        ActivationGrad::LeakyRelu, alpha);
+}
+
+amprt_status amprt_cast(amprt_context *ctx, const amprt_tensor *x,
+                        amprt_tensor *y) {
+  const char *op = "amprt_cast";
+  CHECK(requireCpu(op, ctx));
+  CHECK(checkTensor(op, "x", x, ctx));
+  CHECK(checkTensor(op, "y", y, ctx));
+  CHECK(checkFloat(op, "x", x));
+  CHECK(checkFloat(op, "y", y));
+  CHECK(checkShape(op, "y", y, x->shape));
+  AMPRT_FLOAT_DISPATCH(x->dtype, T, {
+    const T *in = static_cast<const T *>(x->data);
+    AMPRT_FLOAT_DISPATCH(y->dtype, U, {
+      U *out = static_cast<U *>(y->data);
+      parallelFor(x->numel, kGrain, [&](int64_t b, int64_t e) {
+        for (int64_t i = b; i < e; ++i) {
+          // Widen exactly, then round once. (f64 -> f16/bf16 rounds through
+          // f32; the passes never emit it, and reference runs stay f64.)
+          double v = (double)load(in, i);
+          store(out, i, (typename Compute<U>::type)v);
+        }
+      });
+    });
+  });
+  return ok();
+}
+
+amprt_status amprt_scale(amprt_context *ctx, const amprt_tensor *x,
+                         const amprt_tensor *scale, amprt_tensor *y) {
+  return scaleLike<void>("amprt_scale", ctx, x, scale, y, false);
+}
+
+amprt_status amprt_unscale(amprt_context *ctx, const amprt_tensor *g,
+                           const amprt_tensor *scale, amprt_tensor *y) {
+  return scaleLike<void>("amprt_unscale", ctx, g, scale, y, true);
+}
+
+amprt_status amprt_grad_seed(amprt_context *ctx, amprt_tensor *seed) {
+  const char *op = "amprt_grad_seed";
+  CHECK(requireCpu(op, ctx));
+  CHECK(checkTensor(op, "seed", seed, ctx));
+  CHECK(checkFloat(op, "seed", seed));
+  AMPRT_FLOAT_DISPATCH(seed->dtype, T, {
+    T *out = static_cast<T *>(seed->data);
+    for (int64_t i = 0; i < seed->numel; ++i)
+      store(out, i, (typename Compute<T>::type)1);
+  });
+  return ok();
+}
+
+} // extern "C"

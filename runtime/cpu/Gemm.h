@@ -1,0 +1,85 @@
+//===- Gemm.h - Row-major GEMM on OpenBLAS, and 16-bit staging --*- C++ -*-===//
+
+#ifndef AMPRT_CPU_GEMM_H
+#define AMPRT_CPU_GEMM_H
+
+#include "../common/Runtime.h"
+#include <cblas.h>
+
+namespace amprt::cpu {
+
+/// C[m, n] = alpha * op(A) op(B) + beta * C, row-major, on the tuned BLAS.
+inline void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k,
+                 float alpha, const float *a, int64_t lda, const float *b,
+                 int64_t ldb, float beta, float *c, int64_t ldc) {
+  cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans,
+              tb ? CblasTrans : CblasNoTrans, m, n, k, alpha, a, lda, b, ldb,
+              beta, c, ldc);
+}
+inline void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k,
+                 double alpha, const double *a, int64_t lda, const double *b,
+                 int64_t ldb, double beta, double *c, int64_t ldc) {
+  cblas_dgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans,
+              tb ? CblasTrans : CblasNoTrans, m, n, k, alpha, a, lda, b, ldb,
+              beta, c, ldc);
+}
+
+/// A tensor's values in its compute type (f32, or f64 for f64): the data
+/// itself when it already is, else a widened copy (16-bit inputs accumulate
+/// in f32).
+template <typename C> class Widened {
+public:
+  explicit Widened(const amprt_tensor *t) {
+    AMPRT_FLOAT_DISPATCH(t->dtype, T, {
+      const T *in = static_cast<const T *>(t->data);
+      if constexpr (std::is_same_v<T, C>) {
+        ptr = in;
+      } else {
+        copy.resize(t->numel);
+        parallelFor(t->numel, 1 << 15, [&](int64_t b, int64_t e) {
+          for (int64_t i = b; i < e; ++i)
+            copy[i] = (C)load(in, i);
+        });
+        ptr = copy.data();
+      }
+    });
+  }
+  const C *data() const { return ptr; }
+
+private:
+  const C *ptr = nullptr;
+  std::vector<C> copy;
+};
+
+/// Storage for a result computed in C and rounded into `t` by finish().
+template <typename C> class Narrowed {
+public:
+  explicit Narrowed(amprt_tensor *t) : t(t) {
+    if (!isCompute())
+      copy.assign(t->numel, C(0));
+  }
+  C *data() { return isCompute() ? static_cast<C *>(t->data) : copy.data(); }
+  void finish() {
+    if (isCompute())
+      return;
+    AMPRT_FLOAT_DISPATCH(t->dtype, T, {
+      T *out = static_cast<T *>(t->data);
+      parallelFor(t->numel, 1 << 15, [&](int64_t b, int64_t e) {
+        for (int64_t i = b; i < e; ++i)
+          store(out, i, (typename Compute<T>::type)copy[i]);
+      });
+    });
+  }
+
+private:
+  bool isCompute() const {
+    return (std::is_same_v<C, float> && t->dtype == AMPRT_F32) ||
+           (std::is_same_v<C, double> && t->dtype == AMPRT_F64);
+  }
+  amprt_tensor *t;
+  std::vector<C> copy;
+};
+
+} // namespace amprt::cpu
+
+#endif // AMPRT_CPU_GEMM_H

@@ -1,0 +1,676 @@
+//===- NNOps.cpp - Bias, pooling, normalization, softmax and loss ---------===//
+//
+// Statistics, reductions over rows and the loss accumulate in double (f32
+// data) so low-precision storage never costs accuracy inside an op.
+//
+//===----------------------------------------------------------------------===//
+
+#include "../common/amprt_math.h"
+#include "Common.h"
+#include <cmath>
+#include <limits>
+
+using namespace amprt;
+using namespace amprt::cpu;
+
+namespace {
+
+amprt_status channelDim(const char *op, const amprt_tensor *x,
+                        amprt_layout layout, int64_t &dim) {
+  if (layout != AMPRT_NHWC && layout != AMPRT_NCHW)
+    return fail(AMPRT_ERROR_INVALID_ARGUMENT, "%s: unknown layout %d", op,
+                (int)layout);
+  if (x->shape.size() < 2)
+    return fail(AMPRT_ERROR_SHAPE, "%s: input must have rank >= 2", op);
+  dim = (layout == AMPRT_NCHW && x->shape.size() > 2) ? 1
+                                                       : x->shape.size() - 1;
+  return AMPRT_OK;
+}
+
+/// A checked pooling geometry over layout-aware indices.
+struct Pool {
+  int64_t n, h, w, c, oh, ow, kh, kw, sh, sw, pt, pl;
+  bool nchw;
+  int64_t at(int64_t i, int64_t y, int64_t x, int64_t ch, int64_t H,
+             int64_t W) const {
+    return nchw ? ((i * c + ch) * H + y) * W + x
+                : ((i * H + y) * W + x) * c + ch;
+  }
+};
+
+amprt_status poolGeometry(const char *op, const Shape &x, const Shape &y,
+                          const int64_t *window, const int64_t *strides,
+                          const int64_t *padding, amprt_layout layout,
+                          Pool &p) {
+  if (!window || !strides || !padding)
+    return fail(AMPRT_ERROR_INVALID_ARGUMENT,
+                "%s: window, strides and padding are required", op);
+  if (layout != AMPRT_NHWC && layout != AMPRT_NCHW)
+    return fail(AMPRT_ERROR_INVALID_ARGUMENT, "%s: unknown layout", op);
+  if (window[0] < 1 || window[1] < 1 || strides[0] < 1 || strides[1] < 1 ||
+      padding[0] < 0 || padding[1] < 0 || padding[2] < 0 || padding[3] < 0)
+    return fail(AMPRT_ERROR_INVALID_ARGUMENT,
+                "%s: window and strides must be >= 1, padding >= 0", op);
+  if (x.size() != 4 || y.size() != 4)
+    return fail(AMPRT_ERROR_SHAPE, "%s: operands must be rank 4", op);
+  p.nchw = layout == AMPRT_NCHW;
+  int hi = p.nchw ? 2 : 1, wi = p.nchw ? 3 : 2, ci = p.nchw ? 1 : 3;
+  p.n = x[0], p.h = x[hi], p.w = x[wi], p.c = x[ci];
+  p.kh = window[0], p.kw = window[1], p.sh = strides[0], p.sw = strides[1];
+  p.pt = padding[0], p.pl = padding[2];
+  auto count = [](int64_t size, int64_t k, int64_t s, int64_t lo, int64_t hi) {
+    int64_t padded = size + lo + hi;
+    return padded < k ? 0 : (padded - k) / s + 1;
+  };
+  p.oh = count(p.h, p.kh, p.sh, padding[0], padding[1]);
+  p.ow = count(p.w, p.kw, p.sw, padding[2], padding[3]);
+  Shape expected = p.nchw ? Shape{p.n, p.c, p.oh, p.ow}
+                          : Shape{p.n, p.oh, p.ow, p.c};
+  if (p.oh < 1 || p.ow < 1 || y != expected)
+    return fail(AMPRT_ERROR_SHAPE, "%s: the pooled shape must be %s, got %s",
+                op, shapeString(expected).c_str(), shapeString(y).c_str());
+  return AMPRT_OK;
+}
+
+/// Visits every window: fn(outIndex, n, c, y0, x0).
+template <typename Fn> void forEachWindow(const Pool &p, Fn fn) {
+  parallelFor(p.n * p.c, 1, [&](int64_t begin, int64_t end) {
+    for (int64_t nc = begin; nc < end; ++nc) {
+      int64_t n = nc / p.c, c = nc % p.c;
+      for (int64_t oy = 0; oy < p.oh; ++oy)
+        for (int64_t ox = 0; ox < p.ow; ++ox)
+          fn(p.at(n, oy, ox, c, p.oh, p.ow), n, c, oy * p.sh - p.pt,
+             ox * p.sw - p.pl);
+    }
+  });
+}
+
+amprt_status pool(const char *op, bool isMax, amprt_context *ctx,
+                  const amprt_tensor *x, const int64_t *window,
+                  const int64_t *strides, const int64_t *padding,
+                  amprt_layout layout, amprt_tensor *y) {
+  AMPRT_CHECK(requireCpu(op, ctx));
+  AMPRT_CHECK(checkTensor(op, "x", x, ctx));
+  AMPRT_CHECK(checkTensor(op, "y", y, ctx));
+  AMPRT_CHECK(checkFloat(op, "x", x));
+  AMPRT_CHECK(checkSameDtype(op, "y", y, x->dtype));
+  Pool p;
+  AMPRT_CHECK(poolGeometry(op, x->shape, y->shape, window, strides, padding,
+                           layout, p));
+  forEachWindow(p, [&](int64_t out, int64_t n, int64_t c, int64_t y0,
+                       int64_t x0) {
+    double acc = isMax ? -std::numeric_limits<double>::infinity() : 0.0;
+    for (int64_t ky = 0; ky < p.kh; ++ky)
+      for (int64_t kx = 0; kx < p.kw; ++kx) {
+        int64_t iy = y0 + ky, ix = x0 + kx;
+        // Padding is ignored by max and counts as zeros for avg.
+        if (iy < 0 || iy >= p.h || ix < 0 || ix >= p.w)
+          continue;
+        double v = get(x, p.at(n, iy, ix, c, p.h, p.w));
+        if (isMax)
+          acc = (v != v || v > acc) ? v : acc;
+        else
+          acc += v;
+      }
+    set(y, out, isMax ? acc : acc / double(p.kh * p.kw));
+  });
+  return ok();
+}
+
+amprt_status normStatsCheck(const char *op, const amprt_tensor *t,
+                            const char *name, amprt_dtype data,
+                            const Shape &shape) {
+  AMPRT_CHECK(checkSameDtype(op, name, t, statsDtype(data)));
+  return checkShape(op, name, t, shape);
+}
+
+/// Softmax-family rows: the axis split of a tensor.
+amprt_status softmaxCheck(const char *op, amprt_context *ctx,
+                          const amprt_tensor *a, const amprt_tensor *b,
+                          const amprt_tensor *out, int64_t axis,
+                          Split &s) {
+  AMPRT_CHECK(requireCpu(op, ctx));
+  AMPRT_CHECK(checkTensor(op, "input", a, ctx));
+  AMPRT_CHECK(checkTensor(op, "output", out, ctx));
+  AMPRT_CHECK(checkFloat(op, "input", a));
+  if (b) {
+    AMPRT_CHECK(checkTensor(op, "y", b, ctx));
+    AMPRT_CHECK(checkSameDtype(op, "y", b, a->dtype));
+    AMPRT_CHECK(checkShape(op, "y", b, a->shape));
+  }
+  AMPRT_CHECK(checkSameDtype(op, "output", out, a->dtype));
+  AMPRT_CHECK(checkShape(op, "output", out, a->shape));
+  int64_t dim;
+  if (a->shape.empty() || !normalizeAxis(axis, a->shape.size(), dim))
+    return fail(AMPRT_ERROR_INVALID_ARGUMENT, "%s: axis %lld out of range",
+                op, (long long)axis);
+  s = split(a->shape, dim);
+  return AMPRT_OK;
+}
+
+template <typename Fn> void forEachRow(const Split &s, Fn fn) {
+  parallelFor(s.outer * s.inner, 16, [&](int64_t begin, int64_t end) {
+    for (int64_t r = begin; r < end; ++r) {
+      int64_t o = r / s.inner, i = r % s.inner;
+      fn(o * s.axis * s.inner + i, s.inner); // first element, step
+    }
+  });
+}
+
+amprt_status crossEntropyCheck(const char *op, amprt_context *ctx,
+                               const amprt_tensor *logits,
+                               const amprt_tensor *labels, bool &indices) {
+  AMPRT_CHECK(checkTensor(op, "logits", logits, ctx));
+  AMPRT_CHECK(checkTensor(op, "labels", labels, ctx));
+  AMPRT_CHECK(checkFloat(op, "logits", logits));
+  if (logits->shape.size() != 2)
+    return fail(AMPRT_ERROR_SHAPE, "%s: logits must be [N, C]", op);
+  int64_t n = logits->shape[0], c = logits->shape[1];
+  indices = labels->dtype == AMPRT_I32 || labels->dtype == AMPRT_I64;
+  if (indices) {
+    AMPRT_CHECK(checkShape(op, "labels", labels, {n}));
+    for (int64_t i = 0; i < n; ++i) {
+      int64_t label = getIndex(labels, i);
+      if (label < 0 || label >= c)
+        return fail(AMPRT_ERROR_INDEX,
+                    "%s: label %lld of example %lld is outside [0, %lld)", op,
+                    (long long)label, (long long)i, (long long)c);
+    }
+    return AMPRT_OK;
+  }
+  AMPRT_CHECK(checkSameDtype(op, "labels", labels, logits->dtype));
+  return checkShape(op, "labels", labels, logits->shape);
+}
+
+/// log-sum-exp of row `n`, max-subtracted.
+double logSumExp(const amprt_tensor *logits, int64_t n, int64_t c,
+                 double &maxOut) {
+  double m = -std::numeric_limits<double>::infinity();
+  for (int64_t j = 0; j < c; ++j)
+    m = std::max(m, get(logits, n * c + j));
+  double sum = 0;
+  for (int64_t j = 0; j < c; ++j)
+    sum += std::exp(get(logits, n * c + j) - m);
+  maxOut = m;
+  return m + std::log(sum);
+}
+
+double targetProbability(const amprt_tensor *labels, bool indices, int64_t n,
+                         int64_t c, int64_t j) {
+  if (indices)
+    return getIndex(labels, n) == j ? 1.0 : 0.0;
+  return get(labels, n * c + j);
+}
+
+} // namespace
+
+extern "C" {
+
+amprt_status amprt_bias_add(amprt_context *ctx, const amprt_tensor *x,
+                            const amprt_tensor *b, amprt_layout layout,
+                            amprt_tensor *y) {
+  const char *op = "amprt_bias_add";
+  AMPRT_CHECK(requireCpu(op, ctx));
+  AMPRT_CHECK(checkTensor(op, "x", x, ctx));
+  AMPRT_CHECK(checkTensor(op, "b", b, ctx));
+  AMPRT_CHECK(checkTensor(op, "y", y, ctx));
+  AMPRT_CHECK(checkFloat(op, "x", x));
+  AMPRT_CHECK(checkSameDtype(op, "b", b, x->dtype));
+  AMPRT_CHECK(checkSameDtype(op, "y", y, x->dtype));
+  AMPRT_CHECK(checkShape(op, "y", y, x->shape));
+  int64_t dim;
+  AMPRT_CHECK(channelDim(op, x, layout, dim));
+  AMPRT_CHECK(checkShape(op, "b", b, {x->shape[dim]}));
+  Split s = split(x->shape, dim);
+  parallelFor(x->numel, 1 << 14, [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i)
+      set(y, i, get(x, i) + get(b, (i / s.inner) % s.axis));
+  });
+  return ok();
+}
+
+amprt_status amprt_bias_add_grad(amprt_context *ctx, const amprt_tensor *dy,
+                                 amprt_layout layout, amprt_tensor *db) {
+  const char *op = "amprt_bias_add_grad";
+  AMPRT_CHECK(requireCpu(op, ctx));
+  AMPRT_CHECK(checkTensor(op, "dy", dy, ctx));
+  AMPRT_CHECK(checkTensor(op, "db", db, ctx));
+  AMPRT_CHECK(checkFloat(op, "dy", dy));
+  AMPRT_CHECK(checkSameDtype(op, "db", db, dy->dtype));
+  int64_t dim;
+  AMPRT_CHECK(channelDim(op, dy, layout, dim));
+  AMPRT_CHECK(checkShape(op, "db", db, {dy->shape[dim]}));
+  Split s = split(dy->shape, dim);
+  parallelFor(s.axis, 1, [&](int64_t begin, int64_t end) {
+    for (int64_t c = begin; c < end; ++c) {
+      double sum = 0;
+      for (int64_t o = 0; o < s.outer; ++o)
+        for (int64_t i = 0; i < s.inner; ++i)
+          sum += get(dy, (o * s.axis + c) * s.inner + i);
+      set(db, c, sum);
+    }
+  });
+  return ok();
+}
+
+amprt_status amprt_max_pool2d(amprt_context *ctx, const amprt_tensor *x,
+                              const int64_t *window, const int64_t *strides,
+                              const int64_t *padding, amprt_layout layout,
+                              amprt_tensor *y) {
+  return pool("amprt_max_pool2d", true, ctx, x, window, strides, padding,
+              layout, y);
+}
+
+amprt_status amprt_avg_pool2d(amprt_context *ctx, const amprt_tensor *x,
+                              const int64_t *window, const int64_t *strides,
+                              const int64_t *padding, amprt_layout layout,
+                              amprt_tensor *y) {
+  return pool("amprt_avg_pool2d", false, ctx, x, window, strides, padding,
+              layout, y);
+}
+
+amprt_status amprt_max_pool2d_grad(amprt_context *ctx, const amprt_tensor *dy,
+                                   const amprt_tensor *x,
+                                   const amprt_tensor *y,
+                                   const int64_t *window,
+                                   const int64_t *strides,
+                                   const int64_t *padding,
+                                   amprt_layout layout, amprt_tensor *dx) {
+  const char *op = "amprt_max_pool2d_grad";
+  AMPRT_CHECK(requireCpu(op, ctx));
+  AMPRT_CHECK(checkTensor(op, "dy", dy, ctx));
+  AMPRT_CHECK(checkTensor(op, "x", x, ctx));
+  AMPRT_CHECK(checkTensor(op, "y", y, ctx));
+  AMPRT_CHECK(checkTensor(op, "dx", dx, ctx));
+  AMPRT_CHECK(checkFloat(op, "x", x));
+  for (const amprt_tensor *t : {dy, y, (const amprt_tensor *)dx})
+    AMPRT_CHECK(checkSameDtype(op, "operand", t, x->dtype));
+  AMPRT_CHECK(checkShape(op, "dx", dx, x->shape));
+  AMPRT_CHECK(checkShape(op, "y", y, dy->shape));
+  Pool p;
+  AMPRT_CHECK(poolGeometry(op, x->shape, dy->shape, window, strides, padding,
+                           layout, p));
+  std::vector<double> acc(x->numel, 0.0);
+  // Each (n, c) plane is written by one thread only.
+  forEachWindow(p, [&](int64_t out, int64_t n, int64_t c, int64_t y0,
+                       int64_t x0) {
+    double target = get(y, out);
+    for (int64_t ky = 0; ky < p.kh; ++ky)
+      for (int64_t kx = 0; kx < p.kw; ++kx) {
+        int64_t iy = y0 + ky, ix = x0 + kx;
+        if (iy < 0 || iy >= p.h || ix < 0 || ix >= p.w)
+          continue;
+        int64_t in = p.at(n, iy, ix, c, p.h, p.w);
+        // The first maximum of the window takes the gradient.
+        if (get(x, in) == target || (target != target && get(x, in) != get(x, in))) {
+          acc[in] += get(dy, out);
+          return;
+        }
+      }
+  });
+  for (int64_t i = 0; i < x->numel; ++i)
+    set(dx, i, acc[i]);
+  return ok();
+}
+
+amprt_status amprt_avg_pool2d_grad(amprt_context *ctx, const amprt_tensor *dy,
+                                   const int64_t *window,
+                                   const int64_t *strides,
+                                   const int64_t *padding,
+                                   amprt_layout layout, amprt_tensor *dx) {
+  const char *op = "amprt_avg_pool2d_grad";
+  AMPRT_CHECK(requireCpu(op, ctx));
+  AMPRT_CHECK(checkTensor(op, "dy", dy, ctx));
+  AMPRT_CHECK(checkTensor(op, "dx", dx, ctx));
+  AMPRT_CHECK(checkFloat(op, "dy", dy));
+  AMPRT_CHECK(checkSameDtype(op, "dx", dx, dy->dtype));
+  Pool p;
+  AMPRT_CHECK(poolGeometry(op, dx->shape, dy->shape, window, strides, padding,
+                           layout, p));
+  std::vector<double> acc(dx->numel, 0.0);
+  double share = 1.0 / double(p.kh * p.kw);
+  forEachWindow(p, [&](int64_t out, int64_t n, int64_t c, int64_t y0,
+                       int64_t x0) {
+    double g = get(dy, out) * share;
+    for (int64_t ky = 0; ky < p.kh; ++ky)
+      for (int64_t kx = 0; kx < p.kw; ++kx) {
+        int64_t iy = y0 + ky, ix = x0 + kx;
+        if (iy >= 0 && iy < p.h && ix >= 0 && ix < p.w)
+          acc[p.at(n, iy, ix, c, p.h, p.w)] += g;
+      }
+  });
+  for (int64_t i = 0; i < dx->numel; ++i)
+    set(dx, i, acc[i]);
+  return ok();
+}
+
+amprt_status amprt_batch_norm(amprt_context *ctx, const amprt_tensor *x,
+                              const amprt_tensor *scale,
+                              const amprt_tensor *offset, double epsilon,
+                              amprt_layout layout, amprt_tensor *y,
+                              amprt_tensor *mean, amprt_tensor *inv_std) {
+  const char *op = "amprt_batch_norm";
+  AMPRT_CHECK(requireCpu(op, ctx));
+  for (auto [t, name] : {std::pair{x, "x"}, {scale, "scale"},
+                         {offset, "offset"}, {(const amprt_tensor *)y, "y"},
+                         {(const amprt_tensor *)mean, "mean"},
+                         {(const amprt_tensor *)inv_std, "inv_std"}})
+    AMPRT_CHECK(checkTensor(op, name, t, ctx));
+  AMPRT_CHECK(checkFloat(op, "x", x));
+  if (!(epsilon >= 0))
+    return fail(AMPRT_ERROR_INVALID_ARGUMENT, "%s: epsilon must be >= 0", op);
+  int64_t dim;
+  AMPRT_CHECK(channelDim(op, x, layout, dim));
+  Shape c{x->shape[dim]};
+  for (auto [t, name] : {std::pair{scale, "scale"}, {offset, "offset"},
+                         {(const amprt_tensor *)mean, "mean"},
+                         {(const amprt_tensor *)inv_std, "inv_std"}})
+    AMPRT_CHECK(normStatsCheck(op, t, name, x->dtype, c));
+  AMPRT_CHECK(checkSameDtype(op, "y", y, x->dtype));
+  AMPRT_CHECK(checkShape(op, "y", y, x->shape));
+  Split s = split(x->shape, dim);
+  double count = double(s.outer * s.inner);
+  parallelFor(s.axis, 1, [&](int64_t begin, int64_t end) {
+    for (int64_t ch = begin; ch < end; ++ch) {
+      auto at = [&](int64_t o, int64_t i) { return (o * s.axis + ch) * s.inner + i; };
+      double sum = 0, sq = 0;
+      for (int64_t o = 0; o < s.outer; ++o)
+        for (int64_t i = 0; i < s.inner; ++i)
+          sum += get(x, at(o, i));
+      double mu = sum / count;
+      for (int64_t o = 0; o < s.outer; ++o)
+        for (int64_t i = 0; i < s.inner; ++i) {
+          double d = get(x, at(o, i)) - mu;
+          sq += d * d;
+        }
+      double is = 1.0 / std::sqrt(sq / count + epsilon);
+      double g = get(scale, ch), b = get(offset, ch);
+      for (int64_t o = 0; o < s.outer; ++o)
+        for (int64_t i = 0; i < s.inner; ++i)
+          set(y, at(o, i), (get(x, at(o, i)) - mu) * is * g + b);
+      set(mean, ch, mu);
+      set(inv_std, ch, is);
+    }
+  });
+  return ok();
+}
+
+amprt_status amprt_batch_norm_grad(
+    amprt_context *ctx, const amprt_tensor *dy, const amprt_tensor *x,
+    const amprt_tensor *scale, const amprt_tensor *mean,
+    const amprt_tensor *inv_std, amprt_layout layout, amprt_tensor *dx,
+    amprt_tensor *dscale, amprt_tensor *doffset) {
+  const char *op = "amprt_batch_norm_grad";
+  AMPRT_CHECK(requireCpu(op, ctx));
+  for (auto [t, name] :
+       {std::pair{dy, "dy"}, {x, "x"}, {scale, "scale"}, {mean, "mean"},
+        {inv_std, "inv_std"}, {(const amprt_tensor *)dx, "dx"},
+        {(const amprt_tensor *)dscale, "dscale"},
+        {(const amprt_tensor *)doffset, "doffset"}})
+    AMPRT_CHECK(checkTensor(op, name, t, ctx));
+  AMPRT_CHECK(checkFloat(op, "x", x));
+  int64_t dim;
+  AMPRT_CHECK(channelDim(op, x, layout, dim));
+  Shape c{x->shape[dim]};
+  for (auto [t, name] :
+       {std::pair{scale, "scale"}, {mean, "mean"}, {inv_std, "inv_std"},
+        {(const amprt_tensor *)dscale, "dscale"},
+        {(const amprt_tensor *)doffset, "doffset"}})
+    AMPRT_CHECK(normStatsCheck(op, t, name, x->dtype, c));
+  for (auto [t, name] : {std::pair{dy, "dy"}, {(const amprt_tensor *)dx, "dx"}}) {
+    AMPRT_CHECK(checkSameDtype(op, name, t, x->dtype));
+    AMPRT_CHECK(checkShape(op, name, t, x->shape));
+  }
+  Split s = split(x->shape, dim);
+  double count = double(s.outer * s.inner);
+  parallelFor(s.axis, 1, [&](int64_t begin, int64_t end) {
+    for (int64_t ch = begin; ch < end; ++ch) {
+      auto at = [&](int64_t o, int64_t i) { return (o * s.axis + ch) * s.inner + i; };
+      double mu = get(mean, ch), is = get(inv_std, ch), g = get(scale, ch);
+      double sumDy = 0, sumDyXhat = 0;
+      for (int64_t o = 0; o < s.outer; ++o)
+        for (int64_t i = 0; i < s.inner; ++i) {
+          double d = get(dy, at(o, i));
+          sumDy += d;
+          sumDyXhat += d * (get(x, at(o, i)) - mu) * is;
+        }
+      for (int64_t o = 0; o < s.outer; ++o)
+        for (int64_t i = 0; i < s.inner; ++i) {
+          double xhat = (get(x, at(o, i)) - mu) * is;
+          set(dx, at(o, i),
+              g * is / count *
+                  (count * get(dy, at(o, i)) - sumDy - xhat * sumDyXhat));
+        }
+      set(dscale, ch, sumDyXhat);
+      set(doffset, ch, sumDy);
+    }
+  });
+  return ok();
+}
+
+amprt_status amprt_layer_norm(amprt_context *ctx, const amprt_tensor *x,
+                              const amprt_tensor *gamma,
+                              const amprt_tensor *beta, double epsilon,
+                              amprt_tensor *y, amprt_tensor *mean,
+                              amprt_tensor *inv_std) {
+  const char *op = "amprt_layer_norm";
+  AMPRT_CHECK(requireCpu(op, ctx));
+  for (auto [t, name] : {std::pair{x, "x"}, {gamma, "gamma"}, {beta, "beta"},
+                         {(const amprt_tensor *)y, "y"},
+                         {(const amprt_tensor *)mean, "mean"},
+                         {(const amprt_tensor *)inv_std, "inv_std"}})
+    AMPRT_CHECK(checkTensor(op, name, t, ctx));
+  AMPRT_CHECK(checkFloat(op, "x", x));
+  if (x->shape.empty() || !(epsilon >= 0))
+    return fail(AMPRT_ERROR_SHAPE, "%s: x must have rank >= 1 and epsilon "
+                ">= 0", op);
+  int64_t d = x->shape.back(), rows = x->numel / d;
+  Shape rowShape(x->shape.begin(), x->shape.end() - 1);
+  AMPRT_CHECK(normStatsCheck(op, gamma, "gamma", x->dtype, {d}));
+  AMPRT_CHECK(normStatsCheck(op, beta, "beta", x->dtype, {d}));
+  AMPRT_CHECK(normStatsCheck(op, mean, "mean", x->dtype, rowShape));
+  AMPRT_CHECK(normStatsCheck(op, inv_std, "inv_std", x->dtype, rowShape));
+  AMPRT_CHECK(checkSameDtype(op, "y", y, x->dtype));
+  AMPRT_CHECK(checkShape(op, "y", y, x->shape));
+  parallelFor(rows, 16, [&](int64_t begin, int64_t end) {
+    for (int64_t r = begin; r < end; ++r) {
+      double sum = 0, sq = 0;
+      for (int64_t j = 0; j < d; ++j)
+        sum += get(x, r * d + j);
+      double mu = sum / d;
+      for (int64_t j = 0; j < d; ++j) {
+        double v = get(x, r * d + j) - mu;
+        sq += v * v;
+      }
+      double is = 1.0 / std::sqrt(sq / d + epsilon);
+      for (int64_t j = 0; j < d; ++j)
+        set(y, r * d + j,
+            (get(x, r * d + j) - mu) * is * get(gamma, j) + get(beta, j));
+      set(mean, r, mu);
+      set(inv_std, r, is);
+    }
+  });
+  return ok();
+}
+
+amprt_status amprt_layer_norm_grad(
+    amprt_context *ctx, const amprt_tensor *dy, const amprt_tensor *x,
+    const amprt_tensor *gamma, const amprt_tensor *mean,
+    const amprt_tensor *inv_std, amprt_tensor *dx, amprt_tensor *dgamma,
+    amprt_tensor *dbeta) {
+  const char *op = "amprt_layer_norm_grad";
+  AMPRT_CHECK(requireCpu(op, ctx));
+  for (auto [t, name] :
+       {std::pair{dy, "dy"}, {x, "x"}, {gamma, "gamma"}, {mean, "mean"},
+        {inv_std, "inv_std"}, {(const amprt_tensor *)dx, "dx"},
+        {(const amprt_tensor *)dgamma, "dgamma"},
+        {(const amprt_tensor *)dbeta, "dbeta"}})
+    AMPRT_CHECK(checkTensor(op, name, t, ctx));
+  AMPRT_CHECK(checkFloat(op, "x", x));
+  if (x->shape.empty())
+    return fail(AMPRT_ERROR_SHAPE, "%s: x must have rank >= 1", op);
+  int64_t d = x->shape.back(), rows = x->numel / d;
+  Shape rowShape(x->shape.begin(), x->shape.end() - 1);
+  AMPRT_CHECK(normStatsCheck(op, gamma, "gamma", x->dtype, {d}));
+  AMPRT_CHECK(normStatsCheck(op, dgamma, "dgamma", x->dtype, {d}));
+  AMPRT_CHECK(normStatsCheck(op, dbeta, "dbeta", x->dtype, {d}));
+  AMPRT_CHECK(normStatsCheck(op, mean, "mean", x->dtype, rowShape));
+  AMPRT_CHECK(normStatsCheck(op, inv_std, "inv_std", x->dtype, rowShape));
+  for (auto [t, name] : {std::pair{dy, "dy"}, {(const amprt_tensor *)dx, "dx"}}) {
+    AMPRT_CHECK(checkSameDtype(op, name, t, x->dtype));
+    AMPRT_CHECK(checkShape(op, name, t, x->shape));
+  }
+  std::vector<double> dg(d, 0.0), db(d, 0.0);
+  for (int64_t r = 0; r < rows; ++r) {
+    double mu = get(mean, r), is = get(inv_std, r);
+    double sumG = 0, sumGXhat = 0;
+    for (int64_t j = 0; j < d; ++j) {
+      double dyv = get(dy, r * d + j), xhat = (get(x, r * d + j) - mu) * is;
+      double g = dyv * get(gamma, j);
+      sumG += g;
+      sumGXhat += g * xhat;
+      dg[j] += dyv * xhat;
+      db[j] += dyv;
+    }
+    for (int64_t j = 0; j < d; ++j) {
+      double xhat = (get(x, r * d + j) - mu) * is;
+      double g = get(dy, r * d + j) * get(gamma, j);
+      set(dx, r * d + j, is / d * (d * g - sumG - xhat * sumGXhat));
+    }
+  }
+  for (int64_t j = 0; j < d; ++j) {
+    set(dgamma, j, dg[j]);
+    set(dbeta, j, db[j]);
+  }
+  return ok();
+}
+
+amprt_status amprt_softmax(amprt_context *ctx, const amprt_tensor *x,
+                           int64_t axis, amprt_tensor *y) {
+  Split s;
+  AMPRT_CHECK(softmaxCheck("amprt_softmax", ctx, x, nullptr, y, axis, s));
+  forEachRow(s, [&](int64_t first, int64_t step) {
+    double m = -std::numeric_limits<double>::infinity(), sum = 0;
+    for (int64_t j = 0; j < s.axis; ++j)
+      m = std::max(m, get(x, first + j * step));
+    for (int64_t j = 0; j < s.axis; ++j)
+      sum += std::exp(get(x, first + j * step) - m);
+    for (int64_t j = 0; j < s.axis; ++j)
+      set(y, first + j * step, std::exp(get(x, first + j * step) - m) / sum);
+  });
+  return ok();
+}
+
+amprt_status amprt_log_softmax(amprt_context *ctx, const amprt_tensor *x,
+                               int64_t axis, amprt_tensor *y) {
+  Split s;
+  AMPRT_CHECK(softmaxCheck("amprt_log_softmax", ctx, x, nullptr, y, axis, s));
+  forEachRow(s, [&](int64_t first, int64_t step) {
+    double m = -std::numeric_limits<double>::infinity(), sum = 0;
+    for (int64_t j = 0; j < s.axis; ++j)
+      m = std::max(m, get(x, first + j * step));
+    for (int64_t j = 0; j < s.axis; ++j)
+      sum += std::exp(get(x, first + j * step) - m);
+    double lse = m + std::log(sum);
+    for (int64_t j = 0; j < s.axis; ++j)
+      set(y, first + j * step, get(x, first + j * step) - lse);
+  });
+  return ok();
+}
+
+amprt_status amprt_softmax_grad(amprt_context *ctx, const amprt_tensor *dy,
+                                const amprt_tensor *y, int64_t axis,
+                                amprt_tensor *dx) {
+  Split s;
+  AMPRT_CHECK(softmaxCheck("amprt_softmax_grad", ctx, dy, y, dx, axis, s));
+  forEachRow(s, [&](int64_t first, int64_t step) {
+    double dot = 0;
+    for (int64_t j = 0; j < s.axis; ++j)
+      dot += get(dy, first + j * step) * get(y, first + j * step);
+    for (int64_t j = 0; j < s.axis; ++j) {
+      int64_t i = first + j * step;
+      set(dx, i, get(y, i) * (get(dy, i) - dot));
+    }
+  });
+  return ok();
+}
+
+amprt_status amprt_log_softmax_grad(amprt_context *ctx,
+                                    const amprt_tensor *dy,
+                                    const amprt_tensor *y, int64_t axis,
+                                    amprt_tensor *dx) {
+  Split s;
+  AMPRT_CHECK(
+      softmaxCheck("amprt_log_softmax_grad", ctx, dy, y, dx, axis, s));
+  forEachRow(s, [&](int64_t first, int64_t step) {
+    double sum = 0;
+    for (int64_t j = 0; j < s.axis; ++j)
+      sum += get(dy, first + j * step);
+    for (int64_t j = 0; j < s.axis; ++j) {
+      int64_t i = first + j * step;
+      set(dx, i, get(dy, i) - std::exp(get(y, i)) * sum);
+    }
+  });
+  return ok();
+}
+
+amprt_status amprt_softmax_cross_entropy(amprt_context *ctx,
+                                         const amprt_tensor *logits,
+                                         const amprt_tensor *labels,
+                                         amprt_tensor *loss) {
+  const char *op = "amprt_softmax_cross_entropy";
+  AMPRT_CHECK(requireCpu(op, ctx));
+  bool indices;
+  AMPRT_CHECK(crossEntropyCheck(op, ctx, logits, labels, indices));
+  AMPRT_CHECK(checkTensor(op, "loss", loss, ctx));
+  int64_t n = logits->shape[0], c = logits->shape[1];
+  AMPRT_CHECK(checkSameDtype(op, "loss", loss, logits->dtype));
+  AMPRT_CHECK(checkShape(op, "loss", loss, {n}));
+  parallelFor(n, 16, [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i) {
+      double m, lse = logSumExp(logits, i, c, m), l = 0;
+      for (int64_t j = 0; j < c; ++j) {
+        double p = targetProbability(labels, indices, i, c, j);
+        if (p != 0)
+          l -= p * (get(logits, i * c + j) - lse);
+      }
+      set(loss, i, l);
+    }
+  });
+  return ok();
+}
+
+amprt_status amprt_softmax_cross_entropy_grad(amprt_context *ctx,
+                                              const amprt_tensor *dloss,
+                                              const amprt_tensor *logits,
+                                              const amprt_tensor *labels,
+                                              amprt_tensor *dlogits) {
+  const char *op = "amprt_softmax_cross_entropy_grad";
+  AMPRT_CHECK(requireCpu(op, ctx));
+  bool indices;
+  AMPRT_CHECK(crossEntropyCheck(op, ctx, logits, labels, indices));
+  AMPRT_CHECK(checkTensor(op, "dloss", dloss, ctx));
+  AMPRT_CHECK(checkTensor(op, "dlogits", dlogits, ctx));
+  int64_t n = logits->shape[0], c = logits->shape[1];
+  AMPRT_CHECK(checkSameDtype(op, "dloss", dloss, logits->dtype));
+  AMPRT_CHECK(checkShape(op, "dloss", dloss, {n}));
+  AMPRT_CHECK(checkSameDtype(op, "dlogits", dlogits, logits->dtype));
+  AMPRT_CHECK(checkShape(op, "dlogits", dlogits, logits->shape));
+  parallelFor(n, 16, [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i) {
+      double m, lse = logSumExp(logits, i, c, m), g = get(dloss, i);
+      double mass = 0;
+      for (int64_t j = 0; j < c; ++j)
+        mass += targetProbability(labels, indices, i, c, j);
+      for (int64_t j = 0; j < c; ++j) {
+        double p = std::exp(get(logits, i * c + j) - lse);
+        // d/dz of -sum_j t_j log_softmax_j = softmax * sum(t) - t.
+        set(dlogits, i * c + j,
+            g * (p * mass - targetProbability(labels, indices, i, c, j)));
+      }
+    }
+  });
+  return ok();
+}
+
+} // extern "C"

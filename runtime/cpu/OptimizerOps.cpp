@@ -1,0 +1,240 @@
+//===- OptimizerOps.cpp - Updates, clipping and loss-scale state ----------===//
+//
+// The step math is common/amprt_math.h's, shared with CUDA. Loss-scale
+// decisions are computed from tensors into tensors: nothing is returned to
+// the caller to branch on.
+//
+//===----------------------------------------------------------------------===//
+
+#include "../common/amprt_math.h"
+#include "Common.h"
+#include <cmath>
+
+using namespace amprt;
+using namespace amprt::cpu;
+
+namespace {
+
+amprt_status stateCheck(const char *op, amprt_context *ctx,
+                        std::initializer_list<std::pair<const amprt_tensor *,
+                                                        const char *>> state,
+                        const amprt_tensor *lr) {
+  AMPRT_CHECK(requireCpu(op, ctx));
+  const amprt_tensor *first = state.begin()->first;
+  for (auto [t, name] : state) {
+    AMPRT_CHECK(checkTensor(op, name, t, ctx));
+    if (t->dtype != AMPRT_F32 && t->dtype != AMPRT_F64)
+      return fail(AMPRT_ERROR_DTYPE, "%s: %s must be f32 (f64 for reference "
+                  "runs), got %s", op, name, dtypeName(t->dtype));
+    AMPRT_CHECK(checkSameDtype(op, name, t, first->dtype));
+    AMPRT_CHECK(checkShape(op, name, t, first->shape));
+  }
+  AMPRT_CHECK(checkTensor(op, "lr", lr, ctx));
+  return checkScalar(op, "lr", lr, AMPRT_F32);
+}
+
+double scalarOf(const amprt_tensor *t) { return get(t, 0); }
+
+} // namespace
+
+extern "C" {
+
+amprt_status amprt_sgd_update(amprt_context *ctx, const amprt_tensor *param,
+                              const amprt_tensor *grad,
+                              const amprt_tensor *lr, amprt_tensor *new_param) {
+  AMPRT_CHECK(stateCheck("amprt_sgd_update", ctx,
+                         {{param, "param"}, {grad, "grad"},
+                          {new_param, "new_param"}},
+                         lr));
+  double rate = scalarOf(lr);
+  parallelFor(param->numel, 1 << 14, [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i) {
+      double p = get(param, i);
+      sgdStep(p, get(grad, i), rate);
+      set(new_param, i, p);
+    }
+  });
+  return ok();
+}
+
+amprt_status amprt_momentum_update(
+    amprt_context *ctx, const amprt_tensor *param, const amprt_tensor *grad,
+    const amprt_tensor *velocity, const amprt_tensor *lr, double momentum,
+    int nesterov, amprt_tensor *new_param, amprt_tensor *new_velocity) {
+  const char *op = "amprt_momentum_update";
+  AMPRT_CHECK(stateCheck(op, ctx,
+                         {{param, "param"}, {grad, "grad"},
+                          {velocity, "velocity"}, {new_param, "new_param"},
+                          {new_velocity, "new_velocity"}},
+                         lr));
+  if (!(momentum >= 0))
+    return fail(AMPRT_ERROR_INVALID_ARGUMENT, "%s: momentum must be >= 0", op);
+  double rate = scalarOf(lr);
+  parallelFor(param->numel, 1 << 14, [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i) {
+      double p = get(param, i), v = get(velocity, i);
+      momentumStep(p, v, get(grad, i), rate, momentum, nesterov != 0);
+      set(new_param, i, p);
+      set(new_velocity, i, v);
+    }
+  });
+  return ok();
+}
+
+amprt_status amprt_adam_update(
+    amprt_context *ctx, const amprt_tensor *param, const amprt_tensor *grad,
+    const amprt_tensor *m, const amprt_tensor *v, const amprt_tensor *step,
+    const amprt_tensor *lr, double beta1, double beta2, double epsilon,
+    double weight_decay, amprt_tensor *new_param, amprt_tensor *new_m,
+    amprt_tensor *new_v) {
+  const char *op = "amprt_adam_update";
+  AMPRT_CHECK(stateCheck(op, ctx,
+                         {{param, "param"}, {grad, "grad"}, {m, "m"},
+                          {v, "v"}, {new_param, "new_param"},
+                          {new_m, "new_m"}, {new_v, "new_v"}},
+                         lr));
+  AMPRT_CHECK(checkTensor(op, "step", step, ctx));
+  AMPRT_CHECK(checkScalar(op, "step", step, AMPRT_I64));
+  if (!(beta1 >= 0 && beta1 < 1 && beta2 >= 0 && beta2 < 1 && epsilon > 0 &&
+        weight_decay >= 0))
+    return fail(AMPRT_ERROR_INVALID_ARGUMENT,
+                "%s: betas must be in [0, 1), epsilon > 0, weight_decay >= 0",
+                op);
+  int64_t t = getIndex(step, 0);
+  if (t < 1)
+    return fail(AMPRT_ERROR_INVALID_ARGUMENT,
+                "%s: step is 1-based, got %lld", op, (long long)t);
+  double c1 = 1 - std::pow(beta1, double(t)), c2 = 1 - std::pow(beta2, double(t));
+  double rate = scalarOf(lr);
+  parallelFor(param->numel, 1 << 14, [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i) {
+      double p = get(param, i), mi = get(m, i), vi = get(v, i);
+      adamStep(p, mi, vi, get(grad, i), rate, beta1, beta2, epsilon,
+               weight_decay, c1, c2);
+      set(new_param, i, p);
+      set(new_m, i, mi);
+      set(new_v, i, vi);
+    }
+  });
+  return ok();
+}
+
+amprt_status amprt_clip_by_global_norm(amprt_context *ctx,
+                                       const amprt_tensor *const *grads,
+                                       int count, double max_norm,
+                                       amprt_tensor *const *clipped) {
+  const char *op = "amprt_clip_by_global_norm";
+  AMPRT_CHECK(requireCpu(op, ctx));
+  if (count < 1 || !grads || !clipped || !(max_norm > 0))
+    return fail(AMPRT_ERROR_INVALID_ARGUMENT,
+                "%s: needs gradients, outputs and max_norm > 0", op);
+  double sq = 0;
+  for (int i = 0; i < count; ++i) {
+    AMPRT_CHECK(checkTensor(op, "grad", grads[i], ctx));
+    AMPRT_CHECK(checkTensor(op, "clipped", clipped[i], ctx));
+    AMPRT_CHECK(checkFloat(op, "grad", grads[i]));
+    AMPRT_CHECK(checkSameDtype(op, "clipped", clipped[i], grads[i]->dtype));
+    AMPRT_CHECK(checkShape(op, "clipped", clipped[i], grads[i]->shape));
+    for (int64_t j = 0; j < grads[i]->numel; ++j) {
+      double g = get(grads[i], j);
+      sq += g * g;
+    }
+  }
+  // PyTorch's clip_grad_norm_: scale by max_norm / (norm + 1e-6), at most 1.
+  double norm = std::sqrt(sq);
+  double factor = max_norm / (norm + 1e-6);
+  if (factor > 1)
+    factor = 1;
+  for (int i = 0; i < count; ++i)
+    for (int64_t j = 0; j < grads[i]->numel; ++j)
+      set(clipped[i], j, get(grads[i], j) * factor);
+  return ok();
+}
+
+amprt_status amprt_all_finite(amprt_context *ctx,
+                              const amprt_tensor *const *gs, int count,
+                              amprt_tensor *finite) {
+  const char *op = "amprt_all_finite";
+  AMPRT_CHECK(requireCpu(op, ctx));
+  AMPRT_CHECK(checkTensor(op, "finite", finite, ctx));
+  AMPRT_CHECK(checkScalar(op, "finite", finite, AMPRT_I1));
+  if (count < 1 || !gs)
+    return fail(AMPRT_ERROR_INVALID_ARGUMENT, "%s: needs operands", op);
+  bool ok_ = true;
+  for (int i = 0; i < count; ++i) {
+    AMPRT_CHECK(checkTensor(op, "operand", gs[i], ctx));
+    AMPRT_CHECK(checkFloat(op, "operand", gs[i]));
+    for (int64_t j = 0; j < gs[i]->numel && ok_; ++j)
+      ok_ = m_isfinite(get(gs[i], j));
+  }
+  *static_cast<uint8_t *>(finite->data) = ok_;
+  return ok();
+}
+
+amprt_status amprt_unscale_all_finite(amprt_context *ctx,
+                                      const amprt_tensor *const *gs, int count,
+                                      const amprt_tensor *scale,
+                                      amprt_tensor *const *unscaled,
+                                      amprt_tensor *finite) {
+  const char *op = "amprt_unscale_all_finite";
+  AMPRT_CHECK(requireCpu(op, ctx));
+  AMPRT_CHECK(checkTensor(op, "scale", scale, ctx));
+  AMPRT_CHECK(checkScalar(op, "scale", scale, AMPRT_F32));
+  AMPRT_CHECK(checkTensor(op, "finite", finite, ctx));
+  AMPRT_CHECK(checkScalar(op, "finite", finite, AMPRT_I1));
+  if (count < 1 || !gs || !unscaled)
+    return fail(AMPRT_ERROR_INVALID_ARGUMENT, "%s: needs operands", op);
+  for (int i = 0; i < count; ++i) {
+    AMPRT_CHECK(checkTensor(op, "gradient", gs[i], ctx));
+    AMPRT_CHECK(checkTensor(op, "unscaled", unscaled[i], ctx));
+    AMPRT_CHECK(checkFloat(op, "gradient", gs[i]));
+    if (unscaled[i]->dtype != AMPRT_F32 && unscaled[i]->dtype != AMPRT_F64)
+      return fail(AMPRT_ERROR_DTYPE, "%s: unscaled gradients are f32", op);
+    AMPRT_CHECK(checkShape(op, "unscaled", unscaled[i], gs[i]->shape));
+  }
+  float inverse = 1.0f / *static_cast<const float *>(scale->data);
+  bool allFinite = true;
+  // One pass: each element is read once, unscaled and checked.
+  for (int i = 0; i < count; ++i)
+    for (int64_t j = 0; j < gs[i]->numel; ++j) {
+      double u = (double)(float)(get(gs[i], j) * inverse);
+      allFinite &= m_isfinite(u);
+      set(unscaled[i], j, u);
+    }
+  *static_cast<uint8_t *>(finite->data) = allFinite;
+  return ok();
+}
+
+amprt_status amprt_update_scale(amprt_context *ctx, const amprt_tensor *scale,
+                                const amprt_tensor *good_steps,
+                                const amprt_tensor *finite,
+                                double growth_factor, double backoff_factor,
+                                int64_t growth_interval, double min_scale,
+                                double max_scale, amprt_tensor *new_scale,
+                                amprt_tensor *new_good_steps) {
+  const char *op = "amprt_update_scale";
+  AMPRT_CHECK(requireCpu(op, ctx));
+  for (auto [t, name, dtype] :
+       {std::tuple{scale, "scale", AMPRT_F32},
+        {good_steps, "good_steps", AMPRT_I64}, {finite, "finite", AMPRT_I1},
+        {(const amprt_tensor *)new_scale, "new_scale", AMPRT_F32},
+        {(const amprt_tensor *)new_good_steps, "new_good_steps", AMPRT_I64}}) {
+    AMPRT_CHECK(checkTensor(op, name, t, ctx));
+    AMPRT_CHECK(checkScalar(op, name, t, dtype));
+  }
+  if (!(growth_factor >= 1) || !(backoff_factor > 0 && backoff_factor <= 1) ||
+      growth_interval < 1 || !(min_scale > 0 && min_scale <= max_scale))
+    return fail(AMPRT_ERROR_INVALID_ARGUMENT,
+                "%s: needs growth >= 1, backoff in (0, 1], interval >= 1, "
+                "0 < min_scale <= max_scale", op);
+  float s = *static_cast<const float *>(scale->data);
+  int64_t n = *static_cast<const int64_t *>(good_steps->data);
+  bool ok_ = *static_cast<const uint8_t *>(finite->data) != 0;
+  updateScale(s, n, ok_, growth_factor, backoff_factor, growth_interval,
+              min_scale, max_scale);
+  *static_cast<float *>(new_scale->data) = s;
+  *static_cast<int64_t *>(new_good_steps->data) = n;
+  return ok();
+}
+
+} // extern "C"

@@ -1,0 +1,335 @@
+/*===- amprt.h - The amp runtime C API ------------------------------------===*
+ *
+ * What compiled training steps call: devices, tensors with explicit
+ * lifetime, host<->device copies, and one entry per tg/amp op with the op's
+ * attributes as arguments. Output tensors are created by the caller with the
+ * shape the compiler inferred; every entry checks shapes and element types
+ * and returns a status code, with a message from amprt_last_error(). No
+ * entry aborts or throws on bad arguments.
+ *
+ *===----------------------------------------------------------------------===*/
+
+#ifndef AMPRT_AMPRT_H
+#define AMPRT_AMPRT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum amprt_status {
+  AMPRT_OK = 0,
+  AMPRT_ERROR_INVALID_ARGUMENT = 1, /* null pointer, bad attribute value */
+  AMPRT_ERROR_SHAPE = 2,            /* shapes do not fit the op */
+  AMPRT_ERROR_DTYPE = 3,            /* element types do not fit the op */
+  AMPRT_ERROR_OUT_OF_MEMORY = 4,
+  AMPRT_ERROR_DEVICE = 5,           /* no such device, or a device failure */
+  AMPRT_ERROR_UNSUPPORTED = 6,      /* valid, but not on this backend */
+  AMPRT_ERROR_INDEX = 7             /* an index or label out of range */
+} amprt_status;
+
+typedef enum amprt_dtype {
+  AMPRT_F32 = 0,
+  AMPRT_F16 = 1,
+  AMPRT_BF16 = 2,
+  AMPRT_F64 = 3,
+  AMPRT_I32 = 4,
+  AMPRT_I64 = 5,
+  AMPRT_I1 = 6 /* one byte per element, 0 or 1 */
+} amprt_dtype;
+
+typedef enum amprt_device { AMPRT_DEVICE_CPU = 0, AMPRT_DEVICE_CUDA = 1 } amprt_device;
+typedef enum amprt_layout { AMPRT_NHWC = 0, AMPRT_NCHW = 1 } amprt_layout;
+typedef enum amprt_predicate {
+  AMPRT_EQ = 0, AMPRT_NE, AMPRT_LT, AMPRT_LE, AMPRT_GT, AMPRT_GE
+} amprt_predicate;
+
+typedef struct amprt_context amprt_context;
+typedef struct amprt_tensor amprt_tensor;
+
+/* --- Errors ------------------------------------------------------------- */
+
+/* The message of the last failed call on this thread ("" if none). */
+const char *amprt_last_error(void);
+const char *amprt_status_string(amprt_status status);
+
+/* --- Devices and contexts ----------------------------------------------- */
+
+/* Number of usable CUDA devices; 0 without a driver, a device or the CUDA
+ * backend (never an error). */
+int amprt_cuda_device_count(void);
+/* A context owns a device, its stream and its caching allocator. */
+amprt_status amprt_context_create(amprt_device device, int index,
+                                  amprt_context **out);
+void amprt_context_destroy(amprt_context *ctx);
+/* Compute capability for CUDA (major, minor); 0, 0 on the CPU. */
+amprt_status amprt_context_device(const amprt_context *ctx,
+                                  amprt_device *device, int *major,
+                                  int *minor);
+amprt_status amprt_synchronize(amprt_context *ctx);
+/* Bytes held by live tensors now and at most since the last reset. */
+amprt_status amprt_memory_stats(const amprt_context *ctx, size_t *current,
+                                size_t *peak);
+void amprt_memory_reset_peak(amprt_context *ctx);
+
+/* --- Tensors ------------------------------------------------------------ */
+
+amprt_status amprt_tensor_create(amprt_context *ctx, amprt_dtype dtype,
+                                 int rank, const int64_t *shape,
+                                 amprt_tensor **out);
+/* Frees the tensor; its memory goes back to the context's cache. */
+void amprt_tensor_release(amprt_tensor *tensor);
+amprt_dtype amprt_tensor_dtype(const amprt_tensor *tensor);
+int amprt_tensor_rank(const amprt_tensor *tensor);
+const int64_t *amprt_tensor_shape(const amprt_tensor *tensor);
+int64_t amprt_tensor_numel(const amprt_tensor *tensor);
+size_t amprt_dtype_size(amprt_dtype dtype);
+/* Copies `bytes` (which must equal the tensor's size) from / to the host. */
+amprt_status amprt_tensor_write(amprt_tensor *tensor, const void *host,
+                                size_t bytes);
+amprt_status amprt_tensor_read(const amprt_tensor *tensor, void *host,
+                               size_t bytes);
+
+/* --- Elementwise (binary ops broadcast like NumPy) ------------------------ */
+
+#define AMPRT_DECLARE_UNARY(name)                                              \
+  amprt_status amprt_##name(amprt_context *ctx, const amprt_tensor *x,         \
+                            amprt_tensor *y);
+AMPRT_DECLARE_UNARY(neg)
+AMPRT_DECLARE_UNARY(abs)
+AMPRT_DECLARE_UNARY(exp)
+AMPRT_DECLARE_UNARY(log)
+AMPRT_DECLARE_UNARY(sqrt)
+AMPRT_DECLARE_UNARY(rsqrt)
+AMPRT_DECLARE_UNARY(square)
+AMPRT_DECLARE_UNARY(reciprocal)
+AMPRT_DECLARE_UNARY(tanh)
+AMPRT_DECLARE_UNARY(sigmoid)
+AMPRT_DECLARE_UNARY(relu)
+AMPRT_DECLARE_UNARY(gelu)
+AMPRT_DECLARE_UNARY(erf)
+#undef AMPRT_DECLARE_UNARY
+amprt_status amprt_leaky_relu(amprt_context *ctx, const amprt_tensor *x,
+                              double alpha, amprt_tensor *y);
+
+#define AMPRT_DECLARE_BINARY(name)                                             \
+  amprt_status amprt_##name(amprt_context *ctx, const amprt_tensor *a,         \
+                            const amprt_tensor *b, amprt_tensor *c);
+AMPRT_DECLARE_BINARY(add)
+AMPRT_DECLARE_BINARY(sub)
+AMPRT_DECLARE_BINARY(mul)
+AMPRT_DECLARE_BINARY(div)
+AMPRT_DECLARE_BINARY(pow)
+AMPRT_DECLARE_BINARY(maximum)
+AMPRT_DECLARE_BINARY(minimum)
+#undef AMPRT_DECLARE_BINARY
+
+amprt_status amprt_compare(amprt_context *ctx, amprt_predicate predicate,
+                           const amprt_tensor *a, const amprt_tensor *b,
+                           amprt_tensor *c);
+amprt_status amprt_select(amprt_context *ctx, const amprt_tensor *cond,
+                          const amprt_tensor *a, const amprt_tensor *b,
+                          amprt_tensor *c);
+amprt_status amprt_is_finite(amprt_context *ctx, const amprt_tensor *x,
+                             amprt_tensor *y);
+
+/* dy and the forward input (relu, gelu, leaky) or output (tanh, sigmoid). */
+#define AMPRT_DECLARE_ACT_GRAD(name)                                           \
+  amprt_status amprt_##name(amprt_context *ctx, const amprt_tensor *dy,        \
+                            const amprt_tensor *saved, amprt_tensor *dx);
+AMPRT_DECLARE_ACT_GRAD(relu_grad)
+AMPRT_DECLARE_ACT_GRAD(gelu_grad)
+AMPRT_DECLARE_ACT_GRAD(tanh_grad)
+AMPRT_DECLARE_ACT_GRAD(sigmoid_grad)
+#undef AMPRT_DECLARE_ACT_GRAD
+amprt_status amprt_leaky_relu_grad(amprt_context *ctx, const amprt_tensor *dy,
+                                   const amprt_tensor *x, double alpha,
+                                   amprt_tensor *dx);
+
+/* --- Contractions and convolution (f32 accumulation) ---------------------- */
+
+amprt_status amprt_matmul(amprt_context *ctx, const amprt_tensor *a,
+                          const amprt_tensor *b, int transpose_a,
+                          int transpose_b, amprt_tensor *c);
+amprt_status amprt_batch_matmul(amprt_context *ctx, const amprt_tensor *a,
+                                const amprt_tensor *b, int transpose_a,
+                                int transpose_b, amprt_tensor *c);
+/* strides[2], padding[4] = top, bottom, left, right, dilations[2]. */
+amprt_status amprt_conv2d(amprt_context *ctx, const amprt_tensor *x,
+                          const amprt_tensor *w, const int64_t *strides,
+                          const int64_t *padding, const int64_t *dilations,
+                          amprt_layout layout, amprt_tensor *y);
+amprt_status amprt_conv2d_backward_input(
+    amprt_context *ctx, const amprt_tensor *dy, const amprt_tensor *w,
+    const int64_t *strides, const int64_t *padding, const int64_t *dilations,
+    amprt_layout layout, amprt_tensor *dx);
+amprt_status amprt_conv2d_backward_filter(
+    amprt_context *ctx, const amprt_tensor *x, const amprt_tensor *dy,
+    const int64_t *strides, const int64_t *padding, const int64_t *dilations,
+    amprt_layout layout, amprt_tensor *dw);
+
+/* --- Bias, pooling, normalization ---------------------------------------- */
+
+amprt_status amprt_bias_add(amprt_context *ctx, const amprt_tensor *x,
+                            const amprt_tensor *b, amprt_layout layout,
+                            amprt_tensor *y);
+amprt_status amprt_bias_add_grad(amprt_context *ctx, const amprt_tensor *dy,
+                                 amprt_layout layout, amprt_tensor *db);
+/* window[2], strides[2], padding[4]. */
+amprt_status amprt_max_pool2d(amprt_context *ctx, const amprt_tensor *x,
+                              const int64_t *window, const int64_t *strides,
+                              const int64_t *padding, amprt_layout layout,
+                              amprt_tensor *y);
+amprt_status amprt_avg_pool2d(amprt_context *ctx, const amprt_tensor *x,
+                              const int64_t *window, const int64_t *strides,
+                              const int64_t *padding, amprt_layout layout,
+                              amprt_tensor *y);
+amprt_status amprt_max_pool2d_grad(amprt_context *ctx, const amprt_tensor *dy,
+                                   const amprt_tensor *x,
+                                   const amprt_tensor *y,
+                                   const int64_t *window,
+                                   const int64_t *strides,
+                                   const int64_t *padding,
+                                   amprt_layout layout, amprt_tensor *dx);
+amprt_status amprt_avg_pool2d_grad(amprt_context *ctx, const amprt_tensor *dy,
+                                   const int64_t *window,
+                                   const int64_t *strides,
+                                   const int64_t *padding,
+                                   amprt_layout layout, amprt_tensor *dx);
+amprt_status amprt_batch_norm(amprt_context *ctx, const amprt_tensor *x,
+                              const amprt_tensor *scale,
+                              const amprt_tensor *offset, double epsilon,
+                              amprt_layout layout, amprt_tensor *y,
+                              amprt_tensor *mean, amprt_tensor *inv_std);
+amprt_status amprt_batch_norm_grad(
+    amprt_context *ctx, const amprt_tensor *dy, const amprt_tensor *x,
+    const amprt_tensor *scale, const amprt_tensor *mean,
+    const amprt_tensor *inv_std, amprt_layout layout, amprt_tensor *dx,
+    amprt_tensor *dscale, amprt_tensor *doffset);
+amprt_status amprt_layer_norm(amprt_context *ctx, const amprt_tensor *x,
+                              const amprt_tensor *gamma,
+                              const amprt_tensor *beta, double epsilon,
+                              amprt_tensor *y, amprt_tensor *mean,
+                              amprt_tensor *inv_std);
+amprt_status amprt_layer_norm_grad(
+    amprt_context *ctx, const amprt_tensor *dy, const amprt_tensor *x,
+    const amprt_tensor *gamma, const amprt_tensor *mean,
+    const amprt_tensor *inv_std, amprt_tensor *dx, amprt_tensor *dgamma,
+    amprt_tensor *dbeta);
+
+/* --- Softmax and loss ------------------------------------------------------ */
+
+amprt_status amprt_softmax(amprt_context *ctx, const amprt_tensor *x,
+                           int64_t axis, amprt_tensor *y);
+amprt_status amprt_log_softmax(amprt_context *ctx, const amprt_tensor *x,
+                               int64_t axis, amprt_tensor *y);
+amprt_status amprt_softmax_grad(amprt_context *ctx, const amprt_tensor *dy,
+                                const amprt_tensor *y, int64_t axis,
+                                amprt_tensor *dx);
+amprt_status amprt_log_softmax_grad(amprt_context *ctx,
+                                    const amprt_tensor *dy,
+                                    const amprt_tensor *y, int64_t axis,
+                                    amprt_tensor *dx);
+/* labels: i32/i64 [N] class indices, or a float [N, C] distribution. */
+amprt_status amprt_softmax_cross_entropy(amprt_context *ctx,
+                                         const amprt_tensor *logits,
+                                         const amprt_tensor *labels,
+                                         amprt_tensor *loss);
+amprt_status amprt_softmax_cross_entropy_grad(amprt_context *ctx,
+                                              const amprt_tensor *dloss,
+                                              const amprt_tensor *logits,
+                                              const amprt_tensor *labels,
+                                              amprt_tensor *dlogits);
+
+/* --- Reductions and shape ------------------------------------------------- */
+
+/* dims: the reduced dimensions of x; y has them removed or kept as 1. */
+amprt_status amprt_reduce_sum(amprt_context *ctx, const amprt_tensor *x,
+                              const int64_t *dims, int num_dims,
+                              amprt_tensor *y);
+amprt_status amprt_reduce_mean(amprt_context *ctx, const amprt_tensor *x,
+                               const int64_t *dims, int num_dims,
+                               amprt_tensor *y);
+amprt_status amprt_reduce_max(amprt_context *ctx, const amprt_tensor *x,
+                              const int64_t *dims, int num_dims,
+                              amprt_tensor *y);
+amprt_status amprt_reshape(amprt_context *ctx, const amprt_tensor *x,
+                           amprt_tensor *y);
+amprt_status amprt_broadcast_to(amprt_context *ctx, const amprt_tensor *x,
+                                amprt_tensor *y);
+amprt_status amprt_transpose(amprt_context *ctx, const amprt_tensor *x,
+                             const int64_t *perm, amprt_tensor *y);
+amprt_status amprt_concat(amprt_context *ctx, const amprt_tensor *const *xs,
+                          int count, int64_t axis, amprt_tensor *y);
+/* sizes are y's shape; strides may be null (ones). */
+amprt_status amprt_slice(amprt_context *ctx, const amprt_tensor *x,
+                         const int64_t *offsets, const int64_t *strides,
+                         amprt_tensor *y);
+amprt_status amprt_pad(amprt_context *ctx, const amprt_tensor *x,
+                       const int64_t *low, const int64_t *high, double value,
+                       amprt_tensor *y);
+amprt_status amprt_gather(amprt_context *ctx, const amprt_tensor *table,
+                          const amprt_tensor *indices, amprt_tensor *y);
+amprt_status amprt_gather_grad(amprt_context *ctx, const amprt_tensor *dy,
+                               const amprt_tensor *indices,
+                               amprt_tensor *dtable);
+/* Fills `seed` with ones (the root of the backward pass). */
+amprt_status amprt_grad_seed(amprt_context *ctx, amprt_tensor *seed);
+
+/* --- Optimizer (f32 or f64 operands; lr is a rank-0 f32 tensor) ----------- */
+
+amprt_status amprt_sgd_update(amprt_context *ctx, const amprt_tensor *param,
+                              const amprt_tensor *grad,
+                              const amprt_tensor *lr, amprt_tensor *new_param);
+amprt_status amprt_momentum_update(
+    amprt_context *ctx, const amprt_tensor *param, const amprt_tensor *grad,
+    const amprt_tensor *velocity, const amprt_tensor *lr, double momentum,
+    int nesterov, amprt_tensor *new_param, amprt_tensor *new_velocity);
+/* step: rank-0 i64, the 1-based step number for bias correction. */
+amprt_status amprt_adam_update(
+    amprt_context *ctx, const amprt_tensor *param, const amprt_tensor *grad,
+    const amprt_tensor *m, const amprt_tensor *v, const amprt_tensor *step,
+    const amprt_tensor *lr, double beta1, double beta2, double epsilon,
+    double weight_decay, amprt_tensor *new_param, amprt_tensor *new_m,
+    amprt_tensor *new_v);
+amprt_status amprt_clip_by_global_norm(amprt_context *ctx,
+                                       const amprt_tensor *const *grads,
+                                       int count, double max_norm,
+                                       amprt_tensor *const *clipped);
+
+/* --- Precision and loss scaling ------------------------------------------- */
+
+amprt_status amprt_cast(amprt_context *ctx, const amprt_tensor *x,
+                        amprt_tensor *y);
+/* scale: rank-0 f32. */
+amprt_status amprt_scale(amprt_context *ctx, const amprt_tensor *x,
+                         const amprt_tensor *scale, amprt_tensor *y);
+amprt_status amprt_unscale(amprt_context *ctx, const amprt_tensor *g,
+                           const amprt_tensor *scale, amprt_tensor *y);
+/* finite: rank-0 i1. */
+amprt_status amprt_all_finite(amprt_context *ctx,
+                              const amprt_tensor *const *gs, int count,
+                              amprt_tensor *finite);
+/* Unscale every gradient and check it for inf/NaN in one pass. */
+amprt_status amprt_unscale_all_finite(amprt_context *ctx,
+                                      const amprt_tensor *const *gs, int count,
+                                      const amprt_tensor *scale,
+                                      amprt_tensor *const *unscaled,
+                                      amprt_tensor *finite);
+/* All operands rank 0: scale f32, good_steps i64, finite i1. Runs on the
+ * device side: nothing is read back to decide. */
+amprt_status amprt_update_scale(amprt_context *ctx, const amprt_tensor *scale,
+                                const amprt_tensor *good_steps,
+                                const amprt_tensor *finite,
+                                double growth_factor, double backoff_factor,
+                                int64_t growth_interval, double min_scale,
+                                double max_scale, amprt_tensor *new_scale,
+                                amprt_tensor *new_good_steps);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* AMPRT_AMPRT_H */

@@ -1,0 +1,217 @@
+//===- ElementwiseTest.cpp - Elementwise runtime ops vs references --------===//
+//
+// Each op runs on random data in f32, f16 and bf16 and is compared with a
+// reference computed here in double from the same (rounded) inputs.
+//
+//===----------------------------------------------------------------------===//
+
+#include "RuntimeTestUtils.h"
+
+using namespace amprt_test;
+
+namespace {
+
+using UnaryFn = amprt_status (*)(amprt_context *, const amprt_tensor *,
+                                 amprt_tensor *);
+struct UnaryCase {
+  const char *name;
+  UnaryFn fn;
+  double (*ref)(double);
+  double lo, hi;
+};
+
+const UnaryCase kUnary[] = {
+    {"neg", amprt_neg, [](double x) { return -x; }, -2, 2},
+    {"abs", amprt_abs, [](double x) { return std::fabs(x); }, -2, 2},
+    {"exp", amprt_exp, [](double x) { return std::exp(x); }, -3, 3},
+    {"log", amprt_log, [](double x) { return std::log(x); }, 0.1, 5},
+    {"sqrt", amprt_sqrt, [](double x) { return std::sqrt(x); }, 0.1, 5},
+    {"rsqrt", amprt_rsqrt, [](double x) { return 1 / std::sqrt(x); }, 0.1, 5},
+    {"square", amprt_square, [](double x) { return x * x; }, -2, 2},
+    {"reciprocal", amprt_reciprocal, [](double x) { return 1 / x; }, 0.5, 4},
+    {"tanh", amprt_tanh, [](double x) { return std::tanh(x); }, -3, 3},
+    {"sigmoid", amprt_sigmoid,
+     [](double x) { return 1 / (1 + std::exp(-x)); }, -4, 4},
+    {"relu", amprt_relu, [](double x) { return x > 0 ? x : 0.0; }, -2, 2},
+    {"gelu", amprt_gelu,
+     [](double x) { return 0.5 * x * (1 + std::erf(x / std::sqrt(2.0))); },
+     -3, 3},
+    {"erf", amprt_erf, [](double x) { return std::erf(x); }, -2, 2},
+};
+
+const amprt_dtype kFloatTypes[] = {AMPRT_F32, AMPRT_F16, AMPRT_BF16,
+                                   AMPRT_F64};
+
+TEST(RuntimeElementwise, UnaryOpsMatchReferences) {
+  Runtime rt;
+  Shape shape{7, 33};
+  for (const UnaryCase &c : kUnary)
+    for (amprt_dtype dtype : kFloatTypes) {
+      auto values = randomValues(numel(shape), 11, c.lo, c.hi);
+      Tensor x = rt.make(dtype, shape, values);
+      Tensor y = rt.make(dtype, shape);
+      ASSERT_EQ(c.fn(rt.ctx, x, y), AMPRT_OK) << c.name << amprt_last_error();
+      std::vector<double> in = rt.read(x), want(in.size());
+      for (size_t i = 0; i < in.size(); ++i)
+        want[i] = c.ref(in[i]);
+      expectNear(rt.read(y), want, tolerance(dtype) * 2, c.name);
+    }
+}
+
+TEST(RuntimeElementwise, LeakyReluAndActivationGrads) {
+  Runtime rt;
+  Shape shape{5, 9};
+  auto xs = randomValues(45, 3, -2, 2), dys = randomValues(45, 4);
+  for (amprt_dtype dtype : kFloatTypes) {
+    Tensor x = rt.make(dtype, shape, xs), dy = rt.make(dtype, shape, dys);
+    Tensor out = rt.make(dtype, shape);
+    std::vector<double> in = rt.read(x), g = rt.read(dy), want(45);
+    double tol = tolerance(dtype) * 2;
+    ASSERT_EQ(amprt_leaky_relu(rt.ctx, x, 0.2, out), AMPRT_OK);
+    for (int i = 0; i < 45; ++i)
+      want[i] = in[i] > 0 ? in[i] : 0.2 * in[i];
+    expectNear(rt.read(out), want, tol, "leaky_relu");
+    ASSERT_EQ(amprt_relu_grad(rt.ctx, dy, x, out), AMPRT_OK);
+    for (int i = 0; i < 45; ++i)
+      want[i] = in[i] > 0 ? g[i] : 0;
+    expectNear(rt.read(out), want, tol, "relu_grad");
+    ASSERT_EQ(amprt_leaky_relu_grad(rt.ctx, dy, x, 0.2, out), AMPRT_OK);
+    for (int i = 0; i < 45; ++i)
+      want[i] = in[i] > 0 ? g[i] : 0.2 * g[i];
+    expectNear(rt.read(out), want, tol, "leaky_relu_grad");
+    ASSERT_EQ(amprt_tanh_grad(rt.ctx, dy, x, out), AMPRT_OK);
+    for (int i = 0; i < 45; ++i)
+      want[i] = g[i] * (1 - in[i] * in[i]);
+    expectNear(rt.read(out), want, tol, "tanh_grad");
+    ASSERT_EQ(amprt_sigmoid_grad(rt.ctx, dy, x, out), AMPRT_OK);
+    for (int i = 0; i < 45; ++i)
+      want[i] = g[i] * in[i] * (1 - in[i]);
+    expectNear(rt.read(out), want, tol, "sigmoid_grad");
+    ASSERT_EQ(amprt_gelu_grad(rt.ctx, dy, x, out), AMPRT_OK);
+    for (int i = 0; i < 45; ++i) {
+      // Central difference of the exact gelu, in double.
+      auto gelu = [](double v) {
+        return 0.5 * v * (1 + std::erf(v / std::sqrt(2.0)));
+      };
+      want[i] = g[i] * (gelu(in[i] + 1e-6) - gelu(in[i] - 1e-6)) / 2e-6;
+    }
+    expectNear(rt.read(out), want, std::max(tol, 1e-6), "gelu_grad");
+  }
+}
+
+using BinaryFn = amprt_status (*)(amprt_context *, const amprt_tensor *,
+                                  const amprt_tensor *, amprt_tensor *);
+
+TEST(RuntimeElementwise, BinaryOpsBroadcast) {
+  Runtime rt;
+  struct Case {
+    const char *name;
+    BinaryFn fn;
+    double (*ref)(double, double);
+  } cases[] = {
+      {"add", amprt_add, [](double a, double b) { return a + b; }},
+      {"sub", amprt_sub, [](double a, double b) { return a - b; }},
+      {"mul", amprt_mul, [](double a, double b) { return a * b; }},
+      {"div", amprt_div, [](double a, double b) { return a / b; }},
+      {"pow", amprt_pow,
+       [](double a, double b) { return std::pow(std::fabs(a), b); }},
+      {"maximum", amprt_maximum, [](double a, double b) { return std::max(a, b); }},
+      {"minimum", amprt_minimum, [](double a, double b) { return std::min(a, b); }},
+  };
+  // [4, 1, 6] with [5, 1]: every broadcasting rule at once.
+  Shape sa{4, 1, 6}, sb{5, 1}, sc{4, 5, 6};
+  for (const Case &c : cases)
+    for (amprt_dtype dtype : kFloatTypes) {
+      auto av = randomValues(24, 5, 0.5, 2), bv = randomValues(5, 6, 0.5, 2);
+      Tensor a = rt.make(dtype, sa, av), b = rt.make(dtype, sb, bv);
+      Tensor out = rt.make(dtype, sc);
+      ASSERT_EQ(c.fn(rt.ctx, a, b, out), AMPRT_OK) << amprt_last_error();
+      std::vector<double> ra = rt.read(a), rb = rt.read(b), want;
+      for (int i = 0; i < 4; ++i)
+        for (int j = 0; j < 5; ++j)
+          for (int k = 0; k < 6; ++k)
+            want.push_back(c.ref(ra[i * 6 + k], rb[j]));
+      expectNear(rt.read(out), want, tolerance(dtype) * 2, c.name);
+    }
+}
+
+TEST(RuntimeElementwise, IntegerArithmeticForCounters) {
+  Runtime rt;
+  Tensor step = rt.make(AMPRT_I64, {}, {41});
+  Tensor one = rt.make(AMPRT_I64, {}, {1});
+  Tensor next = rt.make(AMPRT_I64, {});
+  ASSERT_EQ(amprt_add(rt.ctx, step, one, next), AMPRT_OK);
+  EXPECT_EQ(rt.read(next)[0], 42);
+}
+
+TEST(RuntimeElementwise, CompareSelectIsFinite) {
+  Runtime rt;
+  Tensor a = rt.make(AMPRT_F32, {4}, {1, 2, NAN, 4});
+  Tensor zero = rt.make(AMPRT_F32, {}, {2});
+  Tensor mask = rt.make(AMPRT_I1, {4});
+  ASSERT_EQ(amprt_compare(rt.ctx, AMPRT_GE, a, zero, mask), AMPRT_OK);
+  EXPECT_EQ(rt.read(mask), (std::vector<double>{0, 1, 0, 1}));
+  ASSERT_EQ(amprt_compare(rt.ctx, AMPRT_NE, a, zero, mask), AMPRT_OK);
+  EXPECT_EQ(rt.read(mask), (std::vector<double>{1, 0, 1, 1}));
+  Tensor b = rt.make(AMPRT_F32, {4}, {-1, -2, -3, -4});
+  Tensor c = rt.make(AMPRT_F32, {4});
+  ASSERT_EQ(amprt_select(rt.ctx, mask, a, b, c), AMPRT_OK);
+  std::vector<double> sel = rt.read(c);
+  EXPECT_EQ(sel[0], 1);
+  EXPECT_EQ(sel[1], -2);
+  EXPECT_TRUE(std::isnan(sel[2]));
+  Tensor h = rt.make(AMPRT_F16, {4}, {1, INFINITY, NAN, 70000});
+  Tensor fin = rt.make(AMPRT_I1, {4});
+  ASSERT_EQ(amprt_is_finite(rt.ctx, h, fin), AMPRT_OK);
+  EXPECT_EQ(rt.read(fin), (std::vector<double>{1, 0, 0, 0}));
+}
+
+TEST(RuntimeElementwise, CastsRoundToNearestEven) {
+  Runtime rt;
+  std::vector<double> values = {1.0,        1.00048828125, 1.000732421875,
+                                65504,      65519,         65520,
+                                -1e6,       5.9604645e-8,  2.98e-8,
+                                6.1035156e-5, 0.0,         -0.0,
+                                NAN,        INFINITY,      3.14159265};
+  Tensor x = rt.make(AMPRT_F32, {15}, values);
+  Tensor h = rt.make(AMPRT_F16, {15}), b = rt.make(AMPRT_BF16, {15});
+  ASSERT_EQ(amprt_cast(rt.ctx, x, h), AMPRT_OK);
+  ASSERT_EQ(amprt_cast(rt.ctx, x, b), AMPRT_OK);
+  std::vector<double> rh = rt.read(h), rb = rt.read(b), rx = rt.read(x);
+  for (size_t i = 0; i < values.size(); ++i) {
+    double wantH = fromHalf(toHalf(rx[i])), wantB = fromBf16(toBf16(rx[i]));
+    if (std::isnan(wantH)) {
+      EXPECT_TRUE(std::isnan(rh[i]) && std::isnan(rb[i]));
+      continue;
+    }
+    EXPECT_EQ(rh[i], wantH) << "f16 of " << values[i];
+    EXPECT_EQ(rb[i], wantB) << "bf16 of " << values[i];
+  }
+  EXPECT_TRUE(std::isinf(rh[5])) << "65520 overflows f16 to inf";
+  EXPECT_EQ(rh[4], 65504) << "65519 rounds down to the largest f16";
+  // Widening is exact.
+  Tensor back = rt.make(AMPRT_F32, {15});
+  ASSERT_EQ(amprt_cast(rt.ctx, h, back), AMPRT_OK);
+  std::vector<double> rback = rt.read(back);
+  for (size_t i = 0; i < values.size(); ++i)
+    if (!std::isnan(rh[i]))
+      EXPECT_EQ(rback[i], rh[i]);
+}
+
+TEST(RuntimeElementwise, ScaleUnscaleAndSeed) {
+  Runtime rt;
+  Tensor g = rt.make(AMPRT_F16, {3}, {1024, -2048, 0.5});
+  Tensor s = rt.make(AMPRT_F32, {}, {1024});
+  Tensor u = rt.make(AMPRT_F32, {3});
+  ASSERT_EQ(amprt_unscale(rt.ctx, g, s, u), AMPRT_OK);
+  EXPECT_EQ(rt.read(u), (std::vector<double>{1, -2, 0.5 / 1024}));
+  Tensor x = rt.make(AMPRT_F32, {}, {3});
+  Tensor y = rt.make(AMPRT_F32, {});
+  ASSERT_EQ(amprt_scale(rt.ctx, x, s, y), AMPRT_OK);
+  EXPECT_EQ(rt.read(y)[0], 3072);
+  Tensor seed = rt.make(AMPRT_BF16, {2, 2});
+  ASSERT_EQ(amprt_grad_seed(rt.ctx, seed), AMPRT_OK);
+  EXPECT_EQ(rt.read(seed), (std::vector<double>{1, 1, 1, 1}));
+}
+
+} // namespace

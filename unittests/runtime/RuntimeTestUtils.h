@@ -1,0 +1,230 @@
+//===- RuntimeTestUtils.h - Tensors and references for runtime tests ------===//
+
+#ifndef AMP_UNITTESTS_RUNTIME_RUNTIMETESTUTILS_H
+#define AMP_UNITTESTS_RUNTIME_RUNTIMETESTUTILS_H
+
+#include "amprt/amprt.h"
+#include <cmath>
+#include <cstring>
+#include <functional>
+#include <gtest/gtest.h>
+#include <memory>
+#include <random>
+#include <vector>
+
+namespace amprt_test {
+
+using Shape = std::vector<int64_t>;
+
+/// Host-side conversions used to fill and read 16-bit tensors; written
+/// independently of the runtime so the tests check it.
+inline uint16_t toHalf(double v) {
+  float f = (float)v;
+  // Via the compiler's _Float16, which rounds to nearest-even.
+  _Float16 h = (_Float16)f;
+  uint16_t bits;
+  std::memcpy(&bits, &h, 2);
+  return bits;
+}
+inline double fromHalf(uint16_t bits) {
+  _Float16 h;
+  std::memcpy(&h, &bits, 2);
+  return (double)(float)h;
+}
+inline uint16_t toBf16(double v) {
+  float f = (float)v;
+  uint32_t u;
+  std::memcpy(&u, &f, 4);
+  if (std::isnan(f))
+    return (uint16_t)((u >> 16) | 0x40);
+  uint32_t rounded = u + 0x7FFF + ((u >> 16) & 1);
+  return (uint16_t)(rounded >> 16);
+}
+inline double fromBf16(uint16_t bits) {
+  uint32_t u = (uint32_t)bits << 16;
+  float f;
+  std::memcpy(&f, &u, 4);
+  return f;
+}
+
+/// An owned runtime tensor.
+struct Tensor {
+  amprt_tensor *t = nullptr;
+  Tensor() = default;
+  explicit Tensor(amprt_tensor *t) : t(t) {}
+  Tensor(Tensor &&o) noexcept : t(o.t) { o.t = nullptr; }
+  Tensor &operator=(Tensor &&o) noexcept {
+    std::swap(t, o.t);
+    return *this;
+  }
+  ~Tensor() { amprt_tensor_release(t); }
+  operator amprt_tensor *() const { return t; }
+};
+
+class Runtime {
+public:
+  Runtime() {
+    EXPECT_EQ(amprt_context_create(AMPRT_DEVICE_CPU, 0, &ctx), AMPRT_OK)
+        << amprt_last_error();
+  }
+  ~Runtime() { amprt_context_destroy(ctx); }
+
+  Tensor make(amprt_dtype dtype, const Shape &shape) {
+    amprt_tensor *t = nullptr;
+    EXPECT_EQ(amprt_tensor_create(ctx, dtype, (int)shape.size(), shape.data(),
+                                  &t),
+              AMPRT_OK)
+        << amprt_last_error();
+    return Tensor(t);
+  }
+  /// A float tensor holding `values` (rounded to its type).
+  Tensor make(amprt_dtype dtype, const Shape &shape,
+              const std::vector<double> &values) {
+    Tensor t = make(dtype, shape);
+    write(t, values);
+    return t;
+  }
+  void write(amprt_tensor *t, const std::vector<double> &values) {
+    size_t n = values.size();
+    amprt_dtype dtype = amprt_tensor_dtype(t);
+    std::vector<char> bytes(n * amprt_dtype_size(dtype));
+    for (size_t i = 0; i < n; ++i) {
+      char *p = bytes.data() + i * amprt_dtype_size(dtype);
+      switch (dtype) {
+      case AMPRT_F32: {
+        float f = (float)values[i];
+        std::memcpy(p, &f, 4);
+        break;
+      }
+      case AMPRT_F64:
+        std::memcpy(p, &values[i], 8);
+        break;
+      case AMPRT_F16: {
+        uint16_t h = toHalf(values[i]);
+        std::memcpy(p, &h, 2);
+        break;
+      }
+      case AMPRT_BF16: {
+        uint16_t h = toBf16(values[i]);
+        std::memcpy(p, &h, 2);
+        break;
+      }
+      case AMPRT_I32: {
+        int32_t v = (int32_t)values[i];
+        std::memcpy(p, &v, 4);
+        break;
+      }
+      case AMPRT_I64: {
+        int64_t v = (int64_t)values[i];
+        std::memcpy(p, &v, 8);
+        break;
+      }
+      case AMPRT_I1:
+        *p = values[i] != 0;
+        break;
+      }
+    }
+    ASSERT_EQ(amprt_tensor_write(t, bytes.data(), bytes.size()), AMPRT_OK)
+        << amprt_last_error();
+  }
+  std::vector<double> read(const amprt_tensor *t) {
+    amprt_dtype dtype = amprt_tensor_dtype(t);
+    size_t n = amprt_tensor_numel(t), e = amprt_dtype_size(dtype);
+    std::vector<char> bytes(n * e);
+    EXPECT_EQ(amprt_tensor_read(t, bytes.data(), bytes.size()), AMPRT_OK);
+    std::vector<double> out(n);
+    for (size_t i = 0; i < n; ++i) {
+      const char *p = bytes.data() + i * e;
+      switch (dtype) {
+      case AMPRT_F32: {
+        float f;
+        std::memcpy(&f, p, 4);
+        out[i] = f;
+        break;
+      }
+      case AMPRT_F64:
+        std::memcpy(&out[i], p, 8);
+        break;
+      case AMPRT_F16: {
+        uint16_t h;
+        std::memcpy(&h, p, 2);
+        out[i] = fromHalf(h);
+        break;
+      }
+      case AMPRT_BF16: {
+        uint16_t h;
+        std::memcpy(&h, p, 2);
+        out[i] = fromBf16(h);
+        break;
+      }
+      case AMPRT_I32: {
+        int32_t v;
+        std::memcpy(&v, p, 4);
+        out[i] = v;
+        break;
+      }
+      case AMPRT_I64: {
+        int64_t v;
+        std::memcpy(&v, p, 8);
+        out[i] = (double)v;
+        break;
+      }
+      case AMPRT_I1:
+        out[i] = *p;
+        break;
+      }
+    }
+    return out;
+  }
+  amprt_context *ctx = nullptr;
+};
+
+inline std::vector<double> randomValues(size_t n, unsigned seed, double lo = -1,
+                                        double hi = 1) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> dist(lo, hi);
+  std::vector<double> v(n);
+  for (double &x : v) {
+    do
+      x = dist(rng);
+    while (std::fabs(x) < 1e-3); // never zeros
+  }
+  return v;
+}
+
+inline size_t numel(const Shape &s) {
+  size_t n = 1;
+  for (int64_t d : s)
+    n *= d;
+  return n;
+}
+
+/// Tolerances by type: relative with an absolute floor.
+inline double tolerance(amprt_dtype dtype) {
+  switch (dtype) {
+  case AMPRT_F64:
+    return 1e-12;
+  case AMPRT_F32:
+    return 1e-5;
+  case AMPRT_F16:
+    return 2e-3;
+  case AMPRT_BF16:
+    return 1.6e-2;
+  default:
+    return 0;
+  }
+}
+
+inline void expectNear(const std::vector<double> &got,
+                       const std::vector<double> &want, double tol,
+                       const char *what) {
+  ASSERT_EQ(got.size(), want.size()) << what;
+  for (size_t i = 0; i < got.size(); ++i) {
+    double scale = std::max(1.0, std::fabs(want[i]));
+    EXPECT_NEAR(got[i], want[i], tol * scale) << what << " element " << i;
+  }
+}
+
+} // namespace amprt_test
+
+#endif
