@@ -1,0 +1,146 @@
+//===- ContractionTest.cpp - Matmul and convolution vs naive loops --------===//
+//
+// Matmuls and forward convolutions against direct loops in double; the two
+// backward convolutions against the adjoint identities
+// <conv(x, w), dy> = <x, dx(dy, w)> = <w, dw(x, dy)>, which hold exactly
+// for any correct implementation.
+//
+//===----------------------------------------------------------------------===//
+
+#include "RuntimeTestUtils.h"
+
+using namespace amprt_test;
+
+namespace {
+
+double dot(const std::vector<double> &a, const std::vector<double> &b) {
+  double s = 0;
+  for (size_t i = 0; i < a.size(); ++i)
+    s += a[i] * b[i];
+  return s;
+}
+
+TEST(RuntimeContraction, MatmulAllTransposesAndTypes) {
+  Runtime rt;
+  int64_t m = 7, k = 13, n = 5;
+  for (amprt_dtype dtype : {AMPRT_F32, AMPRT_F16, AMPRT_BF16, AMPRT_F64})
+    for (int ta = 0; ta < 2; ++ta)
+      for (int tb = 0; tb < 2; ++tb) {
+        Shape sa = ta ? Shape{k, m} : Shape{m, k};
+        Shape sb = tb ? Shape{n, k} : Shape{k, n};
+        Tensor a = rt.make(dtype, sa, randomValues(m * k, 1));
+        Tensor b = rt.make(dtype, sb, randomValues(k * n, 2));
+        Tensor c = rt.make(dtype, {m, n});
+        ASSERT_EQ(amprt_matmul(rt.ctx, a, b, ta, tb, c), AMPRT_OK)
+            << amprt_last_error();
+        std::vector<double> ra = rt.read(a), rb = rt.read(b), want(m * n, 0);
+        for (int64_t i = 0; i < m; ++i)
+          for (int64_t j = 0; j < n; ++j)
+            for (int64_t p = 0; p < k; ++p)
+              want[i * n + j] += (ta ? ra[p * m + i] : ra[i * k + p]) *
+                                 (tb ? rb[j * k + p] : rb[p * n + j]);
+        // One rounding of an f32-accumulated sum: the type's tolerance.
+        expectNear(rt.read(c), want, tolerance(dtype) * 4, "matmul");
+      }
+}
+
+TEST(RuntimeContraction, BatchMatmul) {
+  Runtime rt;
+  Tensor a = rt.make(AMPRT_F32, {3, 4, 6}, randomValues(72, 3));
+  Tensor b = rt.make(AMPRT_F32, {3, 5, 6}, randomValues(90, 4));
+  Tensor c = rt.make(AMPRT_F32, {3, 4, 5});
+  ASSERT_EQ(amprt_batch_matmul(rt.ctx, a, b, 0, 1, c), AMPRT_OK);
+  std::vector<double> ra = rt.read(a), rb = rt.read(b), want(60, 0);
+  for (int s = 0; s < 3; ++s)
+    for (int i = 0; i < 4; ++i)
+      for (int j = 0; j < 5; ++j)
+        for (int p = 0; p < 6; ++p)
+          want[(s * 4 + i) * 5 + j] += ra[(s * 4 + i) * 6 + p] * rb[(s * 5 + j) * 6 + p];
+  expectNear(rt.read(c), want, 1e-5, "batch_matmul");
+}
+
+struct ConvCase {
+  int64_t n, h, w, c, o, kh, kw, sh, sw, pt, pb, pl, pr, dh, dw;
+  amprt_layout layout;
+};
+
+int64_t outSize(int64_t size, int64_t k, int64_t s, int64_t d, int64_t lo,
+                int64_t hi) {
+  return (size + lo + hi - d * (k - 1) - 1) / s + 1;
+}
+
+TEST(RuntimeContraction, ConvolutionForwardAndAdjoints) {
+  Runtime rt;
+  const ConvCase cases[] = {
+      {2, 6, 7, 3, 4, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, AMPRT_NHWC},
+      {2, 9, 8, 2, 3, 3, 2, 2, 2, 1, 0, 0, 1, 1, 1, AMPRT_NHWC},
+      {1, 10, 10, 3, 2, 3, 3, 1, 2, 2, 2, 0, 0, 2, 2, AMPRT_NHWC},
+      {2, 7, 6, 3, 4, 3, 3, 2, 1, 1, 1, 1, 1, 1, 1, AMPRT_NCHW},
+  };
+  for (const ConvCase &g : cases) {
+    bool nchw = g.layout == AMPRT_NCHW;
+    int64_t oh = outSize(g.h, g.kh, g.sh, g.dh, g.pt, g.pb);
+    int64_t ow = outSize(g.w, g.kw, g.sw, g.dw, g.pl, g.pr);
+    Shape xs = nchw ? Shape{g.n, g.c, g.h, g.w} : Shape{g.n, g.h, g.w, g.c};
+    Shape ws = nchw ? Shape{g.o, g.c, g.kh, g.kw} : Shape{g.o, g.kh, g.kw, g.c};
+    Shape ys = nchw ? Shape{g.n, g.o, oh, ow} : Shape{g.n, oh, ow, g.o};
+    auto xAt = [&](int64_t n, int64_t y, int64_t x, int64_t c) {
+      return nchw ? ((n * g.c + c) * g.h + y) * g.w + x
+                  : ((n * g.h + y) * g.w + x) * g.c + c;
+    };
+    auto wAt = [&](int64_t o, int64_t y, int64_t x, int64_t c) {
+      return nchw ? ((o * g.c + c) * g.kh + y) * g.kw + x
+                  : ((o * g.kh + y) * g.kw + x) * g.c + c;
+    };
+    auto yAt = [&](int64_t n, int64_t y, int64_t x, int64_t o) {
+      return nchw ? ((n * g.o + o) * oh + y) * ow + x
+                  : ((n * oh + y) * ow + x) * g.o + o;
+    };
+    int64_t strides[2] = {g.sh, g.sw}, padding[4] = {g.pt, g.pb, g.pl, g.pr},
+            dil[2] = {g.dh, g.dw};
+    for (amprt_dtype dtype : {AMPRT_F64, AMPRT_F32, AMPRT_F16}) {
+      Tensor x = rt.make(dtype, xs, randomValues(numel(xs), 5));
+      Tensor w = rt.make(dtype, ws, randomValues(numel(ws), 6));
+      Tensor y = rt.make(dtype, ys);
+      ASSERT_EQ(amprt_conv2d(rt.ctx, x, w, strides, padding, dil, g.layout, y),
+                AMPRT_OK)
+          << amprt_last_error();
+      std::vector<double> rx = rt.read(x), rw = rt.read(w),
+                          want(numel(ys), 0.0);
+      for (int64_t n = 0; n < g.n; ++n)
+        for (int64_t o = 0; o < g.o; ++o)
+          for (int64_t oy = 0; oy < oh; ++oy)
+            for (int64_t ox = 0; ox < ow; ++ox)
+              for (int64_t ky = 0; ky < g.kh; ++ky)
+                for (int64_t kx = 0; kx < g.kw; ++kx) {
+                  int64_t iy = oy * g.sh - g.pt + ky * g.dh;
+                  int64_t ix = ox * g.sw - g.pl + kx * g.dw;
+                  if (iy < 0 || iy >= g.h || ix < 0 || ix >= g.w)
+                    continue;
+                  for (int64_t c = 0; c < g.c; ++c)
+                    want[yAt(n, oy, ox, o)] +=
+                        rx[xAt(n, iy, ix, c)] * rw[wAt(o, ky, kx, c)];
+                }
+      expectNear(rt.read(y), want, tolerance(dtype) * 8, "conv2d");
+
+      if (dtype != AMPRT_F64)
+        continue;
+      // Adjoint identities, exact up to f64 rounding.
+      Tensor dy = rt.make(dtype, ys, randomValues(numel(ys), 7));
+      Tensor dx = rt.make(dtype, xs), dw = rt.make(dtype, ws);
+      ASSERT_EQ(amprt_conv2d_backward_input(rt.ctx, dy, w, strides, padding,
+                                            dil, g.layout, dx),
+                AMPRT_OK)
+          << amprt_last_error();
+      ASSERT_EQ(amprt_conv2d_backward_filter(rt.ctx, x, dy, strides, padding,
+                                             dil, g.layout, dw),
+                AMPRT_OK)
+          << amprt_last_error();
+      double lhs = dot(want, rt.read(dy));
+      EXPECT_NEAR(dot(rx, rt.read(dx)), lhs, 1e-9 * std::fabs(lhs) + 1e-9);
+      EXPECT_NEAR(dot(rw, rt.read(dw)), lhs, 1e-9 * std::fabs(lhs) + 1e-9);
+    }
+  }
+}
+
+} // namespace

@@ -1,0 +1,285 @@
+//===- NNTest.cpp - Bias, pooling, norms, softmax and loss ---------------===//
+//
+// Forward ops against direct references; backward ops against central
+// finite differences of the forward op in f64 (nonlinear ops) or against
+// adjoint identities (linear ops).
+//
+//===----------------------------------------------------------------------===//
+
+#include "RuntimeTestUtils.h"
+#include <functional>
+
+using namespace amprt_test;
+
+namespace {
+
+using Forward = std::function<std::vector<double>(const std::vector<double> &)>;
+
+/// d<F(x), r>/dx at a few coordinates, by central differences, against
+/// `analytic`.
+void fdCheck(const Forward &f, std::vector<double> x,
+             const std::vector<double> &r, const std::vector<double> &analytic,
+             const char *what) {
+  auto loss = [&](const std::vector<double> &v) {
+    std::vector<double> y = f(v);
+    double s = 0;
+    for (size_t i = 0; i < y.size(); ++i)
+      s += y[i] * r[i];
+    return s;
+  };
+  std::mt19937 rng(99);
+  for (int trial = 0; trial < 12; ++trial) {
+    size_t i = rng() % x.size();
+    double h = 1e-6, keep = x[i];
+    x[i] = keep + h;
+    double up = loss(x);
+    x[i] = keep - h;
+    double down = loss(x);
+    x[i] = keep;
+    double numeric = (up - down) / (2 * h);
+    EXPECT_NEAR(analytic[i], numeric, 1e-6 * std::max(1.0, std::fabs(numeric)))
+        << what << " coordinate " << i;
+  }
+}
+
+TEST(RuntimeNN, BiasAddAndItsGrad) {
+  Runtime rt;
+  for (amprt_layout layout : {AMPRT_NHWC, AMPRT_NCHW}) {
+    Shape xs{2, 3, 4, 5};
+    int64_t c = layout == AMPRT_NHWC ? 5 : 3;
+    Tensor x = rt.make(AMPRT_F64, xs, randomValues(120, 1));
+    Tensor b = rt.make(AMPRT_F64, {c}, randomValues(c, 2));
+    Tensor y = rt.make(AMPRT_F64, xs), db = rt.make(AMPRT_F64, {c});
+    ASSERT_EQ(amprt_bias_add(rt.ctx, x, b, layout, y), AMPRT_OK);
+    std::vector<double> rx = rt.read(x), rb = rt.read(b), ry = rt.read(y);
+    for (int64_t i = 0; i < 120; ++i) {
+      int64_t ch = layout == AMPRT_NHWC ? i % 5 : (i / 20) % 3;
+      EXPECT_DOUBLE_EQ(ry[i], rx[i] + rb[ch]);
+    }
+    ASSERT_EQ(amprt_bias_add_grad(rt.ctx, x, layout, db), AMPRT_OK);
+    std::vector<double> want(c, 0);
+    for (int64_t i = 0; i < 120; ++i)
+      want[layout == AMPRT_NHWC ? i % 5 : (i / 20) % 3] += rx[i];
+    expectNear(rt.read(db), want, 1e-12, "bias_add_grad");
+  }
+}
+
+TEST(RuntimeNN, PoolingForwardAndGrads) {
+  Runtime rt;
+  int64_t window[2] = {2, 3}, strides[2] = {2, 2}, padding[4] = {0, 1, 1, 1};
+  Shape xs{2, 5, 6, 3}, ys{2, 3, 3, 3};
+  auto xv = randomValues(numel(xs), 3);
+  Tensor x = rt.make(AMPRT_F64, xs, xv);
+  Tensor ymax = rt.make(AMPRT_F64, ys), yavg = rt.make(AMPRT_F64, ys);
+  ASSERT_EQ(amprt_max_pool2d(rt.ctx, x, window, strides, padding, AMPRT_NHWC,
+                             ymax),
+            AMPRT_OK)
+      << amprt_last_error();
+  ASSERT_EQ(amprt_avg_pool2d(rt.ctx, x, window, strides, padding, AMPRT_NHWC,
+                             yavg),
+            AMPRT_OK);
+  // Direct reference for both.
+  std::vector<double> wantMax(numel(ys)), wantAvg(numel(ys));
+  for (int n = 0; n < 2; ++n)
+    for (int oy = 0; oy < 3; ++oy)
+      for (int ox = 0; ox < 3; ++ox)
+        for (int c = 0; c < 3; ++c) {
+          double m = -INFINITY, s = 0;
+          for (int ky = 0; ky < 2; ++ky)
+            for (int kx = 0; kx < 3; ++kx) {
+              int iy = oy * 2 + ky, ix = ox * 2 - 1 + kx;
+              if (iy < 0 || iy >= 5 || ix < 0 || ix >= 6)
+                continue;
+              double v = xv[((n * 5 + iy) * 6 + ix) * 3 + c];
+              m = std::max(m, v);
+              s += v;
+            }
+          int64_t o = ((n * 3 + oy) * 3 + ox) * 3 + c;
+          wantMax[o] = m;
+          wantAvg[o] = s / 6;
+        }
+  expectNear(rt.read(ymax), wantMax, 1e-12, "max_pool2d");
+  expectNear(rt.read(yavg), wantAvg, 1e-12, "avg_pool2d");
+
+  auto r = randomValues(numel(ys), 4);
+  Tensor dy = rt.make(AMPRT_F64, ys, r), dx = rt.make(AMPRT_F64, xs);
+  ASSERT_EQ(amprt_max_pool2d_grad(rt.ctx, dy, x, ymax, window, strides,
+                                  padding, AMPRT_NHWC, dx),
+            AMPRT_OK)
+      << amprt_last_error();
+  Forward maxPool = [&](const std::vector<double> &v) {
+    Tensor t = rt.make(AMPRT_F64, xs, v), out = rt.make(AMPRT_F64, ys);
+    amprt_max_pool2d(rt.ctx, t, window, strides, padding, AMPRT_NHWC, out);
+    return rt.read(out);
+  };
+  fdCheck(maxPool, xv, r, rt.read(dx), "max_pool2d_grad");
+  ASSERT_EQ(amprt_avg_pool2d_grad(rt.ctx, dy, window, strides, padding,
+                                  AMPRT_NHWC, dx),
+            AMPRT_OK);
+  Forward avgPool = [&](const std::vector<double> &v) {
+    Tensor t = rt.make(AMPRT_F64, xs, v), out = rt.make(AMPRT_F64, ys);
+    amprt_avg_pool2d(rt.ctx, t, window, strides, padding, AMPRT_NHWC, out);
+    return rt.read(out);
+  };
+  fdCheck(avgPool, xv, r, rt.read(dx), "avg_pool2d_grad");
+}
+
+TEST(RuntimeNN, BatchNormForwardAndGrad) {
+  Runtime rt;
+  Shape xs{4, 3, 2, 5}; // NHWC: 5 channels
+  auto xv = randomValues(numel(xs), 5), sv = randomValues(5, 6),
+       ov = randomValues(5, 7);
+  Tensor x = rt.make(AMPRT_F64, xs, xv), s = rt.make(AMPRT_F64, {5}, sv),
+         o = rt.make(AMPRT_F64, {5}, ov);
+  Tensor y = rt.make(AMPRT_F64, xs), mean = rt.make(AMPRT_F64, {5}),
+         inv = rt.make(AMPRT_F64, {5});
+  ASSERT_EQ(amprt_batch_norm(rt.ctx, x, s, o, 1e-5, AMPRT_NHWC, y, mean, inv),
+            AMPRT_OK)
+      << amprt_last_error();
+  // Normalized per channel: mean 0 and variance 1 before scale/offset.
+  std::vector<double> ry = rt.read(y);
+  for (int c = 0; c < 5; ++c) {
+    double m = 0, v = 0;
+    for (int i = c; i < 120; i += 5)
+      m += (ry[i] - ov[c]) / sv[c];
+    m /= 24;
+    for (int i = c; i < 120; i += 5)
+      v += std::pow((ry[i] - ov[c]) / sv[c] - m, 2);
+    EXPECT_NEAR(m, 0, 1e-9);
+    EXPECT_NEAR(v / 24, 1, 1e-3);
+  }
+  auto r = randomValues(120, 8);
+  Tensor dy = rt.make(AMPRT_F64, xs, r), dx = rt.make(AMPRT_F64, xs),
+         ds = rt.make(AMPRT_F64, {5}), dof = rt.make(AMPRT_F64, {5});
+  ASSERT_EQ(amprt_batch_norm_grad(rt.ctx, dy, x, s, mean, inv, AMPRT_NHWC, dx,
+                                  ds, dof),
+            AMPRT_OK)
+      << amprt_last_error();
+  Forward bnX = [&](const std::vector<double> &v) {
+    Tensor t = rt.make(AMPRT_F64, xs, v), out = rt.make(AMPRT_F64, xs),
+           m = rt.make(AMPRT_F64, {5}), i = rt.make(AMPRT_F64, {5});
+    amprt_batch_norm(rt.ctx, t, s, o, 1e-5, AMPRT_NHWC, out, m, i);
+    return rt.read(out);
+  };
+  fdCheck(bnX, xv, r, rt.read(dx), "batch_norm_grad dx");
+  Forward bnScale = [&](const std::vector<double> &v) {
+    Tensor t = rt.make(AMPRT_F64, {5}, v), out = rt.make(AMPRT_F64, xs),
+           m = rt.make(AMPRT_F64, {5}), i = rt.make(AMPRT_F64, {5});
+    amprt_batch_norm(rt.ctx, x, t, o, 1e-5, AMPRT_NHWC, out, m, i);
+    return rt.read(out);
+  };
+  fdCheck(bnScale, sv, r, rt.read(ds), "batch_norm_grad dscale");
+  // Low-precision data keeps f32 statistics.
+  Tensor xh = rt.make(AMPRT_F16, xs, xv), s32 = rt.make(AMPRT_F32, {5}, sv),
+         o32 = rt.make(AMPRT_F32, {5}, ov), yh = rt.make(AMPRT_F16, xs),
+         m32 = rt.make(AMPRT_F32, {5}), i32 = rt.make(AMPRT_F32, {5});
+  ASSERT_EQ(amprt_batch_norm(rt.ctx, xh, s32, o32, 1e-5, AMPRT_NHWC, yh, m32,
+                             i32),
+            AMPRT_OK);
+  expectNear(rt.read(yh), ry, 2e-2, "batch_norm f16");
+}
+
+TEST(RuntimeNN, LayerNormForwardAndGrad) {
+  Runtime rt;
+  Shape xs{3, 4, 6};
+  auto xv = randomValues(72, 9), gv = randomValues(6, 10),
+       bv = randomValues(6, 11);
+  Tensor x = rt.make(AMPRT_F64, xs, xv), g = rt.make(AMPRT_F64, {6}, gv),
+         b = rt.make(AMPRT_F64, {6}, bv);
+  Tensor y = rt.make(AMPRT_F64, xs), mean = rt.make(AMPRT_F64, {3, 4}),
+         inv = rt.make(AMPRT_F64, {3, 4});
+  ASSERT_EQ(amprt_layer_norm(rt.ctx, x, g, b, 1e-5, y, mean, inv), AMPRT_OK)
+      << amprt_last_error();
+  auto r = randomValues(72, 12);
+  Tensor dy = rt.make(AMPRT_F64, xs, r), dx = rt.make(AMPRT_F64, xs),
+         dg = rt.make(AMPRT_F64, {6}), db = rt.make(AMPRT_F64, {6});
+  ASSERT_EQ(amprt_layer_norm_grad(rt.ctx, dy, x, g, mean, inv, dx, dg, db),
+            AMPRT_OK)
+      << amprt_last_error();
+  Forward ln = [&](const std::vector<double> &v) {
+    Tensor t = rt.make(AMPRT_F64, xs, v), out = rt.make(AMPRT_F64, xs),
+           m = rt.make(AMPRT_F64, {3, 4}), i = rt.make(AMPRT_F64, {3, 4});
+    amprt_layer_norm(rt.ctx, t, g, b, 1e-5, out, m, i);
+    return rt.read(out);
+  };
+  fdCheck(ln, xv, r, rt.read(dx), "layer_norm_grad dx");
+  Forward lnGamma = [&](const std::vector<double> &v) {
+    Tensor t = rt.make(AMPRT_F64, {6}, v), out = rt.make(AMPRT_F64, xs),
+           m = rt.make(AMPRT_F64, {3, 4}), i = rt.make(AMPRT_F64, {3, 4});
+    amprt_layer_norm(rt.ctx, x, t, b, 1e-5, out, m, i);
+    return rt.read(out);
+  };
+  fdCheck(lnGamma, gv, r, rt.read(dg), "layer_norm_grad dgamma");
+  std::vector<double> wantDb(6, 0);
+  for (int i = 0; i < 72; ++i)
+    wantDb[i % 6] += r[i];
+  expectNear(rt.read(db), wantDb, 1e-12, "layer_norm_grad dbeta");
+}
+
+TEST(RuntimeNN, SoftmaxFamilyAndCrossEntropy) {
+  Runtime rt;
+  Shape xs{3, 5, 4};
+  auto xv = randomValues(60, 13, -3, 3), r = randomValues(60, 14);
+  for (int64_t axis : {1, -1}) {
+    Tensor x = rt.make(AMPRT_F64, xs, xv), y = rt.make(AMPRT_F64, xs),
+           ly = rt.make(AMPRT_F64, xs), dy = rt.make(AMPRT_F64, xs, r),
+           dx = rt.make(AMPRT_F64, xs);
+    ASSERT_EQ(amprt_softmax(rt.ctx, x, axis, y), AMPRT_OK);
+    ASSERT_EQ(amprt_log_softmax(rt.ctx, x, axis, ly), AMPRT_OK);
+    std::vector<double> ry = rt.read(y), rly = rt.read(ly);
+    for (size_t i = 0; i < ry.size(); ++i)
+      EXPECT_NEAR(std::log(ry[i]), rly[i], 1e-12);
+    ASSERT_EQ(amprt_softmax_grad(rt.ctx, dy, y, axis, dx), AMPRT_OK);
+    Forward sm = [&](const std::vector<double> &v) {
+      Tensor t = rt.make(AMPRT_F64, xs, v), out = rt.make(AMPRT_F64, xs);
+      amprt_softmax(rt.ctx, t, axis, out);
+      return rt.read(out);
+    };
+    fdCheck(sm, xv, r, rt.read(dx), "softmax_grad");
+    ASSERT_EQ(amprt_log_softmax_grad(rt.ctx, dy, ly, axis, dx), AMPRT_OK);
+    Forward lsm = [&](const std::vector<double> &v) {
+      Tensor t = rt.make(AMPRT_F64, xs, v), out = rt.make(AMPRT_F64, xs);
+      amprt_log_softmax(rt.ctx, t, axis, out);
+      return rt.read(out);
+    };
+    fdCheck(lsm, xv, r, rt.read(dx), "log_softmax_grad");
+  }
+
+  // Cross-entropy with class indices and with a distribution.
+  auto logits = randomValues(12, 15, -2, 2);
+  Tensor z = rt.make(AMPRT_F64, {4, 3}, logits);
+  Tensor labels = rt.make(AMPRT_I32, {4}, {0, 2, 1, 2});
+  Tensor loss = rt.make(AMPRT_F64, {4});
+  ASSERT_EQ(amprt_softmax_cross_entropy(rt.ctx, z, labels, loss), AMPRT_OK);
+  std::vector<double> rl = rt.read(loss);
+  int lab[4] = {0, 2, 1, 2};
+  for (int n = 0; n < 4; ++n) {
+    double m = std::max({logits[n * 3], logits[n * 3 + 1], logits[n * 3 + 2]});
+    double s = 0;
+    for (int j = 0; j < 3; ++j)
+      s += std::exp(logits[n * 3 + j] - m);
+    EXPECT_NEAR(rl[n], m + std::log(s) - logits[n * 3 + lab[n]], 1e-12);
+  }
+  auto dl = randomValues(4, 16);
+  Tensor dloss = rt.make(AMPRT_F64, {4}, dl), dz = rt.make(AMPRT_F64, {4, 3});
+  ASSERT_EQ(amprt_softmax_cross_entropy_grad(rt.ctx, dloss, z, labels, dz),
+            AMPRT_OK);
+  Forward ce = [&](const std::vector<double> &v) {
+    Tensor t = rt.make(AMPRT_F64, {4, 3}, v), out = rt.make(AMPRT_F64, {4});
+    amprt_softmax_cross_entropy(rt.ctx, t, labels, out);
+    return rt.read(out);
+  };
+  fdCheck(ce, logits, dl, rt.read(dz), "softmax_cross_entropy_grad");
+  Tensor soft = rt.make(AMPRT_F64, {4, 3}, {0.2, 0.3, 0.5, 1, 0, 0, 0, 1, 0,
+                                            0.1, 0.1, 0.8});
+  ASSERT_EQ(amprt_softmax_cross_entropy_grad(rt.ctx, dloss, z, soft, dz),
+            AMPRT_OK);
+  Forward ceSoft = [&](const std::vector<double> &v) {
+    Tensor t = rt.make(AMPRT_F64, {4, 3}, v), out = rt.make(AMPRT_F64, {4});
+    amprt_softmax_cross_entropy(rt.ctx, t, soft, out);
+    return rt.read(out);
+  };
+  fdCheck(ceSoft, logits, dl, rt.read(dz), "soft-label cross-entropy grad");
+}
+
+} // namespace
