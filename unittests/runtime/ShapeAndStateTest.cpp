@@ -1,0 +1,198 @@
+//===- ShapeAndStateTest.cpp - Shape ops, optimizers and loss scaling -----===//
+
+#include "RuntimeTestUtils.h"
+
+using namespace amprt_test;
+
+namespace {
+
+TEST(RuntimeShape, Reductions) {
+  Runtime rt;
+  auto xv = randomValues(24, 1);
+  Tensor x = rt.make(AMPRT_F32, {2, 3, 4}, xv);
+  int64_t dims[] = {0, 2};
+  Tensor sum = rt.make(AMPRT_F32, {3}), mean = rt.make(AMPRT_F32, {1, 3, 1}),
+         max = rt.make(AMPRT_F32, {3});
+  ASSERT_EQ(amprt_reduce_sum(rt.ctx, x, dims, 2, sum), AMPRT_OK);
+  ASSERT_EQ(amprt_reduce_mean(rt.ctx, x, dims, 2, mean), AMPRT_OK);
+  ASSERT_EQ(amprt_reduce_max(rt.ctx, x, dims, 2, max), AMPRT_OK);
+  std::vector<double> rx = rt.read(x), ws(3, 0), wm(3, -INFINITY);
+  for (int i = 0; i < 2; ++i)
+    for (int j = 0; j < 3; ++j)
+      for (int k = 0; k < 4; ++k) {
+        ws[j] += rx[(i * 3 + j) * 4 + k];
+        wm[j] = std::max(wm[j], rx[(i * 3 + j) * 4 + k]);
+      }
+  expectNear(rt.read(sum), ws, 1e-5, "reduce_sum");
+  std::vector<double> wmean = {ws[0] / 8, ws[1] / 8, ws[2] / 8};
+  expectNear(rt.read(mean), wmean, 1e-5, "reduce_mean keepdims");
+  expectNear(rt.read(max), wm, 0, "reduce_max");
+  Tensor all = rt.make(AMPRT_F32, {});
+  int64_t every[] = {0, 1, 2};
+  ASSERT_EQ(amprt_reduce_sum(rt.ctx, x, every, 3, all), AMPRT_OK);
+  EXPECT_NEAR(rt.read(all)[0], ws[0] + ws[1] + ws[2], 1e-5);
+}
+
+TEST(RuntimeShape, MovementOps) {
+  Runtime rt;
+  std::vector<double> v(6);
+  for (int i = 0; i < 6; ++i)
+    v[i] = i + 1;
+  Tensor x = rt.make(AMPRT_F32, {2, 3}, v);
+  // transpose
+  Tensor t = rt.make(AMPRT_F32, {3, 2});
+  int64_t perm[] = {1, 0};
+  ASSERT_EQ(amprt_transpose(rt.ctx, x, perm, t), AMPRT_OK);
+  EXPECT_EQ(rt.read(t), (std::vector<double>{1, 4, 2, 5, 3, 6}));
+  // reshape
+  Tensor r = rt.make(AMPRT_F32, {6});
+  ASSERT_EQ(amprt_reshape(rt.ctx, x, r), AMPRT_OK);
+  EXPECT_EQ(rt.read(r), v);
+  // broadcast_to
+  Tensor row = rt.make(AMPRT_F32, {3}, {7, 8, 9}), b = rt.make(AMPRT_F32, {2, 3});
+  ASSERT_EQ(amprt_broadcast_to(rt.ctx, row, b), AMPRT_OK);
+  EXPECT_EQ(rt.read(b), (std::vector<double>{7, 8, 9, 7, 8, 9}));
+  // concat along axis 1
+  Tensor c = rt.make(AMPRT_F32, {2, 6});
+  const amprt_tensor *parts[] = {x, b};
+  ASSERT_EQ(amprt_concat(rt.ctx, parts, 2, -1, c), AMPRT_OK);
+  EXPECT_EQ(rt.read(c),
+            (std::vector<double>{1, 2, 3, 7, 8, 9, 4, 5, 6, 7, 8, 9}));
+  // strided slice
+  Tensor s = rt.make(AMPRT_F32, {2, 2});
+  int64_t offsets[] = {0, 1}, strides[] = {1, 2};
+  ASSERT_EQ(amprt_slice(rt.ctx, c, offsets, strides, s), AMPRT_OK);
+  EXPECT_EQ(rt.read(s), (std::vector<double>{2, 7, 5, 7}));
+  // pad
+  Tensor p = rt.make(AMPRT_F32, {3, 4});
+  int64_t low[] = {1, 0}, high[] = {0, 1};
+  ASSERT_EQ(amprt_pad(rt.ctx, x, low, high, -1, p), AMPRT_OK);
+  EXPECT_EQ(rt.read(p), (std::vector<double>{-1, -1, -1, -1, 1, 2, 3, -1, 4,
+                                             5, 6, -1}));
+}
+
+TEST(RuntimeShape, GatherAndScatterAdd) {
+  Runtime rt;
+  Tensor table = rt.make(AMPRT_F32, {4, 2}, {0, 1, 10, 11, 20, 21, 30, 31});
+  Tensor ids = rt.make(AMPRT_I64, {3}, {2, 0, 2});
+  Tensor rows = rt.make(AMPRT_F32, {3, 2});
+  ASSERT_EQ(amprt_gather(rt.ctx, table, ids, rows), AMPRT_OK);
+  EXPECT_EQ(rt.read(rows), (std::vector<double>{20, 21, 0, 1, 20, 21}));
+  Tensor dt = rt.make(AMPRT_F32, {4, 2});
+  ASSERT_EQ(amprt_gather_grad(rt.ctx, rows, ids, dt), AMPRT_OK);
+  EXPECT_EQ(rt.read(dt), (std::vector<double>{0, 1, 0, 0, 40, 42, 0, 0}));
+  Tensor bad = rt.make(AMPRT_I64, {1}, {4});
+  Tensor one = rt.make(AMPRT_F32, {1, 2});
+  EXPECT_EQ(amprt_gather(rt.ctx, table, bad, one), AMPRT_ERROR_INDEX);
+  EXPECT_NE(std::string(amprt_last_error()).find("index 4"), std::string::npos);
+}
+
+TEST(RuntimeState, OptimizersMatchTheirFormulas) {
+  Runtime rt;
+  Tensor p = rt.make(AMPRT_F32, {2}, {1.0, -2.0});
+  Tensor g = rt.make(AMPRT_F32, {2}, {0.5, 0.25});
+  Tensor lr = rt.make(AMPRT_F32, {}, {0.1});
+  Tensor out = rt.make(AMPRT_F32, {2});
+  ASSERT_EQ(amprt_sgd_update(rt.ctx, p, g, lr, out), AMPRT_OK);
+  expectNear(rt.read(out), {0.95, -2.025}, 1e-7, "sgd");
+  Tensor v = rt.make(AMPRT_F32, {2}, {1.0, 0.0}), nv = rt.make(AMPRT_F32, {2});
+  ASSERT_EQ(amprt_momentum_update(rt.ctx, p, g, v, lr, 0.9, 1, out, nv),
+            AMPRT_OK);
+  // v' = 0.9 v + g; nesterov step = g + 0.9 v'.
+  expectNear(rt.read(nv), {1.4, 0.25}, 1e-7, "momentum velocity");
+  expectNear(rt.read(out), {1 - 0.1 * (0.5 + 0.9 * 1.4),
+                            -2 - 0.1 * (0.25 + 0.9 * 0.25)},
+             1e-6, "nesterov");
+  Tensor m = rt.make(AMPRT_F32, {2}, {0, 0}), s = rt.make(AMPRT_F32, {2}, {0, 0});
+  Tensor step = rt.make(AMPRT_I64, {}, {1});
+  Tensor nm = rt.make(AMPRT_F32, {2}), ns = rt.make(AMPRT_F32, {2});
+  ASSERT_EQ(amprt_adam_update(rt.ctx, p, g, m, s, step, lr, 0.9, 0.999, 1e-8,
+                              0.0, out, nm, ns),
+            AMPRT_OK);
+  // The first bias-corrected Adam step moves each weight by lr * sign(g).
+  expectNear(rt.read(out), {0.9, -2.1}, 1e-5, "adam first step");
+  Tensor zeroStep = rt.make(AMPRT_I64, {}, {0});
+  EXPECT_EQ(amprt_adam_update(rt.ctx, p, g, m, s, zeroStep, lr, 0.9, 0.999,
+                              1e-8, 0.0, out, nm, ns),
+            AMPRT_ERROR_INVALID_ARGUMENT);
+}
+
+TEST(RuntimeState, ClipByGlobalNorm) {
+  Runtime rt;
+  Tensor a = rt.make(AMPRT_F32, {2}, {3, 0}), b = rt.make(AMPRT_F32, {1}, {4});
+  Tensor ca = rt.make(AMPRT_F32, {2}), cb = rt.make(AMPRT_F32, {1});
+  const amprt_tensor *in[] = {a, b};
+  amprt_tensor *out[] = {ca, cb};
+  ASSERT_EQ(amprt_clip_by_global_norm(rt.ctx, in, 2, 1.0, out), AMPRT_OK);
+  expectNear(rt.read(ca), {0.6, 0}, 1e-6, "clipped a");
+  expectNear(rt.read(cb), {0.8}, 1e-6, "clipped b");
+  ASSERT_EQ(amprt_clip_by_global_norm(rt.ctx, in, 2, 10.0, out), AMPRT_OK);
+  expectNear(rt.read(cb), {4}, 0, "under the limit: unchanged");
+}
+
+TEST(RuntimeState, LossScaleStateMachine) {
+  Runtime rt;
+  auto step = [&](float scale, int64_t good, bool finite, int64_t interval,
+                  double minScale, double maxScale) {
+    Tensor s = rt.make(AMPRT_F32, {}, {scale}), n = rt.make(AMPRT_I64, {}, {(double)good});
+    Tensor f = rt.make(AMPRT_I1, {}, {finite ? 1.0 : 0.0});
+    Tensor s2 = rt.make(AMPRT_F32, {}), n2 = rt.make(AMPRT_I64, {});
+    EXPECT_EQ(amprt_update_scale(rt.ctx, s, n, f, 2.0, 0.5, interval, minScale,
+                                 maxScale, s2, n2),
+              AMPRT_OK);
+    return std::pair{rt.read(s2)[0], rt.read(n2)[0]};
+  };
+  EXPECT_EQ(step(1024, 0, true, 3, 1, 1e9), (std::pair{1024.0, 1.0}));
+  EXPECT_EQ(step(1024, 2, true, 3, 1, 1e9), (std::pair{2048.0, 0.0}));
+  EXPECT_EQ(step(1024, 2, false, 3, 1, 1e9), (std::pair{512.0, 0.0}));
+  EXPECT_EQ(step(1, 0, false, 3, 1, 1e9), (std::pair{1.0, 0.0})) << "min";
+  EXPECT_EQ(step(4096, 2, true, 3, 1, 5000), (std::pair{5000.0, 0.0})) << "max";
+  // Growth never reaches inf even with a huge max_scale.
+  auto big = step(3e38f, 2, true, 3, 1, 1e300);
+  EXPECT_TRUE(std::isfinite(big.first));
+}
+
+TEST(RuntimeState, UnscaleAndCheckInOnePass) {
+  Runtime rt;
+  Tensor g1 = rt.make(AMPRT_F16, {3}, {512, 1024, -256});
+  Tensor g2 = rt.make(AMPRT_F32, {2}, {2048, 0.5});
+  Tensor scale = rt.make(AMPRT_F32, {}, {512});
+  Tensor u1 = rt.make(AMPRT_F32, {3}), u2 = rt.make(AMPRT_F32, {2});
+  Tensor finite = rt.make(AMPRT_I1, {});
+  const amprt_tensor *gs[] = {g1, g2};
+  amprt_tensor *us[] = {u1, u2};
+  ASSERT_EQ(amprt_unscale_all_finite(rt.ctx, gs, 2, scale, us, finite),
+            AMPRT_OK);
+  EXPECT_EQ(rt.read(u1), (std::vector<double>{1, 2, -0.5}));
+  EXPECT_EQ(rt.read(finite)[0], 1);
+  // An f16 overflow (inf) is caught.
+  Tensor bad = rt.make(AMPRT_F16, {3}, {1, 70000, 2});
+  const amprt_tensor *gsBad[] = {bad, g2};
+  ASSERT_EQ(amprt_unscale_all_finite(rt.ctx, gsBad, 2, scale, us, finite),
+            AMPRT_OK);
+  EXPECT_EQ(rt.read(finite)[0], 0);
+  ASSERT_EQ(amprt_all_finite(rt.ctx, gsBad, 2, finite), AMPRT_OK);
+  EXPECT_EQ(rt.read(finite)[0], 0);
+  ASSERT_EQ(amprt_all_finite(rt.ctx, gs, 2, finite), AMPRT_OK);
+  EXPECT_EQ(rt.read(finite)[0], 1);
+}
+
+TEST(RuntimeMemory, CachingAllocatorReusesAndCounts) {
+  Runtime rt;
+  size_t current, peak;
+  {
+    Tensor a = rt.make(AMPRT_F32, {1000});
+    Tensor b = rt.make(AMPRT_F32, {1000});
+    amprt_memory_stats(rt.ctx, &current, &peak);
+    EXPECT_GE(current, 8000u);
+  }
+  amprt_memory_stats(rt.ctx, &current, &peak);
+  EXPECT_EQ(current, 0u);
+  EXPECT_GE(peak, 8000u);
+  amprt_memory_reset_peak(rt.ctx);
+  Tensor c = rt.make(AMPRT_F32, {1000});
+  amprt_memory_stats(rt.ctx, &current, &peak);
+  EXPECT_EQ(peak, current) << "reset peak follows the live bytes";
+}
+
+} // namespace
