@@ -4,6 +4,7 @@
 #include "amp/Dialect/AMP/IR/AMP.h"
 #include "amp/Dialect/TG/IR/TG.h"
 #include "amp/Interfaces/PrecisionPolicyInterface.h"
+#include "amp/Conversion/Passes.h"
 #include "amp/Transforms/Passes.h"
 #include "amp/Transforms/Pipeline.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -16,6 +17,7 @@ void amp::registerAllDialects(mlir::DialectRegistry &registry) {
 
 void amp::registerAllPasses() {
   registerAMPTransformsPasses();
+  registerAMPConversionPasses();
   registerAmpPipeline();
 }
 

@@ -357,6 +357,36 @@ void amprt_tensor_release(amprt_tensor *tensor) {
   delete tensor;
 }
 
+void amprt_record_status(amprt_context *ctx, amprt_status status) {
+  if (ctx && status != AMPRT_OK && ctx->stickyStatus == AMPRT_OK) {
+    ctx->stickyStatus = status;
+    ctx->stickyError = lastError;
+  }
+}
+
+amprt_status amprt_context_status(const amprt_context *ctx) {
+  return ctx ? ctx->stickyStatus : AMPRT_ERROR_INVALID_ARGUMENT;
+}
+
+const char *amprt_context_error(const amprt_context *ctx) {
+  return ctx ? ctx->stickyError.c_str() : "";
+}
+
+void amprt_context_clear_status(amprt_context *ctx) {
+  if (ctx) {
+    ctx->stickyStatus = AMPRT_OK;
+    ctx->stickyError.clear();
+  }
+}
+
+amprt_tensor *amprt_tensor_new(amprt_context *ctx, int32_t dtype,
+                               int32_t rank, const int64_t *shape) {
+  amprt_tensor *t = nullptr;
+  amprt_record_status(ctx, amprt_tensor_create(ctx, (amprt_dtype)dtype, rank,
+                                               shape, &t));
+  return t;
+}
+
 amprt_dtype amprt_tensor_dtype(const amprt_tensor *t) { return t->dtype; }
 int amprt_tensor_rank(const amprt_tensor *t) { return (int)t->shape.size(); }
 const int64_t *amprt_tensor_shape(const amprt_tensor *t) {

@@ -22,6 +22,8 @@ struct amprt_context {
   void *cudaHandles = nullptr; // cuBLASLt / cuDNN handles on CUDA
   std::unordered_map<size_t, std::vector<void *>> freeBlocks;
   size_t currentBytes = 0, peakBytes = 0, cachedBytes = 0;
+  amprt_status stickyStatus = AMPRT_OK;
+  std::string stickyError;
 };
 
 struct amprt_tensor {

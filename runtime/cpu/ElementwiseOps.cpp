@@ -8,6 +8,7 @@
 
 #include "../common/amprt_math.h"
 #include "Elementwise.h"
+#include <algorithm>
 #include <cstring>
 
 using namespace amprt;
@@ -385,6 +386,32 @@ amprt_status amprt_scale(amprt_context *ctx, const amprt_tensor *x,
 amprt_status amprt_unscale(amprt_context *ctx, const amprt_tensor *g,
                            const amprt_tensor *scale, amprt_tensor *y) {
   return scaleLike<void>("amprt_unscale", ctx, g, scale, y, true);
+}
+
+amprt_status amprt_tensor_fill(amprt_tensor *t, double value) {
+  const char *op = "amprt_tensor_fill";
+  if (!t)
+    return fail(AMPRT_ERROR_INVALID_ARGUMENT, "%s: tensor is null", op);
+  CHECK(requireCpu(op, t->ctx));
+  switch (t->dtype) {
+  case AMPRT_I32:
+    std::fill_n(static_cast<int32_t *>(t->data), t->numel, (int32_t)value);
+    return ok();
+  case AMPRT_I64:
+    std::fill_n(static_cast<int64_t *>(t->data), t->numel, (int64_t)value);
+    return ok();
+  case AMPRT_I1:
+    std::fill_n(static_cast<uint8_t *>(t->data), t->numel, value != 0);
+    return ok();
+  default:
+    break;
+  }
+  AMPRT_FLOAT_DISPATCH(t->dtype, T, {
+    T *out = static_cast<T *>(t->data);
+    for (int64_t i = 0; i < t->numel; ++i)
+      store(out, i, (typename Compute<T>::type)value);
+  });
+  return ok();
 }
 
 amprt_status amprt_grad_seed(amprt_context *ctx, amprt_tensor *seed) {

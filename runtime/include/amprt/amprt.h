@@ -92,6 +92,24 @@ amprt_status amprt_tensor_write(amprt_tensor *tensor, const void *host,
 amprt_status amprt_tensor_read(const amprt_tensor *tensor, void *host,
                                size_t bytes);
 
+/* --- For compiled code: sticky status ------------------------------------ *
+ * Lowered training steps call ops back to back without branching: they
+ * record each status with amprt_record_status, which keeps the first
+ * failure (and its message) on the context; the step returns
+ * amprt_context_status at its end. Every entry accepts null tensors and
+ * reports them, so a failed allocation cannot crash later calls. */
+
+void amprt_record_status(amprt_context *ctx, amprt_status status);
+amprt_status amprt_context_status(const amprt_context *ctx);
+/* The message of the first recorded failure ("" if none). */
+const char *amprt_context_error(const amprt_context *ctx);
+void amprt_context_clear_status(amprt_context *ctx);
+/* amprt_tensor_create returning the handle (null on failure, recorded). */
+amprt_tensor *amprt_tensor_new(amprt_context *ctx, int32_t dtype,
+                               int32_t rank, const int64_t *shape);
+/* Fills a tensor with one value (rounded to its type). */
+amprt_status amprt_tensor_fill(amprt_tensor *tensor, double value);
+
 /* --- Elementwise (binary ops broadcast like NumPy) ------------------------ */
 
 #define AMPRT_DECLARE_UNARY(name)                                              \

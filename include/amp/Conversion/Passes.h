@@ -1,0 +1,27 @@
+//===- Passes.h - Lowering amp to its runtime -------------------*- C++ -*-===//
+
+#ifndef AMP_CONVERSION_PASSES_H
+#define AMP_CONVERSION_PASSES_H
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Pass/Pass.h"
+#include "mlir/Pass/PassManager.h"
+
+namespace amp {
+
+#define GEN_PASS_DECL
+#include "amp/Conversion/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "amp/Conversion/Passes.h.inc"
+
+/// The whole path from lowered-to-runtime IR to the LLVM dialect:
+/// amp-lower-to-runtime, convert-to-llvm, reconcile-unrealized-casts. One
+/// function so amp-run and embedders lower alike.
+void buildLowerToLLVMPipeline(mlir::OpPassManager &pm);
+
+} // namespace amp
+
+#endif // AMP_CONVERSION_PASSES_H

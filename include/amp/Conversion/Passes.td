@@ -1,0 +1,35 @@
+//===- Passes.td - Lowering amp to its runtime -------------*- tablegen -*-===//
+
+#ifndef AMP_CONVERSION_PASSES_TD
+#define AMP_CONVERSION_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def LowerToRuntimePass : Pass<"amp-lower-to-runtime", "::mlir::ModuleOp"> {
+  let summary = "Lowers tg and amp ops on tensors to calls of the amprt C API";
+  let description = [{
+    Rewrites every function of tg/amp ops into a function over runtime
+    tensor handles:
+
+    ```mlir
+    func.func @step(%ctx: !llvm.ptr, %args: !llvm.ptr, %results: !llvm.ptr) -> i32
+    ```
+
+    `%args` points to one `amprt_tensor *` per original argument, in order;
+    the step stores one new `amprt_tensor *` per original result into
+    `%results` (the caller owns and releases them) and returns the first
+    failed status of the run (0 on success). Every op becomes
+    `amprt_tensor_new` for its results and a call of its `amprt_` entry with
+    its attributes as arguments; each intermediate tensor is released right
+    after its last use. Constants become tensors filled once per call (a
+    splat) or copied from an LLVM global.
+
+    The result uses `func`, `arith` and `llvm` ops only, ready for
+    `--convert-to-llvm --reconcile-unrealized-casts`.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect",
+                           "::mlir::func::FuncDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
+#endif // AMP_CONVERSION_PASSES_TD

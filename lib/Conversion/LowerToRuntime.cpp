@@ -1,0 +1,647 @@
+//===- LowerToRuntime.cpp - tg/amp ops to amprt C API calls ---------------===//
+//
+// Straight-line training steps become straight-line runtime calls: each op
+// allocates its results (amprt_tensor_new), calls its amprt_ entry, and
+// records the status on the context, which keeps the first failure; the
+// step returns it at the end. Intermediates are released after their last
+// use, so peak memory follows the live set, not the whole graph.
+//
+//===----------------------------------------------------------------------===//
+
+#include "amp/Conversion/Passes.h"
+#include "amp/Dialect/AMP/IR/AMP.h"
+#include "amp/Dialect/TG/IR/TG.h"
+#include "mlir/Conversion/Passes.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Transforms/Passes.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+namespace amp {
+#define GEN_PASS_DEF_LOWERTORUNTIMEPASS
+#include "amp/Conversion/Passes.h.inc"
+} // namespace amp
+
+using namespace mlir;
+namespace tg = amp::tg;
+
+namespace {
+
+/// amprt_dtype codes (runtime/include/amprt/amprt.h).
+FailureOr<int32_t> dtypeCode(Type element) {
+  if (element.isF32())
+    return 0;
+  if (element.isF16())
+    return 1;
+  if (element.isBF16())
+    return 2;
+  if (element.isF64())
+    return 3;
+  if (element.isInteger(32))
+    return 4;
+  if (element.isInteger(64))
+    return 5;
+  if (element.isInteger(1))
+    return 6;
+  return failure();
+}
+
+int32_t layoutCode(StringRef layout) { return layout == "NCHW" ? 1 : 0; }
+
+int32_t predicateCode(StringRef p) {
+  return llvm::StringSwitch<int32_t>(p)
+      .Case("eq", 0)
+      .Case("ne", 1)
+      .Case("lt", 2)
+      .Case("le", 3)
+      .Case("gt", 4)
+      .Default(5);
+}
+
+class FunctionLowering {
+public:
+  FunctionLowering(ModuleOp module, func::FuncOp func)
+      : module(module), func(func), b(func.getContext()),
+        ptr(LLVM::LLVMPointerType::get(func.getContext())),
+        i32(b.getI32Type()), i64(b.getI64Type()), f64(b.getF64Type()) {}
+
+  LogicalResult run();
+
+private:
+  // Declarations and constants.
+  FlatSymbolRefAttr declare(StringRef name, TypeRange inputs,
+                            TypeRange results);
+  Value call(StringRef name, ValueRange args, TypeRange results = {});
+  /// Calls an entry that returns a status and records it on the context.
+  void callChecked(StringRef name, ValueRange args);
+  Value constI32(int64_t v) {
+    return arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(v));
+  }
+  Value constI64(int64_t v) {
+    return arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(v));
+  }
+  Value constF64(double v) {
+    return arith::ConstantOp::create(b, loc, b.getF64FloatAttr(v));
+  }
+  Value i64Array(ArrayRef<int64_t> values);
+  Value ptrArray(ValueRange handles);
+  /// A new runtime tensor of `type` for a result.
+  Value newTensor(Type type);
+
+  LogicalResult lowerOp(Operation *op);
+  LogicalResult lowerConstant(arith::ConstantOp op);
+  Value handle(Value v) { return handles.lookup(v); }
+  SmallVector<Value> newResults(Operation *op) {
+    SmallVector<Value> out;
+    for (Value r : op->getResults()) {
+      Value h = newTensor(r.getType());
+      handles[r] = h;
+      out.push_back(h);
+    }
+    return out;
+  }
+
+  ModuleOp module;
+  func::FuncOp func;
+  OpBuilder b;
+  Type ptr, i32, i64, f64;
+  Location loc = UnknownLoc::get(func.getContext());
+  Value ctx;
+  llvm::DenseMap<Value, Value> handles;
+  unsigned globals = 0;
+};
+
+FlatSymbolRefAttr FunctionLowering::declare(StringRef name, TypeRange inputs,
+                                            TypeRange results) {
+  if (!module.lookupSymbol(name)) {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(module.getBody());
+    auto decl = func::FuncOp::create(b, module.getLoc(), name,
+                                     b.getFunctionType(inputs, results));
+    decl.setPrivate();
+  }
+  return SymbolRefAttr::get(b.getContext(), name);
+}
+
+Value FunctionLowering::call(StringRef name, ValueRange args,
+                             TypeRange results) {
+  declare(name, args.getTypes(), results);
+  auto op = func::CallOp::create(b, loc, name, results, args);
+  return results.empty() ? Value() : op.getResult(0);
+}
+
+void FunctionLowering::callChecked(StringRef name, ValueRange args) {
+  Value status = call(name, args, {i32});
+  call("amprt_record_status", {ctx, status});
+}
+
+Value FunctionLowering::i64Array(ArrayRef<int64_t> values) {
+  Value count = constI64(std::max<size_t>(values.size(), 1));
+  Value array = LLVM::AllocaOp::create(b, loc, ptr, i64, count);
+  for (auto [i, v] : llvm::enumerate(values)) {
+    Value slot = LLVM::GEPOp::create(b, loc, ptr, i64, array,
+                                     ArrayRef<LLVM::GEPArg>{(int32_t)i});
+    LLVM::StoreOp::create(b, loc, constI64(v), slot);
+  }
+  return array;
+}
+
+Value FunctionLowering::ptrArray(ValueRange values) {
+  Value count = constI64(std::max<size_t>(values.size(), 1));
+  Value array = LLVM::AllocaOp::create(b, loc, ptr, ptr, count);
+  for (auto [i, v] : llvm::enumerate(values)) {
+    Value slot = LLVM::GEPOp::create(b, loc, ptr, ptr, array,
+                                     ArrayRef<LLVM::GEPArg>{(int32_t)i});
+    LLVM::StoreOp::create(b, loc, v, slot);
+  }
+  return array;
+}
+
+Value FunctionLowering::newTensor(Type type) {
+  auto tensor = cast<RankedTensorType>(type);
+  int32_t code = *dtypeCode(tensor.getElementType());
+  return call("amprt_tensor_new",
+              {ctx, constI32(code), constI32(tensor.getRank()),
+               i64Array(tensor.getShape())},
+              {ptr});
+}
+
+LogicalResult FunctionLowering::lowerConstant(arith::ConstantOp op) {
+  auto dense = dyn_cast<DenseElementsAttr>(op.getValue());
+  auto type = dyn_cast<RankedTensorType>(op.getType());
+  if (!dense || !type)
+    return op.emitError("amp-lower-to-runtime: only dense tensor constants "
+                        "lower to the runtime");
+  Value t = newTensor(type);
+  handles[op.getResult()] = t;
+  Type element = type.getElementType();
+  if (dense.isSplat()) {
+    double v = isa<FloatType>(element)
+                   ? dense.getSplatValue<APFloat>().convertToDouble()
+                   : (double)dense.getSplatValue<APInt>().getSExtValue();
+    callChecked("amprt_tensor_fill", {t, constF64(v)});
+    return success();
+  }
+  // The data lives in an LLVM global, copied in by amprt_tensor_write.
+  // i1 elements are stored one byte each, like the runtime's.
+  DenseElementsAttr data = dense;
+  Type storage = element;
+  if (element.isInteger(1)) {
+    storage = b.getI8Type();
+    SmallVector<int8_t> bytes;
+    for (bool v : dense.getValues<bool>())
+      bytes.push_back(v);
+    data = DenseElementsAttr::get(
+        RankedTensorType::get({(int64_t)bytes.size()}, storage),
+        ArrayRef<int8_t>(bytes));
+  } else {
+    data = dense.reshape(
+        RankedTensorType::get({type.getNumElements()}, element));
+  }
+  auto arrayType = LLVM::LLVMArrayType::get(storage, type.getNumElements());
+  std::string name =
+      (func.getName() + "_cst" + Twine(globals++)).str();
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(module.getBody());
+    LLVM::GlobalOp::create(b, loc, arrayType, /*isConstant=*/true,
+                           LLVM::Linkage::Internal, name, data);
+  }
+  Value address = LLVM::AddressOfOp::create(b, loc, ptr, name);
+  unsigned bits = storage.getIntOrFloatBitWidth();
+  int64_t bytes = type.getNumElements() * std::max(1u, bits / 8);
+  Value size = arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(bytes));
+  callChecked("amprt_tensor_write", {t, address, size});
+  return success();
+}
+
+LogicalResult FunctionLowering::lowerOp(Operation *op) {
+  loc = op->getLoc();
+  auto h = [&](Value v) { return handle(v); };
+  auto unary = [&](StringRef name) {
+    SmallVector<Value> out = newResults(op);
+    callChecked(name, {ctx, h(op->getOperand(0)), out[0]});
+    return success();
+  };
+  auto binary = [&](StringRef name) {
+    SmallVector<Value> out = newResults(op);
+    callChecked(name, {ctx, h(op->getOperand(0)), h(op->getOperand(1)),
+                       out[0]});
+    return success();
+  };
+  return llvm::TypeSwitch<Operation *, LogicalResult>(op)
+      .Case([&](arith::ConstantOp c) { return lowerConstant(c); })
+      .Case([&](tg::NegOp) { return unary("amprt_neg"); })
+      .Case([&](tg::AbsOp) { return unary("amprt_abs"); })
+      .Case([&](tg::ExpOp) { return unary("amprt_exp"); })
+      .Case([&](tg::LogOp) { return unary("amprt_log"); })
+      .Case([&](tg::SqrtOp) { return unary("amprt_sqrt"); })
+      .Case([&](tg::RsqrtOp) { return unary("amprt_rsqrt"); })
+      .Case([&](tg::SquareOp) { return unary("amprt_square"); })
+      .Case([&](tg::ReciprocalOp) { return unary("amprt_reciprocal"); })
+      .Case([&](tg::TanhOp) { return unary("amprt_tanh"); })
+      .Case([&](tg::SigmoidOp) { return unary("amprt_sigmoid"); })
+      .Case([&](tg::ReluOp) { return unary("amprt_relu"); })
+      .Case([&](tg::GeluOp) { return unary("amprt_gelu"); })
+      .Case([&](tg::ErfOp) { return unary("amprt_erf"); })
+      .Case([&](tg::IsFiniteOp) { return unary("amprt_is_finite"); })
+      .Case([&](tg::LeakyReluOp o) {
+        SmallVector<Value> out = newResults(op);
+        callChecked("amprt_leaky_relu",
+                    {ctx, h(o.getX()), constF64(o.getAlpha().convertToDouble()),
+                     out[0]});
+        return success();
+      })
+      .Case([&](tg::AddOp) { return binary("amprt_add"); })
+      .Case([&](tg::SubOp) { return binary("amprt_sub"); })
+      .Case([&](tg::MulOp) { return binary("amprt_mul"); })
+      .Case([&](tg::DivOp) { return binary("amprt_div"); })
+      .Case([&](tg::PowOp) { return binary("amprt_pow"); })
+      .Case([&](tg::MaximumOp) { return binary("amprt_maximum"); })
+      .Case([&](tg::MinimumOp) { return binary("amprt_minimum"); })
+      .Case([&](tg::ReluGradOp) { return binary("amprt_relu_grad"); })
+      .Case([&](tg::GeluGradOp) { return binary("amprt_gelu_grad"); })
+      .Case([&](tg::TanhGradOp) { return binary("amprt_tanh_grad"); })
+      .Case([&](tg::SigmoidGradOp) { return binary("amprt_sigmoid_grad"); })
+      .Case([&](tg::LeakyReluGradOp o) {
+        SmallVector<Value> out = newResults(op);
+        callChecked("amprt_leaky_relu_grad",
+                    {ctx, h(o.getDy()), h(o.getX()),
+                     constF64(o.getAlpha().convertToDouble()), out[0]});
+        return success();
+      })
+      .Case([&](tg::CompareOp o) {
+        SmallVector<Value> out = newResults(op);
+        callChecked("amprt_compare",
+                    {ctx, constI32(predicateCode(o.getPredicate())),
+                     h(o.getA()), h(o.getB()), out[0]});
+        return success();
+      })
+      .Case([&](tg::SelectOp o) {
+        SmallVector<Value> out = newResults(op);
+        callChecked("amprt_select",
+                    {ctx, h(o.getCond()), h(o.getA()), h(o.getB()), out[0]});
+        return success();
+      })
+      .Case<tg::MatmulOp, tg::BatchMatmulOp>([&](auto o) {
+        SmallVector<Value> out = newResults(op);
+        StringRef name = isa<tg::MatmulOp>(op) ? "amprt_matmul"
+                                               : "amprt_batch_matmul";
+        callChecked(name, {ctx, h(o.getA()), h(o.getB()),
+                           constI32(o.getTransposeA()),
+                           constI32(o.getTransposeB()), out[0]});
+        return success();
+      })
+      .Case<tg::Conv2DOp, tg::Conv2DBackwardInputOp,
+            tg::Conv2DBackwardFilterOp>([&](auto o) {
+        SmallVector<Value> out = newResults(op);
+        StringRef name = isa<tg::Conv2DOp>(op) ? "amprt_conv2d"
+                         : isa<tg::Conv2DBackwardInputOp>(op)
+                             ? "amprt_conv2d_backward_input"
+                             : "amprt_conv2d_backward_filter";
+        callChecked(name, {ctx, h(op->getOperand(0)), h(op->getOperand(1)),
+                           i64Array(o.getStrides()), i64Array(o.getPadding()),
+                           i64Array(o.getDilations()),
+                           constI32(layoutCode(o.getLayout())), out[0]});
+        return success();
+      })
+      .Case([&](tg::BiasAddOp o) {
+        SmallVector<Value> out = newResults(op);
+        callChecked("amprt_bias_add", {ctx, h(o.getX()), h(o.getB()),
+                                       constI32(layoutCode(o.getLayout())),
+                                       out[0]});
+        return success();
+      })
+      .Case([&](tg::BiasAddGradOp o) {
+        SmallVector<Value> out = newResults(op);
+        callChecked("amprt_bias_add_grad",
+                    {ctx, h(o.getDy()), constI32(layoutCode(o.getLayout())),
+                     out[0]});
+        return success();
+      })
+      .Case<tg::MaxPool2DOp, tg::AvgPool2DOp>([&](auto o) {
+        SmallVector<Value> out = newResults(op);
+        callChecked(isa<tg::MaxPool2DOp>(op) ? "amprt_max_pool2d"
+                                             : "amprt_avg_pool2d",
+                    {ctx, h(o.getX()), i64Array(o.getWindow()),
+                     i64Array(o.getStrides()), i64Array(o.getPadding()),
+                     constI32(layoutCode(o.getLayout())), out[0]});
+        return success();
+      })
+      .Case([&](tg::MaxPool2DGradOp o) {
+        SmallVector<Value> out = newResults(op);
+        callChecked("amprt_max_pool2d_grad",
+                    {ctx, h(o.getDy()), h(o.getX()), h(o.getY()),
+                     i64Array(o.getWindow()), i64Array(o.getStrides()),
+                     i64Array(o.getPadding()),
+                     constI32(layoutCode(o.getLayout())), out[0]});
+        return success();
+      })
+      .Case([&](tg::AvgPool2DGradOp o) {
+        SmallVector<Value> out = newResults(op);
+        callChecked("amprt_avg_pool2d_grad",
+                    {ctx, h(o.getDy()), i64Array(o.getWindow()),
+                     i64Array(o.getStrides()), i64Array(o.getPadding()),
+                     constI32(layoutCode(o.getLayout())), out[0]});
+        return success();
+      })
+      .Case([&](tg::BatchNormOp o) {
+        SmallVector<Value> out = newResults(op);
+        callChecked("amprt_batch_norm",
+                    {ctx, h(o.getX()), h(o.getScale()), h(o.getOffset()),
+                     constF64(o.getEpsilon().convertToDouble()),
+                     constI32(layoutCode(o.getLayout())), out[0], out[1],
+                     out[2]});
+        return success();
+      })
+      .Case([&](tg::BatchNormGradOp o) {
+        SmallVector<Value> out = newResults(op);
+        callChecked("amprt_batch_norm_grad",
+                    {ctx, h(o.getDy()), h(o.getX()), h(o.getScale()),
+                     h(o.getMean()), h(o.getInvStd()),
+                     constI32(layoutCode(o.getLayout())), out[0], out[1],
+                     out[2]});
+        return success();
+      })
+      .Case([&](tg::LayerNormOp o) {
+        SmallVector<Value> out = newResults(op);
+        callChecked("amprt_layer_norm",
+                    {ctx, h(o.getX()), h(o.getGamma()), h(o.getBeta()),
+                     constF64(o.getEpsilon().convertToDouble()), out[0],
+                     out[1], out[2]});
+        return success();
+      })
+      .Case([&](tg::LayerNormGradOp o) {
+        SmallVector<Value> out = newResults(op);
+        callChecked("amprt_layer_norm_grad",
+                    {ctx, h(o.getDy()), h(o.getX()), h(o.getGamma()),
+                     h(o.getMean()), h(o.getInvStd()), out[0], out[1],
+                     out[2]});
+        return success();
+      })
+      .Case<tg::SoftmaxOp, tg::LogSoftmaxOp>([&](auto o) {
+        SmallVector<Value> out = newResults(op);
+        callChecked(isa<tg::SoftmaxOp>(op) ? "amprt_softmax"
+                                           : "amprt_log_softmax",
+                    {ctx, h(o.getX()), constI64(o.getAxis()), out[0]});
+        return success();
+      })
+      .Case<tg::SoftmaxGradOp, tg::LogSoftmaxGradOp>([&](auto o) {
+        SmallVector<Value> out = newResults(op);
+        callChecked(isa<tg::SoftmaxGradOp>(op) ? "amprt_softmax_grad"
+                                               : "amprt_log_softmax_grad",
+                    {ctx, h(o.getDy()), h(o.getY()), constI64(o.getAxis()),
+                     out[0]});
+        return success();
+      })
+      .Case([&](tg::SoftmaxCrossEntropyOp o) {
+        SmallVector<Value> out = newResults(op);
+        callChecked("amprt_softmax_cross_entropy",
+                    {ctx, h(o.getLogits()), h(o.getLabels()), out[0]});
+        return success();
+      })
+      .Case([&](tg::SoftmaxCrossEntropyGradOp o) {
+        SmallVector<Value> out = newResults(op);
+        callChecked("amprt_softmax_cross_entropy_grad",
+                    {ctx, h(o.getDloss()), h(o.getLogits()),
+                     h(o.getLabels()), out[0]});
+        return success();
+      })
+      .Case<tg::ReduceSumOp, tg::ReduceMeanOp, tg::ReduceMaxOp>([&](auto o) {
+        SmallVector<Value> out = newResults(op);
+        StringRef name = isa<tg::ReduceSumOp>(op)    ? "amprt_reduce_sum"
+                         : isa<tg::ReduceMeanOp>(op) ? "amprt_reduce_mean"
+                                                     : "amprt_reduce_max";
+        callChecked(name, {ctx, h(o.getX()), i64Array(o.getDims()),
+                           constI32(o.getDims().size()), out[0]});
+        return success();
+      })
+      .Case([&](tg::ReshapeOp) { return unary("amprt_reshape"); })
+      .Case([&](tg::BroadcastToOp) { return unary("amprt_broadcast_to"); })
+      .Case([&](tg::TransposeOp o) {
+        SmallVector<Value> out = newResults(op);
+        callChecked("amprt_transpose",
+                    {ctx, h(o.getX()), i64Array(o.getPerm()), out[0]});
+        return success();
+      })
+      .Case([&](tg::ConcatOp o) {
+        SmallVector<Value> ins;
+        for (Value x : o.getXs())
+          ins.push_back(h(x));
+        SmallVector<Value> out = newResults(op);
+        callChecked("amprt_concat",
+                    {ctx, ptrArray(ins), constI32(ins.size()),
+                     constI64(o.getAxis()), out[0]});
+        return success();
+      })
+      .Case([&](tg::SliceOp o) {
+        SmallVector<Value> out = newResults(op);
+        SmallVector<int64_t> strides(o.getOffsets().size(), 1);
+        if (o.getStrides())
+          strides.assign(o.getStrides()->begin(), o.getStrides()->end());
+        callChecked("amprt_slice", {ctx, h(o.getX()), i64Array(o.getOffsets()),
+                                    i64Array(strides), out[0]});
+        return success();
+      })
+      .Case([&](tg::PadOp o) {
+        SmallVector<Value> out = newResults(op);
+        callChecked("amprt_pad",
+                    {ctx, h(o.getX()), i64Array(o.getLow()),
+                     i64Array(o.getHigh()),
+                     constF64(o.getValue().convertToDouble()), out[0]});
+        return success();
+      })
+      .Case([&](tg::GatherOp) { return binary("amprt_gather"); })
+      .Case([&](tg::GatherGradOp) { return binary("amprt_gather_grad"); })
+      .Case([&](tg::GradSeedOp) {
+        SmallVector<Value> out = newResults(op);
+        callChecked("amprt_grad_seed", {ctx, out[0]});
+        return success();
+      })
+      .Case([&](tg::SgdUpdateOp o) {
+        SmallVector<Value> out = newResults(op);
+        callChecked("amprt_sgd_update", {ctx, h(o.getParam()), h(o.getGrad()),
+                                         h(o.getLr()), out[0]});
+        return success();
+      })
+      .Case([&](tg::MomentumUpdateOp o) {
+        SmallVector<Value> out = newResults(op);
+        callChecked("amprt_momentum_update",
+                    {ctx, h(o.getParam()), h(o.getGrad()), h(o.getVelocity()),
+                     h(o.getLr()), constF64(o.getMomentum().convertToDouble()),
+                     constI32(o.getNesterov()), out[0], out[1]});
+        return success();
+      })
+      .Case([&](tg::AdamUpdateOp o) {
+        SmallVector<Value> out = newResults(op);
+        callChecked("amprt_adam_update",
+                    {ctx, h(o.getParam()), h(o.getGrad()), h(o.getM()),
+                     h(o.getV()), h(o.getStep()), h(o.getLr()),
+                     constF64(o.getBeta1().convertToDouble()),
+                     constF64(o.getBeta2().convertToDouble()),
+                     constF64(o.getEpsilon().convertToDouble()),
+                     constF64(o.getWeightDecay().convertToDouble()), out[0],
+                     out[1], out[2]});
+        return success();
+      })
+      .Case([&](tg::ClipByGlobalNormOp o) {
+        SmallVector<Value> ins;
+        for (Value g : o.getGrads())
+          ins.push_back(h(g));
+        SmallVector<Value> out = newResults(op);
+        callChecked("amprt_clip_by_global_norm",
+                    {ctx, ptrArray(ins), constI32(ins.size()),
+                     constF64(o.getMaxNorm().convertToDouble()),
+                     ptrArray(out)});
+        return success();
+      })
+      .Case([&](amp::CastOp) { return unary("amprt_cast"); })
+      .Case([&](amp::ScaleOp) { return binary("amprt_scale"); })
+      .Case([&](amp::UnscaleOp) { return binary("amprt_unscale"); })
+      .Case([&](amp::AllFiniteOp o) {
+        SmallVector<Value> ins;
+        for (Value g : o.getGs())
+          ins.push_back(h(g));
+        SmallVector<Value> out = newResults(op);
+        callChecked("amprt_all_finite",
+                    {ctx, ptrArray(ins), constI32(ins.size()), out[0]});
+        return success();
+      })
+      .Case([&](amp::UpdateScaleOp o) {
+        SmallVector<Value> out = newResults(op);
+        callChecked("amprt_update_scale",
+                    {ctx, h(o.getScale()), h(o.getGoodSteps()),
+                     h(o.getFinite()),
+                     constF64(o.getGrowthFactor().convertToDouble()),
+                     constF64(o.getBackoffFactor().convertToDouble()),
+                     constI64(o.getGrowthInterval()),
+                     constF64(o.getMinScale().convertToDouble()),
+                     constF64(o.getMaxScale().convertToDouble()), out[0],
+                     out[1]});
+        return success();
+      })
+      .Default([&](Operation *other) {
+        return other->emitError()
+               << "amp-lower-to-runtime: '" << other->getName()
+               << "' has no runtime lowering (tg-autodiff must run first; "
+                  "region ops are not supported)";
+      });
+}
+
+LogicalResult FunctionLowering::run() {
+  if (!func.getBody().hasOneBlock())
+    return func.emitError("amp-lower-to-runtime: functions must be one "
+                          "block");
+  Block &body = func.getBody().front();
+  for (Type t : llvm::concat<const Type>(func.getArgumentTypes(),
+                                         func.getResultTypes())) {
+    auto tensor = dyn_cast<RankedTensorType>(t);
+    if (!tensor || failed(dtypeCode(tensor.getElementType())))
+      return func.emitError("amp-lower-to-runtime: arguments and results "
+                            "must be tensors of f32, f16, bf16, f64, i32, "
+                            "i64 or i1, got ")
+             << t;
+  }
+  for (Operation &op : body)
+    for (Type t : op.getResultTypes()) {
+      auto tensor = dyn_cast<RankedTensorType>(t);
+      if (!tensor || failed(dtypeCode(tensor.getElementType())))
+        return op.emitError("amp-lower-to-runtime: results must be tensors "
+                            "of a runtime element type, got ")
+               << t;
+    }
+
+  // The last use of every value, by op position in the block.
+  llvm::DenseMap<Operation *, unsigned> position;
+  unsigned index = 0;
+  for (Operation &op : body)
+    position[&op] = index++;
+  auto lastUse = [&](Value v) -> int64_t {
+    int64_t last = -1;
+    for (Operation *user : v.getUsers())
+      last = std::max<int64_t>(last, position.lookup(user));
+    return last;
+  };
+  auto ret = cast<func::ReturnOp>(body.getTerminator());
+  llvm::DenseSet<Value> returned(ret.getOperands().begin(),
+                                 ret.getOperands().end());
+
+  // The new function, built beside the old one.
+  b.setInsertionPoint(func);
+  std::string name = func.getName().str();
+  func.setName(name + "__amp_tensor_form");
+  auto lowered = func::FuncOp::create(
+      b, func.getLoc(), name, b.getFunctionType({ptr, ptr, ptr}, {i32}));
+  Block *entry = lowered.addEntryBlock();
+  b.setInsertionPointToStart(entry);
+  ctx = entry->getArgument(0);
+  Value args = entry->getArgument(1), results = entry->getArgument(2);
+  loc = func.getLoc();
+  for (auto [i, arg] : llvm::enumerate(body.getArguments())) {
+    Value slot = LLVM::GEPOp::create(b, loc, ptr, ptr, args,
+                                     ArrayRef<LLVM::GEPArg>{(int32_t)i});
+    handles[arg] = LLVM::LoadOp::create(b, loc, ptr, slot);
+  }
+
+  index = 0;
+  for (Operation &op : body) {
+    unsigned here = index++;
+    if (&op == ret.getOperation())
+      break;
+    if (failed(lowerOp(&op)))
+      return failure();
+    // Release what this op used for the last time, and unused results.
+    llvm::SmallSetVector<Value, 8> dying;
+    for (Value v : op.getOperands())
+      if (lastUse(v) == here)
+        dying.insert(v);
+    for (Value r : op.getResults())
+      if (r.use_empty())
+        dying.insert(r);
+    for (Value v : dying)
+      if (!isa<BlockArgument>(v) && !returned.contains(v))
+        call("amprt_tensor_release", {handle(v)});
+  }
+
+  // Results: new handles owned by the caller. A returned argument, or a
+  // value returned twice, gets a copy so every result can be released.
+  loc = ret.getLoc();
+  llvm::DenseSet<Value> stored;
+  for (auto [i, v] : llvm::enumerate(ret.getOperands())) {
+    Value result = handle(v);
+    if (isa<BlockArgument>(v) || !stored.insert(v).second) {
+      Value copy = newTensor(v.getType());
+      callChecked("amprt_reshape", {ctx, result, copy});
+      result = copy;
+    }
+    Value slot = LLVM::GEPOp::create(b, loc, ptr, ptr, results,
+                                     ArrayRef<LLVM::GEPArg>{(int32_t)i});
+    LLVM::StoreOp::create(b, loc, result, slot);
+  }
+  Value status = call("amprt_context_status", {ctx}, {i32});
+  func::ReturnOp::create(b, loc, status);
+  func.erase();
+  return success();
+}
+
+struct LowerToRuntimePass
+    : amp::impl::LowerToRuntimePassBase<LowerToRuntimePass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SmallVector<func::FuncOp> funcs;
+    for (auto func : module.getOps<func::FuncOp>())
+      if (!func.isExternal())
+        funcs.push_back(func);
+    for (func::FuncOp func : funcs)
+      if (failed(FunctionLowering(module, func).run()))
+        return signalPassFailure();
+  }
+};
+
+} // namespace
+
+void amp::buildLowerToLLVMPipeline(OpPassManager &pm) {
+  pm.addPass(createLowerToRuntimePass());
+  pm.addPass(createConvertToLLVMPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+}
