@@ -12,7 +12,7 @@ config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
 config.suffixes = [".mlir"]
 config.test_source_root = config.amp_test_src_dir
 config.test_exec_root = config.amp_test_obj_dir
-config.excludes = ["CMakeLists.txt", "README.md", "lit.cfg.py", "lit.site.cfg.py"]
+config.excludes = ["CMakeLists.txt", "README.md", "lit.cfg.py", "lit.site.cfg.py", "check_report.py"]
 
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
 
@@ -20,9 +20,10 @@ config.substitutions.append(("%PATH%", config.environment["PATH"]))
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 llvm_config.with_environment("PATH", config.amp_tools_dir, append_path=True)
 llvm_config.use_default_substitutions()
+config.substitutions.append(("%python", "python3"))
 
 # Captured names must not leak between functions.
 config.environment["FILECHECK_OPTS"] = "-enable-var-scope"
 
-tools = ["amp-opt"]
+tools = ["amp-opt", "amp-run"]
 llvm_config.add_tool_substitutions(tools, [config.amp_tools_dir, config.llvm_tools_dir])

@@ -109,6 +109,7 @@ private:
   Value ctx;
   llvm::DenseMap<Value, Value> handles;
   unsigned globals = 0;
+  std::string baseName;
 };
 
 FlatSymbolRefAttr FunctionLowering::declare(StringRef name, TypeRange inputs,
@@ -199,8 +200,7 @@ LogicalResult FunctionLowering::lowerConstant(arith::ConstantOp op) {
         RankedTensorType::get({type.getNumElements()}, element));
   }
   auto arrayType = LLVM::LLVMArrayType::get(storage, type.getNumElements());
-  std::string name =
-      (func.getName() + "_cst" + Twine(globals++)).str();
+  std::string name = (baseName + "_cst" + Twine(globals++)).str();
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(module.getBody());
@@ -569,6 +569,7 @@ LogicalResult FunctionLowering::run() {
   // The new function, built beside the old one.
   b.setInsertionPoint(func);
   std::string name = func.getName().str();
+  baseName = name;
   func.setName(name + "__amp_tensor_form");
   auto lowered = func::FuncOp::create(
       b, func.getLoc(), name, b.getFunctionType({ptr, ptr, ptr}, {i32}));

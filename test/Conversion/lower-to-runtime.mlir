@@ -1,0 +1,43 @@
+// --amp-lower-to-runtime turns a step into runtime calls over tensor
+// handles: one amprt_tensor_new and one checked call per op, attributes as
+// arguments, releases after last uses, results stored for the caller.
+// RUN: amp-opt %s --amp-lower-to-runtime | FileCheck %s
+// RUN: amp-opt %s --amp-lower-to-runtime --convert-to-llvm --reconcile-unrealized-casts | mlir-translate --mlir-to-llvmir | FileCheck %s --check-prefix=LLVM
+
+// CHECK-LABEL: func.func @step(
+// CHECK-SAME: %[[CTX:[^:]*]]: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr) -> i32
+// CHECK: %[[X:.*]] = llvm.load %{{.*}} : !llvm.ptr -> !llvm.ptr
+// CHECK: %[[W:.*]] = llvm.load %{{.*}} : !llvm.ptr -> !llvm.ptr
+// CHECK: %[[MM:.*]] = call @amprt_tensor_new(%[[CTX]], %{{.*}}, %{{.*}}, %{{.*}}) : (!llvm.ptr, i32, i32, !llvm.ptr) -> !llvm.ptr
+// CHECK: %[[TB:.*]] = arith.constant 1 : i32
+// CHECK: %[[S1:.*]] = call @amprt_matmul(%[[CTX]], %[[X]], %[[W]], %{{.*}}, %[[TB]], %[[MM]])
+// CHECK: call @amprt_record_status(%[[CTX]], %[[S1]])
+// CHECK: %[[R:.*]] = call @amprt_tensor_new
+// CHECK: call @amprt_relu(%[[CTX]], %[[MM]], %[[R]])
+// The matmul result dies at the relu.
+// CHECK: call @amprt_tensor_release(%[[MM]])
+// CHECK: call @amprt_tensor_fill(%{{.*}}, %{{.*}}) : (!llvm.ptr, f64) -> i32
+// CHECK: call @amprt_sgd_update
+// CHECK: llvm.store %{{.*}}, %{{.*}} : !llvm.ptr, !llvm.ptr
+// CHECK: %[[ST:.*]] = call @amprt_context_status(%[[CTX]])
+// CHECK: return %[[ST]] : i32
+// LLVM: define i32 @step(ptr %0, ptr %1, ptr %2)
+// LLVM: call i32 @amprt_matmul(
+func.func @step(%x: tensor<4x8xf32>, %w: tensor<16x8xf32>, %lr: tensor<f32>) -> (tensor<4x16xf32>, tensor<16x8xf32>) {
+  %m = tg.matmul %x, %w {transpose_b = true} : tensor<4x8xf32>, tensor<16x8xf32>
+  %r = tg.relu %m : tensor<4x16xf32>
+  %g = arith.constant dense<0.5> : tensor<16x8xf32>
+  %w2 = tg.sgd_update %w, %g, %lr : tensor<16x8xf32>
+  return %r, %w2 : tensor<4x16xf32>, tensor<16x8xf32>
+}
+
+// A non-splat constant is copied from an LLVM global.
+// CHECK: llvm.mlir.global internal constant @consts_cst0(dense<[1.000000e+00, 2.000000e+00, 3.000000e+00]> : tensor<3xf32>)
+// CHECK-LABEL: func.func @consts
+// CHECK: llvm.mlir.addressof @consts_cst0
+// CHECK: call @amprt_tensor_write
+func.func @consts(%x: tensor<3xf32>) -> tensor<3xf32> {
+  %c = arith.constant dense<[1.0, 2.0, 3.0]> : tensor<3xf32>
+  %y = tg.add %x, %c : tensor<3xf32>
+  return %y : tensor<3xf32>
+}
