@@ -1,0 +1,62 @@
+// amp-run turns bad input into a clear error and a non-zero exit.
+// RUN: split-file %s %t
+// RUN: mkdir -p %t/bad %t/trunc
+// RUN: not amp-run %t/missing.mlir 2>&1 | FileCheck %s --check-prefix=MISSING
+// RUN: not amp-run %t/step.mlir --precision=f8 2>&1 | FileCheck %s --check-prefix=PRECISION
+// RUN: not amp-run %t/step.mlir --data=cifar 2>&1 | FileCheck %s --check-prefix=DATA
+// RUN: not amp-run %t/step.mlir --batch=64 2>&1 | FileCheck %s --check-prefix=BATCH
+// RUN: not amp-run %t/step.mlir --entry=nope 2>&1 | FileCheck %s --check-prefix=ENTRY
+// RUN: not amp-run %t/step.mlir --device=tpu 2>&1 | FileCheck %s --check-prefix=DEVICE
+// RUN: not amp-run %t/step.mlir --data=fashion-mnist:%t/nowhere 2>&1 | FileCheck %s --check-prefix=NODIR
+// RUN: printf 'garbage' | gzip > %t/bad/train-images-idx3-ubyte.gz
+// RUN: not amp-run %t/step.mlir --data=fashion-mnist:%t/bad 2>&1 | FileCheck %s --check-prefix=MAGIC
+// RUN: printf '\x00\x00\x08\x03\x00\x00\x00\x10\x00\x00\x00\x1c\x00\x00\x00\x1c' | gzip > %t/trunc/train-images-idx3-ubyte.gz
+// RUN: not amp-run %t/step.mlir --data=fashion-mnist:%t/trunc 2>&1 | FileCheck %s --check-prefix=TRUNC
+// RUN: not amp-run %t/nan.mlir --precision=f32 --steps=5 2>&1 | FileCheck %s --check-prefix=NAN
+// RUN: not amp-run %t/broken.mlir 2>&1 | FileCheck %s --check-prefix=PARSE
+// RUN: not amp-run %t/step.mlir --device=cuda 2>&1 | FileCheck %s --check-prefix=CUDA
+
+// MISSING: amp-run: error: cannot parse
+// PRECISION: amp-run: error: --precision must be f32, f16 or bf16, got 'f8'
+// DATA: amp-run: error: --data must be synthetic or fashion-mnist[:DIR], got 'cifar'
+// BATCH: amp-run: error: --batch=64 but the model's input batch is 8
+// ENTRY: amp-run: error: no function @nope
+// DEVICE: amp-run: error: --device must be cpu or cuda, got 'tpu'
+// NODIR: amp-run: error: {{.*}}nowhere/train-images-idx3-ubyte.gz: cannot open
+// MAGIC: amp-run: error: {{.*}}train-images-idx3-ubyte.gz: {{truncated IDX header|wrong magic number}}
+// TRUNC: amp-run: error: {{.*}}train-images-idx3-ubyte.gz: truncated: the header promises 16 images of 28x28
+// NAN: amp-run: error: step 0: the loss is NaN in the f32 forward pass and no loss scaling can be blamed; stopping with the last good parameters
+// PARSE: error: expected
+// CUDA: amp-run: error: --device=cuda: {{.*}}CUDA
+
+//--- step.mlir
+func.func @train_step(%w: tensor<784x10xf32> {tg.role = "param", tg.init = "glorot_uniform"},
+                      %x: tensor<8x784xf32> {tg.role = "input"},
+                      %y: tensor<8xi32> {tg.role = "label"},
+                      %lr: tensor<f32> {tg.role = "lr"})
+    -> (tensor<f32> {tg.role = "loss"}, tensor<784x10xf32> {tg.role = "param"}) {
+  %z = tg.matmul %x, %w : tensor<8x784xf32>, tensor<784x10xf32>
+  %ce = tg.softmax_cross_entropy %z, %y : tensor<8x10xf32>, tensor<8xi32>
+  %l = tg.reduce_mean %ce {dims = array<i64: 0>} : tensor<8xf32>
+  %g = tg.gradients %l wrt %w : tensor<f32>, tensor<784x10xf32>
+  %w2 = tg.sgd_update %w, %g, %lr : tensor<784x10xf32>
+  return %l, %w2 : tensor<f32>, tensor<784x10xf32>
+}
+
+//--- nan.mlir
+// The log of a matmul that goes negative: NaN from the first step.
+func.func @train_step(%w: tensor<784x10xf32> {tg.role = "param", tg.init = "glorot_uniform"},
+                      %x: tensor<8x784xf32> {tg.role = "input"},
+                      %y: tensor<8xi32> {tg.role = "label"},
+                      %lr: tensor<f32> {tg.role = "lr"})
+    -> (tensor<f32> {tg.role = "loss"}, tensor<784x10xf32> {tg.role = "param"}) {
+  %z = tg.matmul %x, %w : tensor<8x784xf32>, tensor<784x10xf32>
+  %lz = tg.log %z : tensor<8x10xf32>
+  %l = tg.reduce_mean %lz {dims = array<i64: 0, 1>} : tensor<8x10xf32>
+  %g = tg.gradients %l wrt %w : tensor<f32>, tensor<784x10xf32>
+  %w2 = tg.sgd_update %w, %g, %lr : tensor<784x10xf32>
+  return %l, %w2 : tensor<f32>, tensor<784x10xf32>
+}
+
+//--- broken.mlir
+func.func @train_step(
