@@ -396,17 +396,22 @@ LogicalResult GradientBuilder::differentiate(Operation *op) {
       .Case([&](tg::ConcatOp o) {
         auto type = tensorType(o.getY());
         int64_t rank = type.getRank();
-        int64_t axis = o.getAxis() < 0 ? o.getAxis() + rank : o.getAxis();
+        // I64Attr accessors return uint64_t: read the axis signed.
+        int64_t axis = static_cast<int64_t>(o.getAxis());
+        if (axis < 0)
+          axis += rank;
         int64_t offset = 0;
         for (Value x : o.getXs()) {
           auto xType = tensorType(x);
           if (isActive(x)) {
-            SmallVector<int64_t> offsets(rank, 0);
+            SmallVector<int64_t> offsets;
+            offsets.assign(rank, 0);
             offsets[axis] = offset;
-            accumulate(x, tg::SliceOp::create(
-                              b, loc, dy, b.getDenseI64ArrayAttr(offsets),
-                              b.getDenseI64ArrayAttr(xType.getShape()),
-                              DenseI64ArrayAttr()));
+            DenseI64ArrayAttr offsetsAttr = b.getDenseI64ArrayAttr(offsets);
+            DenseI64ArrayAttr sizesAttr =
+                b.getDenseI64ArrayAttr(xType.getShape());
+            accumulate(x, tg::SliceOp::create(b, loc, dy, offsetsAttr,
+                                              sizesAttr, DenseI64ArrayAttr()));
           }
           offset += xType.getDimSize(axis);
         }

@@ -102,3 +102,11 @@ func.func @unknown_attribute(%x: tensor<4xf32>) {
   %y = tg.relu %x {amp.colour = "deny"} : tensor<4xf32>
   return
 }
+
+// -----
+
+func.func @update_scale_negative_interval(%s: tensor<f32>, %n: tensor<i64>, %ok: tensor<i1>) {
+  // expected-error @+1 {{'amp.update_scale' op growth_interval must be >= 1, got -5}}
+  %s2, %n2 = amp.update_scale %s, %n, %ok {growth_interval = -5 : i64}
+  return
+}

@@ -256,3 +256,11 @@ func.func @clip_missing_norm(%g: tensor<4xf32>) {
   %c = tg.clip_by_global_norm %g : tensor<4xf32>
   return
 }
+
+// -----
+
+func.func @gather_grad_negative_rows(%dy: tensor<3x8xf32>, %i: tensor<3xi32>) {
+  // expected-error @+1 {{'tg.gather_grad' op num_rows must be >= 1, got -2}}
+  %y = tg.gather_grad %dy, %i {num_rows = -2 : i64} : tensor<3x8xf32>, tensor<3xi32>
+  return
+}

@@ -47,3 +47,14 @@ func.func @embedding(%table: tensor<100x16xf32>, %ids: tensor<4x6xi32>) -> tenso
   %g = tg.gradients %l wrt %table : tensor<f32>, tensor<100x16xf32>
   return %g : tensor<100x16xf32>
 }
+
+// The default concat axis (-1) splits the gradient along the last dim.
+// CHECK-LABEL: func.func @concat_default_axis
+// CHECK-DAG: tg.slice {{.*}} {offsets = array<i64: 0, 0>, sizes = array<i64: 4, 5>} : tensor<4x7xf32>
+// CHECK-DAG: tg.slice {{.*}} {offsets = array<i64: 0, 5>, sizes = array<i64: 4, 2>} : tensor<4x7xf32>
+func.func @concat_default_axis(%a: tensor<4x5xf32>, %b: tensor<4x2xf32>) -> (tensor<4x5xf32>, tensor<4x2xf32>) {
+  %c = tg.concat %a, %b : tensor<4x5xf32>, tensor<4x2xf32>
+  %l = tg.reduce_sum %c {dims = array<i64: 0, 1>} : tensor<4x7xf32>
+  %g:2 = tg.gradients %l wrt %a, %b : tensor<f32>, tensor<4x5xf32>, tensor<4x2xf32>
+  return %g#0, %g#1 : tensor<4x5xf32>, tensor<4x2xf32>
+}

@@ -113,9 +113,10 @@ LogicalResult UpdateScaleOp::verify() {
            << growth;
   if (!(backoff > 0.0 && backoff <= 1.0))
     return emitOpError("backoff_factor must be in (0, 1], got ") << backoff;
-  if (getGrowthInterval() < 1)
-    return emitOpError("growth_interval must be >= 1, got ")
-           << getGrowthInterval();
+  // I64Attr accessors return uint64_t: read the interval signed.
+  int64_t interval = static_cast<int64_t>(getGrowthInterval());
+  if (interval < 1)
+    return emitOpError("growth_interval must be >= 1, got ") << interval;
   if (!(minScale > 0.0 && minScale <= maxScale) || std::isinf(maxScale))
     return emitOpError("scales must satisfy 0 < min_scale <= max_scale < inf, "
                        "got min_scale ")

@@ -776,7 +776,7 @@ LogicalResult GatherGradOp::inferReturnTypes(MLIRContext *ctx,
       staticTensor(loc, name, adaptor.getIndices().getType(), "indices");
   if (failed(dy) || failed(indices))
     return failure();
-  int64_t rows = adaptor.getNumRows();
+  int64_t rows = static_cast<int64_t>(adaptor.getNumRows());
   if (rows < 1)
     return fail(loc, name, "num_rows must be >= 1, got " + Twine(rows));
   ArrayRef<int64_t> is = indices->getShape(), ds = dy->getShape();
