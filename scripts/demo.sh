@@ -17,3 +17,7 @@ for op in report["ops"]:
     print(f'{op["name"]:32} {op["precision"]:5} {op["reason"]}')
 print("totals:", report["totals"])
 PY
+
+echo "== training it on Fashion-MNIST for one epoch in f16 mixed precision (amp-run)" >&2
+"$build/bin/amp-run" "$example" --data=fashion-mnist --precision=f16 \
+  --epochs=1 --lr=0.001 --log-every=375 --report="$build/demo-run-report.json"
