@@ -21,6 +21,8 @@ llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 llvm_config.with_environment("PATH", config.amp_tools_dir, append_path=True)
 llvm_config.use_default_substitutions()
 config.substitutions.append(("%python", "python3"))
+config.substitutions.append(("%amp_lib", os.path.join(config.amp_obj_root, "lib")))
+config.substitutions.append(("%amp_bin", config.amp_tools_dir))
 
 # Captured names must not leak between functions.
 config.environment["FILECHECK_OPTS"] = "-enable-var-scope"

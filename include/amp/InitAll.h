@@ -8,6 +8,9 @@
 #ifndef AMP_INITALL_H
 #define AMP_INITALL_H
 
+#include "amp/Interfaces/PrecisionPolicyInterface.h"
+#include "amp/Transforms/PrecisionPolicy.h"
+
 namespace mlir {
 class DialectRegistry;
 } // namespace mlir
@@ -20,6 +23,12 @@ void registerAllDialects(mlir::DialectRegistry &registry);
 /// Both of the above plus the external models that let upstream ops
 /// (arith, math, linalg, tensor, func.call) join the precision policy.
 void registerAllPrecisionModelsAndDialects(mlir::DialectRegistry &registry);
+
+/// The external models that let upstream ops join the precision policy
+/// (declared in amp/Interfaces/PrecisionPolicyInterface.h):
+///   amp::registerAllPrecisionModels(registry);
+/// Classes for ops by name at run time (amp/Transforms/PrecisionPolicy.h):
+///   amp::registerPrecisionClass("mydialect.conv", amp::PrecisionClass::Allow);
 
 /// Registers every amp pass and pipeline with the global pass registry, so
 /// they parse from textual pipelines and command lines.

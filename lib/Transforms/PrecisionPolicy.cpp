@@ -5,10 +5,28 @@
 #include "mlir/IR/Operation.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include <mutex>
 
 using namespace mlir;
 
 namespace amp {
+
+namespace {
+struct NamedClasses {
+  std::mutex mutex;
+  llvm::StringMap<PrecisionClass> classes;
+};
+NamedClasses &namedClasses() {
+  static NamedClasses registry;
+  return registry;
+}
+} // namespace
+
+void registerPrecisionClass(StringRef opName, PrecisionClass cls) {
+  NamedClasses &r = namedClasses();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  r.classes[opName] = cls;
+}
 
 FailureOr<PrecisionLists> parseListsFile(StringRef text, std::string &error) {
   llvm::Expected<llvm::json::Value> json = llvm::json::parse(text);
@@ -59,6 +77,12 @@ PrecisionPolicy::create(MLIRContext *context, Location loc,
                         const PrecisionLists &optionLists,
                         StringRef listsFile) {
   PrecisionPolicy policy;
+  {
+    NamedClasses &r = namedClasses();
+    std::lock_guard<std::mutex> lock(r.mutex);
+    for (const auto &entry : r.classes)
+      policy.named[entry.getKey()] = entry.getValue();
+  }
   policy.lowType = parseLowPrecisionType(context, precision);
   if (!policy.lowType)
     return emitError(loc) << "amp-auto-mixed-precision: precision must be "
@@ -134,6 +158,11 @@ PrecisionPolicy::getClass(Operation *op,
   if (!overrides.empty()) {
     auto it = overrides.find(op->getName().getStringRef());
     if (it != overrides.end())
+      return it->second;
+  }
+  if (!named.empty()) {
+    auto it = named.find(op->getName().getStringRef());
+    if (it != named.end())
       return it->second;
   }
   if (iface)

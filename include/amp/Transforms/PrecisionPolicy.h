@@ -59,7 +59,14 @@ private:
   mlir::FloatType lowType;
   PrecisionLevel level = PrecisionLevel::Default;
   llvm::StringMap<PrecisionClass> overrides;
+  /// A snapshot of registerPrecisionClass's registry.
+  llvm::StringMap<PrecisionClass> named;
 };
+
+/// Gives ops named `opName` (dialect.op) a class at run time, for compilers
+/// that cannot attach the interface to their ops: consulted after the user
+/// lists and before the interface. Thread-safe; a later call wins.
+void registerPrecisionClass(llvm::StringRef opName, PrecisionClass cls);
 
 /// Parses a lists file's text; `error` receives a message on failure.
 llvm::FailureOr<PrecisionLists> parseListsFile(llvm::StringRef text,
