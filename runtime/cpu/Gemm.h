@@ -4,6 +4,7 @@
 #define AMPRT_CPU_GEMM_H
 
 #include "../common/Runtime.h"
+#include "Convert.h"
 #include <cblas.h>
 
 namespace amprt::cpu {
@@ -34,6 +35,13 @@ public:
       const T *in = static_cast<const T *>(t->data);
       if constexpr (std::is_same_v<T, C>) {
         ptr = in;
+      } else if constexpr (std::is_same_v<T, half_t> &&
+                           std::is_same_v<C, float>) {
+        copy.resize(t->numel);
+        parallelFor(t->numel, 1 << 15, [&](int64_t b, int64_t e) {
+          convert(in + b, copy.data() + b, e - b);
+        });
+        ptr = copy.data();
       } else {
         copy.resize(t->numel);
         parallelFor(t->numel, 1 << 15, [&](int64_t b, int64_t e) {
@@ -65,8 +73,12 @@ public:
     AMPRT_FLOAT_DISPATCH(t->dtype, T, {
       T *out = static_cast<T *>(t->data);
       parallelFor(t->numel, 1 << 15, [&](int64_t b, int64_t e) {
-        for (int64_t i = b; i < e; ++i)
-          store(out, i, (typename Compute<T>::type)copy[i]);
+        if constexpr (std::is_same_v<T, half_t> && std::is_same_v<C, float>) {
+          convert(copy.data() + b, out + b, e - b);
+        } else {
+          for (int64_t i = b; i < e; ++i)
+            store(out, i, (typename Compute<T>::type)copy[i]);
+        }
       });
     });
   }

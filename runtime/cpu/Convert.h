@@ -1,0 +1,63 @@
+//===- Convert.h - Bulk f16 <-> f32 conversion with F16C ---------*- C++ -*-===//
+//
+// The hot conversions (staging GEMM and convolution operands) use the F16C
+// instructions when the CPU has them — IEEE round-to-nearest-even, inf on
+// overflow, like the scalar amprt_half.h code they replace — and fall back
+// to the scalar code otherwise.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef AMPRT_CPU_CONVERT_H
+#define AMPRT_CPU_CONVERT_H
+
+#include "../common/amprt_half.h"
+#include <cstdint>
+#include <immintrin.h>
+
+namespace amprt::cpu {
+
+__attribute__((target("avx,f16c"))) inline void
+halfToFloatF16C(const uint16_t *src, float *dst, int64_t n) {
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8)
+    _mm256_storeu_ps(dst + i, _mm256_cvtph_ps(_mm_loadu_si128(
+                                  reinterpret_cast<const __m128i *>(src + i))));
+  for (; i < n; ++i)
+    dst[i] = halfToFloat(src[i]);
+}
+
+__attribute__((target("avx,f16c"))) inline void
+floatToHalfF16C(const float *src, uint16_t *dst, int64_t n) {
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8)
+    _mm_storeu_si128(reinterpret_cast<__m128i *>(dst + i),
+                     _mm256_cvtps_ph(_mm256_loadu_ps(src + i),
+                                     _MM_FROUND_TO_NEAREST_INT));
+  for (; i < n; ++i)
+    dst[i] = floatToHalf(src[i]);
+}
+
+inline bool hasF16C() {
+  static const bool has = __builtin_cpu_supports("f16c");
+  return has;
+}
+
+inline void convert(const half_t *src, float *dst, int64_t n) {
+  auto *bits = reinterpret_cast<const uint16_t *>(src);
+  if (hasF16C())
+    return halfToFloatF16C(bits, dst, n);
+  for (int64_t i = 0; i < n; ++i)
+    dst[i] = halfToFloat(bits[i]);
+}
+
+inline void convert(const float *src, half_t *dst, int64_t n) {
+  auto *bits = reinterpret_cast<uint16_t *>(dst);
+  if (hasF16C())
+    return floatToHalfF16C(src, bits, n);
+  for (int64_t i = 0; i < n; ++i)
+    bits[i] = floatToHalf(src[i]);
+}
+
+} // namespace amprt::cpu
+
+#endif // AMPRT_CPU_CONVERT_H
