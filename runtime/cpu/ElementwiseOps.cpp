@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "../common/amprt_math.h"
+#include "Convert.h"
 #include "Elementwise.h"
 #include <algorithm>
 #include <cstring>
@@ -361,6 +362,21 @@ amprt_status amprt_cast(amprt_context *ctx, const amprt_tensor *x,
   CHECK(checkFloat(op, "x", x));
   CHECK(checkFloat(op, "y", y));
   CHECK(checkShape(op, "y", y, x->shape));
+  // The casts mixed precision inserts most, on the F16C fast path.
+  if (x->dtype == AMPRT_F32 && y->dtype == AMPRT_F16) {
+    parallelFor(x->numel, kGrain, [&](int64_t b, int64_t e) {
+      convert(static_cast<const float *>(x->data) + b,
+              static_cast<half_t *>(y->data) + b, e - b);
+    });
+    return ok();
+  }
+  if (x->dtype == AMPRT_F16 && y->dtype == AMPRT_F32) {
+    parallelFor(x->numel, kGrain, [&](int64_t b, int64_t e) {
+      convert(static_cast<const half_t *>(x->data) + b,
+              static_cast<float *>(y->data) + b, e - b);
+    });
+    return ok();
+  }
   AMPRT_FLOAT_DISPATCH(x->dtype, T, {
     const T *in = static_cast<const T *>(x->data);
     AMPRT_FLOAT_DISPATCH(y->dtype, U, {
