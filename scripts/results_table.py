@@ -1,0 +1,42 @@
+#!/usr/bin/env python3
+"""Summarises amp-run reports as a Markdown table (docs/results.md).
+
+Usage: results_table.py MODEL:PRECISION=REPORT.json ...
+"""
+import json
+import sys
+
+
+def smooth(values, k=50):
+    return [sum(values[max(0, i - k):i + 1]) / len(values[max(0, i - k):i + 1])
+            for i in range(len(values))]
+
+
+rows, curves = [], {}
+for arg in sys.argv[1:]:
+    key, path = arg.split("=", 1)
+    model, precision = key.split(":")
+    r = json.load(open(path))
+    losses = [s["loss"] for s in r["per_step"]]
+    curves[(model, precision)] = smooth(losses)
+    rows.append((model, precision, r))
+
+print("| model | precision | steps | skipped | final loss (smoothed) | "
+      "test accuracy | samples/s | peak step bytes |")
+print("|---|---|---:|---:|---:|---:|---:|---:|")
+for model, precision, r in rows:
+    c = curves[(model, precision)]
+    acc = r.get("final_accuracy")
+    print(f"| {model} | {precision} | {r['steps']} | {r['skipped_steps']} | "
+          f"{c[-1]:.4f} | {acc * 100:.2f}% | {r['samples_per_second']:.0f} | "
+          f"{r['peak_step_bytes']} |")
+print()
+for (model, precision), c in curves.items():
+    if precision == "f32":
+        continue
+    base = curves.get((model, "f32"))
+    if base:
+        n = min(len(base), len(c))
+        worst = max(abs(base[i] - c[i]) for i in range(n))
+        print(f"- {model} {precision} vs f32: largest gap between the "
+              f"smoothed loss curves {worst:.4f}")
