@@ -22,6 +22,14 @@
 // CHECK-COUNT-6: tg.momentum_update {{.*}} : tensor<{{[0-9x]+}}xf32>
 // CHECK: amp.update_scale
 
+// predict is the forward pass for amp-run's test accuracy. There are no
+// running statistics, so batch norm normalises with each test batch's own
+// statistics (amp-run evaluates in batches of 32 drawn in test-set order).
+// CHECK-LABEL: func.func @predict
+// CHECK-NOT: amp.scale
+// CHECK: tg.conv2d {{.*}} : tensor<32x28x28x1xf16>, tensor<16x3x3x1xf16>
+// CHECK: return {{.*}} : tensor<32x10xf32>
+
 // BF16-LABEL: func.func @train_step
 // BF16: tg.conv2d {{.*}} : tensor<32x28x28x1xbf16>, tensor<16x3x3x1xbf16>
 // BF16-NOT: amp.update_scale
@@ -78,4 +86,25 @@ func.func @train_step(
         tensor<32x3x3x16xf32>, tensor<32xf32>, tensor<1568x10xf32>, tensor<10xf32>,
         tensor<16x3x3x1xf32>, tensor<16xf32>, tensor<32x3x3x16xf32>, tensor<32xf32>,
         tensor<1568x10xf32>, tensor<10xf32>
+}
+
+func.func @predict(
+    %k1: tensor<16x3x3x1xf32>, %c1: tensor<16xf32>, %gamma: tensor<16xf32>,
+    %beta: tensor<16xf32>, %k2: tensor<32x3x3x16xf32>, %c2: tensor<32xf32>,
+    %w: tensor<1568x10xf32>, %b: tensor<10xf32>,
+    %x: tensor<32x28x28x1xf32> {tg.role = "input"})
+    -> (tensor<32x10xf32> {tg.role = "logits"}) {
+  %y1 = tg.conv2d %x, %k1 {padding = array<i64: 1, 1, 1, 1>} : tensor<32x28x28x1xf32>, tensor<16x3x3x1xf32>
+  %y1b = tg.bias_add %y1, %c1 : tensor<32x28x28x16xf32>, tensor<16xf32>
+  %n1, %mean, %inv = tg.batch_norm %y1b, %gamma, %beta : tensor<32x28x28x16xf32>, tensor<16xf32>
+  %r1 = tg.relu %n1 : tensor<32x28x28x16xf32>
+  %p1 = tg.max_pool2d %r1 {window = array<i64: 2, 2>, strides = array<i64: 2, 2>} : tensor<32x28x28x16xf32>
+  %y2 = tg.conv2d %p1, %k2 {padding = array<i64: 1, 1, 1, 1>} : tensor<32x14x14x16xf32>, tensor<32x3x3x16xf32>
+  %y2b = tg.bias_add %y2, %c2 : tensor<32x14x14x32xf32>, tensor<32xf32>
+  %r2 = tg.relu %y2b : tensor<32x14x14x32xf32>
+  %p2 = tg.max_pool2d %r2 {window = array<i64: 2, 2>, strides = array<i64: 2, 2>} : tensor<32x14x14x32xf32>
+  %flat = tg.reshape %p2 : tensor<32x7x7x32xf32> -> tensor<32x1568xf32>
+  %z = tg.matmul %flat, %w : tensor<32x1568xf32>, tensor<1568x10xf32>
+  %logits = tg.bias_add %z, %b : tensor<32x10xf32>, tensor<10xf32>
+  return %logits : tensor<32x10xf32>
 }

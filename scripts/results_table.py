@@ -22,14 +22,15 @@ for arg in sys.argv[1:]:
     rows.append((model, precision, r))
 
 print("| model | precision | steps | skipped | final loss (smoothed) | "
-      "test accuracy | samples/s | peak step bytes |")
+      "test accuracy | samples/s | peak activation bytes |")
 print("|---|---|---:|---:|---:|---:|---:|---:|")
 for model, precision, r in rows:
     c = curves[(model, precision)]
     acc = r.get("final_accuracy")
+    acc_text = "n/a (synthetic)" if acc is None else f"{acc * 100:.2f}%"
     print(f"| {model} | {precision} | {r['steps']} | {r['skipped_steps']} | "
-          f"{c[-1]:.4f} | {acc * 100:.2f}% | {r['samples_per_second']:.0f} | "
-          f"{r['peak_step_bytes']} |")
+          f"{c[-1]:.4f} | {acc_text} | {r['samples_per_second']:.0f} | "
+          f"{r.get('peak_activation_bytes', 'n/a')} |")
 print()
 for (model, precision), c in curves.items():
     if precision == "f32":

@@ -370,7 +370,7 @@ int main(int argc, char **argv) {
   Host host(ctx);
   std::mt19937 rng(seed);
   std::vector<amprt_tensor *> state(step.argTypes.size(), nullptr);
-  int scaleIndex = -1, goodIndex = -1;
+  int scaleIndex = -1;
   try {
     for (size_t i = 0; i < step.argTypes.size(); ++i) {
       const std::string &role = step.argRoles[i];
@@ -385,9 +385,7 @@ int main(int argc, char **argv) {
       else if (role == "loss_scale") {
         values[0] = (float)initScale;
         scaleIndex = i;
-      } else if (role == "good_steps")
-        goodIndex = i;
-      else if (role != "opt_state")
+      } else if (role != "opt_state" && role != "good_steps")
         throw std::runtime_error("argument " + std::to_string(i) +
                                  " has no tg.role amp-run knows");
       state[i] = host.fromFloats(type, values.data());
@@ -420,7 +418,7 @@ int main(int argc, char **argv) {
   llvm::json::Array stepRecords;
   int64_t skipped = 0;
   double lastLoss = 0, trainSeconds = 0;
-  size_t peakStepBytes = 0;
+  size_t peakStepBytes = 0, stepOutputBytes = 0, peakActivationBytes = 0;
   std::vector<float> xBatch(batch * features);
   std::vector<int32_t> yBatch(batch);
   std::vector<void *> results(step.resultTypes.size());
@@ -456,8 +454,13 @@ int main(int argc, char **argv) {
       double seconds = std::chrono::duration<double>(
                            std::chrono::steady_clock::now() - t0)
                            .count();
-      amprt_memory_stats(ctx, nullptr, &peak);
+      size_t after = 0;
+      amprt_memory_stats(ctx, &after, &peak);
       peakStepBytes = std::max(peakStepBytes, peak - before);
+      // What is live when the step returns is its outputs (new params,
+      // optimizer state, loss); the rest of the peak is transient.
+      stepOutputBytes = std::max(stepOutputBytes, after - before);
+      peakActivationBytes = std::max(peakActivationBytes, peak - after);
       trainSeconds += seconds;
       if (status != AMPRT_OK)
         throw std::runtime_error(std::string("step ") + std::to_string(s) +
@@ -543,10 +546,16 @@ int main(int argc, char **argv) {
     int64_t correct = 0, seen = 0;
     std::vector<void *> evalResults(eval.resultTypes.size());
     try {
-      for (int64_t start = 0; start + evalBatch <= dataset.test.count;
-           start += evalBatch) {
-        amprt_tensor *x = host.fromFloats(
-            evalInputType, &dataset.test.x[start * features]);
+      // The last batch wraps around to the first examples so every test
+      // example is scored once and batch statistics see real images.
+      std::vector<float> xEval(evalBatch * features);
+      for (int64_t start = 0; start < dataset.test.count; start += evalBatch) {
+        int64_t real = std::min(evalBatch, dataset.test.count - start);
+        for (int64_t b = 0; b < evalBatch; ++b)
+          std::copy_n(&dataset.test.x[((start + b) % dataset.test.count) *
+                                      features],
+                      features, &xEval[b * features]);
+        amprt_tensor *x = host.fromFloats(evalInputType, xEval.data());
         std::vector<amprt_tensor *> args;
         size_t p = 0;
         for (size_t i = 0; i < eval.argTypes.size(); ++i)
@@ -561,13 +570,13 @@ int main(int argc, char **argv) {
         host.check(amprt_cast(ctx, logits, wide));
         std::vector<float> values(evalBatch * classes);
         host.check(amprt_tensor_read(wide, values.data(), values.size() * 4));
-        for (int64_t b = 0; b < evalBatch; ++b) {
+        for (int64_t b = 0; b < real; ++b) {
           int64_t best = std::max_element(&values[b * classes],
                                           &values[(b + 1) * classes]) -
                          &values[b * classes];
           correct += best == dataset.test.y[start + b];
         }
-        seen += evalBatch;
+        seen += real;
         amprt_tensor_release(wide);
         for (void *r : evalResults)
           amprt_tensor_release((amprt_tensor *)r);
@@ -598,6 +607,8 @@ int main(int argc, char **argv) {
         {"skipped_steps", skipped},
         {"final_loss", lastLoss},
         {"peak_step_bytes", (int64_t)peakStepBytes},
+        {"step_output_bytes", (int64_t)stepOutputBytes},
+        {"peak_activation_bytes", (int64_t)peakActivationBytes},
         {"train_seconds", trainSeconds},
         {"wall_seconds", wall},
         {"samples_per_second", totalSteps * batch / trainSeconds},
