@@ -4,8 +4,10 @@
 (`apt install python3-torch`), the same model, batch and optimizer as an
 eager PyTorch CPU step, side by side in one script.
 
-Usage: step_time.py BUILD_DIR [STEPS]
-Prints a Markdown table of medians (the first 5 steps are warm-up).
+Usage: step_time.py BUILD_DIR [STEPS] [REPEATS]
+Prints a Markdown table of medians (the first 5 steps are warm-up); amp and
+PyTorch alternate REPEATS times per model and the median run is shown, as
+the machine is shared and noisy.
 """
 import json
 import os
@@ -17,6 +19,7 @@ import time
 
 build = sys.argv[1]
 steps = int(sys.argv[2]) if len(sys.argv) > 2 else 60
+repeats = int(sys.argv[3]) if len(sys.argv) > 3 else 3
 root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 WARMUP = 5
 
@@ -123,9 +126,15 @@ print(f"| model | batch | amp f32 step ms | PyTorch eager step ms | "
 print("|---|---:|---:|---:|---:|")
 version = None
 for name, example, batch, lr in MODELS:
-    amp = amp_step_ms(example, lr)
-    if torch_step_ms:
-        ref, version = torch_step_ms(name, batch, lr)
+    amps, refs = [], []
+    for _ in range(repeats):
+        amps.append(amp_step_ms(example, lr))
+        if torch_step_ms:
+            ref, version = torch_step_ms(name, batch, lr)
+            refs.append(ref)
+    amp = statistics.median(amps)
+    if refs:
+        ref = statistics.median(refs)
         print(f"| {name} | {batch} | {amp:.3f} | {ref:.3f} | {ref / amp:.2f} |")
     else:
         print(f"| {name} | {batch} | {amp:.3f} | n/a | n/a |")

@@ -9,20 +9,54 @@
 
 namespace amprt::cpu {
 
-/// C[m, n] = alpha * op(A) op(B) + beta * C, row-major, on the tuned BLAS.
-inline void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k,
-                 float alpha, const float *a, int64_t lda, const float *b,
-                 int64_t ldb, float beta, float *c, int64_t ldc) {
+inline void blasGemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k,
+                     float alpha, const float *a, int64_t lda, const float *b,
+                     int64_t ldb, float beta, float *c, int64_t ldc) {
   cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans,
               tb ? CblasTrans : CblasNoTrans, m, n, k, alpha, a, lda, b, ldb,
               beta, c, ldc);
 }
-inline void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k,
-                 double alpha, const double *a, int64_t lda, const double *b,
-                 int64_t ldb, double beta, double *c, int64_t ldc) {
+inline void blasGemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k,
+                     double alpha, const double *a, int64_t lda,
+                     const double *b, int64_t ldb, double beta, double *c,
+                     int64_t ldc) {
   cblas_dgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans,
               tb ? CblasTrans : CblasNoTrans, m, n, k, alpha, a, lda, b, ldb,
               beta, c, ldc);
+}
+
+/// OpenBLAS's pthreads and the runtime's OpenMP threads both spin while
+/// they wait, and on a small machine they take each other's cores: the CNN
+/// step ran 1.4-1.9x slower with OpenBLAS threaded (docs/performance.md).
+/// So OpenBLAS runs on one thread and gemm() splits big products across
+/// the runtime's own OpenMP threads.
+void useSingleThreadedBlas();
+
+/// C[m, n] = alpha * op(A) op(B) + beta * C, row-major, on the tuned BLAS,
+/// split by rows (or columns, when there are fewer rows) across threads.
+template <typename C>
+void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, C alpha,
+          const C *a, int64_t lda, const C *b, int64_t ldb, C beta, C *c,
+          int64_t ldc) {
+  useSingleThreadedBlas();
+  constexpr int64_t kSerialFlops = int64_t(1) << 18;
+  if (m * n * k < kSerialFlops) {
+    blasGemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+    return;
+  }
+  // Row i of op(A) is row i of A, or column i when A is transposed.
+  if (m >= n) {
+    parallelFor(m, 16, [&](int64_t begin, int64_t end) {
+      blasGemm(ta, tb, end - begin, n, k, alpha,
+               a + (ta ? begin : begin * lda), lda, b, ldb, beta,
+               c + begin * ldc, ldc);
+    });
+    return;
+  }
+  parallelFor(n, 16, [&](int64_t begin, int64_t end) {
+    blasGemm(ta, tb, m, end - begin, k, alpha, a, lda,
+             b + (tb ? begin * ldb : begin), ldb, beta, c + begin, ldc);
+  });
 }
 
 /// A tensor's values in its compute type (f32, or f64 for f64): the data

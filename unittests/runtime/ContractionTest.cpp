@@ -22,10 +22,16 @@ double dot(const std::vector<double> &a, const std::vector<double> &b) {
 
 TEST(RuntimeContraction, MatmulAllTransposesAndTypes) {
   Runtime rt;
-  int64_t m = 7, k = 13, n = 5;
+  // A small product runs as one BLAS call; the large ones are split across
+  // threads by rows (m >= n) or by columns (m < n).
+  struct Dims {
+    int64_t m, k, n;
+  };
+  for (Dims d : {Dims{7, 13, 5}, Dims{300, 40, 37}, Dims{37, 40, 300}})
   for (amprt_dtype dtype : {AMPRT_F32, AMPRT_F16, AMPRT_BF16, AMPRT_F64})
     for (int ta = 0; ta < 2; ++ta)
       for (int tb = 0; tb < 2; ++tb) {
+        int64_t m = d.m, k = d.k, n = d.n;
         Shape sa = ta ? Shape{k, m} : Shape{m, k};
         Shape sb = tb ? Shape{n, k} : Shape{k, n};
         Tensor a = rt.make(dtype, sa, randomValues(m * k, 1));
