@@ -23,6 +23,8 @@ llvm_config.use_default_substitutions()
 config.substitutions.append(("%python", "python3"))
 config.substitutions.append(("%amp_lib", os.path.join(config.amp_obj_root, "lib")))
 config.substitutions.append(("%amp_bin", config.amp_tools_dir))
+config.substitutions.append(("%host_cxx", config.host_cxx))
+config.substitutions.append(("%amp_src", config.amp_src_root))
 
 # Captured names must not leak between functions.
 config.environment["FILECHECK_OPTS"] = "-enable-var-scope"
