@@ -58,6 +58,28 @@ inline Split split(const Shape &shape, int64_t axis) {
   return s;
 }
 
+/// Calls f(channel, flat index) for every element in memory order, so a
+/// per-channel accumulation sees each channel's elements in (outer, inner)
+/// order whatever the layout.
+template <typename F> void forEachInOrder(const Split &s, F f) {
+  for (int64_t o = 0, k = 0; o < s.outer; ++o)
+    for (int64_t c = 0; c < s.axis; ++c)
+      for (int64_t i = 0; i < s.inner; ++i, ++k)
+        f(c, k);
+}
+/// forEachInOrder for independent elements, split over `outer` by threads.
+template <typename F> void parallelForInOrder(const Split &s, F f) {
+  int64_t row = s.axis * s.inner;
+  parallelFor(s.outer, std::max<int64_t>(1, (1 << 14) / std::max<int64_t>(row, 1)),
+              [&](int64_t begin, int64_t end) {
+                for (int64_t o = begin; o < end; ++o)
+                  for (int64_t c = 0; c < s.axis; ++c)
+                    for (int64_t i = 0, k = (o * s.axis + c) * s.inner;
+                         i < s.inner; ++i, ++k)
+                      f(c, k);
+              });
+}
+
 } // namespace amprt::cpu
 
 #endif // AMPRT_CPU_COMMON_H

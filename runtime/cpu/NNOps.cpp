@@ -222,9 +222,22 @@ amprt_status amprt_bias_add(amprt_context *ctx, const amprt_tensor *x,
   AMPRT_CHECK(channelDim(op, x, layout, dim));
   AMPRT_CHECK(checkShape(op, "b", b, {x->shape[dim]}));
   Split s = split(x->shape, dim);
-  parallelFor(x->numel, 1 << 14, [&](int64_t begin, int64_t end) {
-    for (int64_t i = begin; i < end; ++i)
-      set(y, i, get(x, i) + get(b, (i / s.inner) % s.axis));
+  // Typed rows of `inner` elements sharing one bias: no per-element type
+  // dispatch or division (this loop was 13% of the CNN step).
+  AMPRT_FLOAT_DISPATCH(x->dtype, T, {
+    const T *xs = static_cast<const T *>(x->data);
+    const T *bs = static_cast<const T *>(b->data);
+    T *ys = static_cast<T *>(y->data);
+    int64_t grain = std::max<int64_t>(1, (1 << 14) / (s.axis * s.inner));
+    parallelFor(s.outer, grain, [&](int64_t begin, int64_t end) {
+      for (int64_t o = begin; o < end; ++o)
+        for (int64_t c = 0; c < s.axis; ++c) {
+          auto bias = load(bs, c);
+          int64_t row = (o * s.axis + c) * s.inner;
+          for (int64_t i = row; i < row + s.inner; ++i)
+            store(ys, i, load(xs, i) + bias);
+        }
+    });
   });
   return ok();
 }
@@ -370,27 +383,34 @@ amprt_status amprt_batch_norm(amprt_context *ctx, const amprt_tensor *x,
   AMPRT_CHECK(checkShape(op, "y", y, x->shape));
   Split s = split(x->shape, dim);
   double count = double(s.outer * s.inner);
-  parallelFor(s.axis, 1, [&](int64_t begin, int64_t end) {
-    for (int64_t ch = begin; ch < end; ++ch) {
-      auto at = [&](int64_t o, int64_t i) { return (o * s.axis + ch) * s.inner + i; };
-      double sum = 0, sq = 0;
-      for (int64_t o = 0; o < s.outer; ++o)
-        for (int64_t i = 0; i < s.inner; ++i)
-          sum += get(x, at(o, i));
-      double mu = sum / count;
-      for (int64_t o = 0; o < s.outer; ++o)
-        for (int64_t i = 0; i < s.inner; ++i) {
-          double d = get(x, at(o, i)) - mu;
-          sq += d * d;
-        }
-      double is = 1.0 / std::sqrt(sq / count + epsilon);
-      double g = get(scale, ch), b = get(offset, ch);
-      for (int64_t o = 0; o < s.outer; ++o)
-        for (int64_t i = 0; i < s.inner; ++i)
-          set(y, at(o, i), (get(x, at(o, i)) - mu) * is * g + b);
-      set(mean, ch, mu);
-      set(inv_std, ch, is);
+  // Statistics in double, visiting memory in order (channels-last data
+  // strided per channel was 14% of the CNN step); each channel still sums
+  // its elements in (outer, inner) order.
+  std::vector<double> sum(s.axis, 0.0), sq(s.axis, 0.0), mu(s.axis),
+      is(s.axis);
+  AMPRT_FLOAT_DISPATCH(x->dtype, T, {
+    const T *xs = static_cast<const T *>(x->data);
+    forEachInOrder(s, [&](int64_t c, int64_t k) { sum[c] += load(xs, k); });
+    for (int64_t c = 0; c < s.axis; ++c)
+      mu[c] = sum[c] / count;
+    forEachInOrder(s, [&](int64_t c, int64_t k) {
+      double d = load(xs, k) - mu[c];
+      sq[c] += d * d;
+    });
+    std::vector<double> g(s.axis), b(s.axis);
+    for (int64_t c = 0; c < s.axis; ++c) {
+      is[c] = 1.0 / std::sqrt(sq[c] / count + epsilon);
+      g[c] = get(scale, c);
+      b[c] = get(offset, c);
+      set(mean, c, mu[c]);
+      set(inv_std, c, is[c]);
     }
+    T *ys = static_cast<T *>(y->data);
+    parallelForInOrder(s, [&](int64_t c, int64_t k) {
+      store(ys, k,
+            (typename Compute<T>::type)((load(xs, k) - mu[c]) * is[c] * g[c] +
+                                        b[c]));
+    });
   });
   return ok();
 }
@@ -423,28 +443,34 @@ amprt_status amprt_batch_norm_grad(
   }
   Split s = split(x->shape, dim);
   double count = double(s.outer * s.inner);
-  parallelFor(s.axis, 1, [&](int64_t begin, int64_t end) {
-    for (int64_t ch = begin; ch < end; ++ch) {
-      auto at = [&](int64_t o, int64_t i) { return (o * s.axis + ch) * s.inner + i; };
-      double mu = get(mean, ch), is = get(inv_std, ch), g = get(scale, ch);
-      double sumDy = 0, sumDyXhat = 0;
-      for (int64_t o = 0; o < s.outer; ++o)
-        for (int64_t i = 0; i < s.inner; ++i) {
-          double d = get(dy, at(o, i));
-          sumDy += d;
-          sumDyXhat += d * (get(x, at(o, i)) - mu) * is;
-        }
-      for (int64_t o = 0; o < s.outer; ++o)
-        for (int64_t i = 0; i < s.inner; ++i) {
-          double xhat = (get(x, at(o, i)) - mu) * is;
-          set(dx, at(o, i),
-              g * is / count *
-                  (count * get(dy, at(o, i)) - sumDy - xhat * sumDyXhat));
-        }
-      set(dscale, ch, sumDyXhat);
-      set(doffset, ch, sumDy);
-    }
+  std::vector<double> mu(s.axis), is(s.axis), g(s.axis), sumDy(s.axis, 0.0),
+      sumDyXhat(s.axis, 0.0);
+  for (int64_t c = 0; c < s.axis; ++c) {
+    mu[c] = get(mean, c);
+    is[c] = get(inv_std, c);
+    g[c] = get(scale, c);
+  }
+  AMPRT_FLOAT_DISPATCH(x->dtype, T, {
+    const T *xs = static_cast<const T *>(x->data);
+    const T *dys = static_cast<const T *>(dy->data);
+    forEachInOrder(s, [&](int64_t c, int64_t k) {
+      double d = load(dys, k);
+      sumDy[c] += d;
+      sumDyXhat[c] += d * (load(xs, k) - mu[c]) * is[c];
+    });
+    T *dxs = static_cast<T *>(dx->data);
+    parallelForInOrder(s, [&](int64_t c, int64_t k) {
+      double xhat = (load(xs, k) - mu[c]) * is[c];
+      store(dxs, k,
+            (typename Compute<T>::type)(g[c] * is[c] / count *
+                                        (count * (double)load(dys, k) -
+                                         sumDy[c] - xhat * sumDyXhat[c])));
+    });
   });
+  for (int64_t c = 0; c < s.axis; ++c) {
+    set(dscale, c, sumDyXhat[c]);
+    set(doffset, c, sumDy[c]);
+  }
   return ok();
 }
 
