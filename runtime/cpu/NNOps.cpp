@@ -72,16 +72,40 @@ amprt_status poolGeometry(const char *op, const Shape &x, const Shape &y,
   return AMPRT_OK;
 }
 
-/// Visits every window: fn(outIndex, n, c, y0, x0).
+/// Visits every window: fn(outIndex, n, c, y0, x0), in the output's memory
+/// order (channel innermost for NHWC, so reads stay in cache lines), one
+/// image per thread: windows of different images never overlap, so the
+/// gradients may accumulate without locks.
 template <typename Fn> void forEachWindow(const Pool &p, Fn fn) {
-  parallelFor(p.n * p.c, 1, [&](int64_t begin, int64_t end) {
-    for (int64_t nc = begin; nc < end; ++nc) {
-      int64_t n = nc / p.c, c = nc % p.c;
-      for (int64_t oy = 0; oy < p.oh; ++oy)
-        for (int64_t ox = 0; ox < p.ow; ++ox)
-          fn(p.at(n, oy, ox, c, p.oh, p.ow), n, c, oy * p.sh - p.pt,
-             ox * p.sw - p.pl);
+  parallelFor(p.n, 1, [&](int64_t begin, int64_t end) {
+    for (int64_t n = begin; n < end; ++n) {
+      auto visit = [&](int64_t c, int64_t oy, int64_t ox) {
+        fn(p.at(n, oy, ox, c, p.oh, p.ow), n, c, oy * p.sh - p.pt,
+           ox * p.sw - p.pl);
+      };
+      if (p.nchw) {
+        for (int64_t c = 0; c < p.c; ++c)
+          for (int64_t oy = 0; oy < p.oh; ++oy)
+            for (int64_t ox = 0; ox < p.ow; ++ox)
+              visit(c, oy, ox);
+      } else {
+        for (int64_t oy = 0; oy < p.oh; ++oy)
+          for (int64_t ox = 0; ox < p.ow; ++ox)
+            for (int64_t c = 0; c < p.c; ++c)
+              visit(c, oy, ox);
+      }
     }
+  });
+}
+
+/// dx = acc, rounded to dx's type.
+void storeAll(amprt_tensor *dx, const std::vector<double> &acc) {
+  AMPRT_FLOAT_DISPATCH(dx->dtype, T, {
+    T *out = static_cast<T *>(dx->data);
+    parallelFor(dx->numel, 1 << 14, [&](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i)
+        store(out, i, (typename Compute<T>::type)acc[i]);
+    });
   });
 }
 
@@ -321,8 +345,7 @@ amprt_status amprt_max_pool2d_grad(amprt_context *ctx, const amprt_tensor *dy,
         }
       }
   });
-  for (int64_t i = 0; i < x->numel; ++i)
-    set(dx, i, acc[i]);
+  storeAll(dx, acc);
   return ok();
 }
 
@@ -352,8 +375,7 @@ amprt_status amprt_avg_pool2d_grad(amprt_context *ctx, const amprt_tensor *dy,
           acc[p.at(n, iy, ix, c, p.h, p.w)] += g;
       }
   });
-  for (int64_t i = 0; i < dx->numel; ++i)
-    set(dx, i, acc[i]);
+  storeAll(dx, acc);
   return ok();
 }
 
