@@ -121,22 +121,28 @@ amprt_status pool(const char *op, bool isMax, amprt_context *ctx,
   Pool p;
   AMPRT_CHECK(poolGeometry(op, x->shape, y->shape, window, strides, padding,
                            layout, p));
-  forEachWindow(p, [&](int64_t out, int64_t n, int64_t c, int64_t y0,
-                       int64_t x0) {
-    double acc = isMax ? -std::numeric_limits<double>::infinity() : 0.0;
-    for (int64_t ky = 0; ky < p.kh; ++ky)
-      for (int64_t kx = 0; kx < p.kw; ++kx) {
-        int64_t iy = y0 + ky, ix = x0 + kx;
-        // Padding is ignored by max and counts as zeros for avg.
-        if (iy < 0 || iy >= p.h || ix < 0 || ix >= p.w)
-          continue;
-        double v = get(x, p.at(n, iy, ix, c, p.h, p.w));
-        if (isMax)
-          acc = (v != v || v > acc) ? v : acc;
-        else
-          acc += v;
-      }
-    set(y, out, isMax ? acc : acc / double(p.kh * p.kw));
+  AMPRT_FLOAT_DISPATCH(x->dtype, T, {
+    const T *xs = static_cast<const T *>(x->data);
+    T *ys = static_cast<T *>(y->data);
+    forEachWindow(p, [&](int64_t out, int64_t n, int64_t c, int64_t y0,
+                         int64_t x0) {
+      double acc = isMax ? -std::numeric_limits<double>::infinity() : 0.0;
+      for (int64_t ky = 0; ky < p.kh; ++ky)
+        for (int64_t kx = 0; kx < p.kw; ++kx) {
+          int64_t iy = y0 + ky, ix = x0 + kx;
+          // Padding is ignored by max and counts as zeros for avg.
+          if (iy < 0 || iy >= p.h || ix < 0 || ix >= p.w)
+            continue;
+          double v = load(xs, p.at(n, iy, ix, c, p.h, p.w));
+          if (isMax)
+            acc = (v != v || v > acc) ? v : acc;
+          else
+            acc += v;
+        }
+      store(ys, out,
+            (typename Compute<T>::type)(isMax ? acc
+                                              : acc / double(p.kh * p.kw)));
+    });
   });
   return ok();
 }
@@ -329,21 +335,27 @@ amprt_status amprt_max_pool2d_grad(amprt_context *ctx, const amprt_tensor *dy,
                            layout, p));
   std::vector<double> acc(x->numel, 0.0);
   // Each (n, c) plane is written by one thread only.
-  forEachWindow(p, [&](int64_t out, int64_t n, int64_t c, int64_t y0,
-                       int64_t x0) {
-    double target = get(y, out);
-    for (int64_t ky = 0; ky < p.kh; ++ky)
-      for (int64_t kx = 0; kx < p.kw; ++kx) {
-        int64_t iy = y0 + ky, ix = x0 + kx;
-        if (iy < 0 || iy >= p.h || ix < 0 || ix >= p.w)
-          continue;
-        int64_t in = p.at(n, iy, ix, c, p.h, p.w);
-        // The first maximum of the window takes the gradient.
-        if (get(x, in) == target || (target != target && get(x, in) != get(x, in))) {
-          acc[in] += get(dy, out);
-          return;
+  AMPRT_FLOAT_DISPATCH(x->dtype, T, {
+    const T *xs = static_cast<const T *>(x->data);
+    const T *ys = static_cast<const T *>(y->data);
+    const T *dys = static_cast<const T *>(dy->data);
+    forEachWindow(p, [&](int64_t out, int64_t n, int64_t c, int64_t y0,
+                         int64_t x0) {
+      double target = load(ys, out);
+      for (int64_t ky = 0; ky < p.kh; ++ky)
+        for (int64_t kx = 0; kx < p.kw; ++kx) {
+          int64_t iy = y0 + ky, ix = x0 + kx;
+          if (iy < 0 || iy >= p.h || ix < 0 || ix >= p.w)
+            continue;
+          int64_t in = p.at(n, iy, ix, c, p.h, p.w);
+          double v = load(xs, in);
+          // The first maximum of the window takes the gradient.
+          if (v == target || (target != target && v != v)) {
+            acc[in] += load(dys, out);
+            return;
+          }
         }
-      }
+    });
   });
   storeAll(dx, acc);
   return ok();
