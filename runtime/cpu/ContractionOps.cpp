@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Common.h"
 #include "Elementwise.h"
 #include "Gemm.h"
 
@@ -15,22 +16,6 @@ using namespace amprt;
 using namespace amprt::cpu;
 
 namespace {
-
-#define CHECK(expr)                                                            \
-  do {                                                                         \
-    amprt_status s_ = (expr);                                                  \
-    if (s_ != AMPRT_OK)                                                        \
-      return s_;                                                               \
-  } while (0)
-
-amprt_status requireCpu(const char *op, amprt_context *ctx) {
-  if (!ctx)
-    return fail(AMPRT_ERROR_INVALID_ARGUMENT, "%s: ctx is null", op);
-  if (ctx->device != AMPRT_DEVICE_CPU)
-    return fail(AMPRT_ERROR_UNSUPPORTED,
-                "%s: this op has no CUDA kernel in this build yet", op);
-  return AMPRT_OK;
-}
 
 /// Runs `body<C>()` with C = double for f64 operands, float otherwise.
 template <typename Body> void withCompute(amprt_dtype dtype, Body body) {
@@ -43,13 +28,13 @@ template <typename Body> void withCompute(amprt_dtype dtype, Body body) {
 amprt_status contraction(const char *op, amprt_context *ctx,
                          const amprt_tensor *a, const amprt_tensor *b,
                          bool ta, bool tb, amprt_tensor *c, bool batched) {
-  CHECK(requireCpu(op, ctx));
-  CHECK(checkTensor(op, "a", a, ctx));
-  CHECK(checkTensor(op, "b", b, ctx));
-  CHECK(checkTensor(op, "c", c, ctx));
-  CHECK(checkFloat(op, "a", a));
-  CHECK(checkSameDtype(op, "b", b, a->dtype));
-  CHECK(checkSameDtype(op, "c", c, a->dtype));
+  AMPRT_CHECK(requireCpu(op, ctx));
+  AMPRT_CHECK(checkTensor(op, "a", a, ctx));
+  AMPRT_CHECK(checkTensor(op, "b", b, ctx));
+  AMPRT_CHECK(checkTensor(op, "c", c, ctx));
+  AMPRT_CHECK(checkFloat(op, "a", a));
+  AMPRT_CHECK(checkSameDtype(op, "b", b, a->dtype));
+  AMPRT_CHECK(checkSameDtype(op, "c", c, a->dtype));
   int64_t rank = a->shape.size();
   if (!batched && (rank != 2 || b->shape.size() != 2))
     return fail(AMPRT_ERROR_SHAPE, "%s: operands must be rank 2", op);
@@ -70,7 +55,7 @@ amprt_status contraction(const char *op, amprt_context *ctx,
   Shape out = batch;
   out.push_back(m);
   out.push_back(n);
-  CHECK(checkShape(op, "c", c, out));
+  AMPRT_CHECK(checkShape(op, "c", c, out));
   int64_t count = 1;
   for (int64_t d : batch)
     count *= d;
@@ -248,13 +233,13 @@ amprt_status conv(const char *op, ConvKind kind, amprt_context *ctx,
                   const int64_t *strides, const int64_t *padding,
                   const int64_t *dilations, amprt_layout layout,
                   amprt_tensor *result) {
-  CHECK(requireCpu(op, ctx));
-  CHECK(checkTensor(op, "first operand", first, ctx));
-  CHECK(checkTensor(op, "second operand", second, ctx));
-  CHECK(checkTensor(op, "result", result, ctx));
-  CHECK(checkFloat(op, "first operand", first));
-  CHECK(checkSameDtype(op, "second operand", second, first->dtype));
-  CHECK(checkSameDtype(op, "result", result, first->dtype));
+  AMPRT_CHECK(requireCpu(op, ctx));
+  AMPRT_CHECK(checkTensor(op, "first operand", first, ctx));
+  AMPRT_CHECK(checkTensor(op, "second operand", second, ctx));
+  AMPRT_CHECK(checkTensor(op, "result", result, ctx));
+  AMPRT_CHECK(checkFloat(op, "first operand", first));
+  AMPRT_CHECK(checkSameDtype(op, "second operand", second, first->dtype));
+  AMPRT_CHECK(checkSameDtype(op, "result", result, first->dtype));
   // Map the operands back to (x, w, y) to check one geometry.
   const Shape &x = kind == ConvKind::BackwardInput ? result->shape
                                                    : first->shape;
@@ -264,7 +249,8 @@ amprt_status conv(const char *op, ConvKind kind, amprt_context *ctx,
                    : kind == ConvKind::BackwardInput ? first->shape
                                                      : second->shape;
   ConvGeometry g;
-  CHECK(convGeometry(op, x, w, y, strides, padding, dilations, layout, g));
+  AMPRT_CHECK(
+      convGeometry(op, x, w, y, strides, padding, dilations, layout, g));
   withCompute(first->dtype, [&](auto tag) {
     using C = decltype(tag);
     Widened<C> a(first), b(second);

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "../common/amprt_math.h"
+#include "Common.h"
 #include "Convert.h"
 #include "Elementwise.h"
 #include <algorithm>
@@ -19,30 +20,14 @@ namespace {
 
 constexpr int64_t kGrain = 1 << 14;
 
-#define CHECK(expr)                                                            \
-  do {                                                                         \
-    amprt_status s_ = (expr);                                                  \
-    if (s_ != AMPRT_OK)                                                        \
-      return s_;                                                               \
-  } while (0)
-
-amprt_status requireCpu(const char *op, amprt_context *ctx) {
-  if (!ctx)
-    return fail(AMPRT_ERROR_INVALID_ARGUMENT, "%s: ctx is null", op);
-  if (ctx->device != AMPRT_DEVICE_CPU)
-    return fail(AMPRT_ERROR_UNSUPPORTED,
-                "%s: this op has no CUDA kernel in this build yet", op);
-  return AMPRT_OK;
-}
-
 amprt_status unary(const char *op, amprt_context *ctx, const amprt_tensor *x,
                    amprt_tensor *y, Unary kind, double alpha) {
-  CHECK(requireCpu(op, ctx));
-  CHECK(checkTensor(op, "x", x, ctx));
-  CHECK(checkTensor(op, "y", y, ctx));
-  CHECK(checkFloat(op, "x", x));
-  CHECK(checkSameDtype(op, "y", y, x->dtype));
-  CHECK(checkShape(op, "y", y, x->shape));
+  AMPRT_CHECK(requireCpu(op, ctx));
+  AMPRT_CHECK(checkTensor(op, "x", x, ctx));
+  AMPRT_CHECK(checkTensor(op, "y", y, ctx));
+  AMPRT_CHECK(checkFloat(op, "x", x));
+  AMPRT_CHECK(checkSameDtype(op, "y", y, x->dtype));
+  AMPRT_CHECK(checkShape(op, "y", y, x->shape));
   AMPRT_FLOAT_DISPATCH(x->dtype, T, {
     using C = typename Compute<T>::type;
     const T *in = static_cast<const T *>(x->data);
@@ -91,17 +76,17 @@ void broadcast2(const amprt_tensor *a, const amprt_tensor *b, amprt_tensor *c,
 
 amprt_status binary(const char *op, amprt_context *ctx, const amprt_tensor *a,
                     const amprt_tensor *b, amprt_tensor *c, Binary kind) {
-  CHECK(requireCpu(op, ctx));
-  CHECK(checkTensor(op, "a", a, ctx));
-  CHECK(checkTensor(op, "b", b, ctx));
-  CHECK(checkTensor(op, "c", c, ctx));
-  CHECK(checkSameDtype(op, "b", b, a->dtype));
-  CHECK(checkSameDtype(op, "c", c, a->dtype));
+  AMPRT_CHECK(requireCpu(op, ctx));
+  AMPRT_CHECK(checkTensor(op, "a", a, ctx));
+  AMPRT_CHECK(checkTensor(op, "b", b, ctx));
+  AMPRT_CHECK(checkTensor(op, "c", c, ctx));
+  AMPRT_CHECK(checkSameDtype(op, "b", b, a->dtype));
+  AMPRT_CHECK(checkSameDtype(op, "c", c, a->dtype));
   Shape shape;
   if (!broadcastShapes(a->shape, b->shape, shape))
     return fail(AMPRT_ERROR_SHAPE, "%s: shapes %s and %s do not broadcast", op,
                 shapeString(a->shape).c_str(), shapeString(b->shape).c_str());
-  CHECK(checkShape(op, "c", c, shape));
+  AMPRT_CHECK(checkShape(op, "c", c, shape));
   if (a->dtype == AMPRT_I32 || a->dtype == AMPRT_I64) {
     if (kind == Binary::Pow)
       return fail(AMPRT_ERROR_DTYPE, "%s: integer pow is not supported", op);
@@ -119,7 +104,7 @@ amprt_status binary(const char *op, amprt_context *ctx, const amprt_tensor *a,
       run(int64_t());
     return ok();
   }
-  CHECK(checkFloat(op, "a", a));
+  AMPRT_CHECK(checkFloat(op, "a", a));
   AMPRT_FLOAT_DISPATCH(a->dtype, T, {
     using C = typename Compute<T>::type;
     T *out = static_cast<T *>(c->data);
@@ -135,15 +120,15 @@ amprt_status activationGrad(const char *op, amprt_context *ctx,
                             const amprt_tensor *dy, const amprt_tensor *v,
                             amprt_tensor *dx, ActivationGrad kind,
                             double alpha) {
-  CHECK(requireCpu(op, ctx));
-  CHECK(checkTensor(op, "dy", dy, ctx));
-  CHECK(checkTensor(op, "saved", v, ctx));
-  CHECK(checkTensor(op, "dx", dx, ctx));
-  CHECK(checkFloat(op, "dy", dy));
-  CHECK(checkSameDtype(op, "saved", v, dy->dtype));
-  CHECK(checkSameDtype(op, "dx", dx, dy->dtype));
-  CHECK(checkShape(op, "saved", v, dy->shape));
-  CHECK(checkShape(op, "dx", dx, dy->shape));
+  AMPRT_CHECK(requireCpu(op, ctx));
+  AMPRT_CHECK(checkTensor(op, "dy", dy, ctx));
+  AMPRT_CHECK(checkTensor(op, "saved", v, ctx));
+  AMPRT_CHECK(checkTensor(op, "dx", dx, ctx));
+  AMPRT_CHECK(checkFloat(op, "dy", dy));
+  AMPRT_CHECK(checkSameDtype(op, "saved", v, dy->dtype));
+  AMPRT_CHECK(checkSameDtype(op, "dx", dx, dy->dtype));
+  AMPRT_CHECK(checkShape(op, "saved", v, dy->shape));
+  AMPRT_CHECK(checkShape(op, "dx", dx, dy->shape));
   AMPRT_FLOAT_DISPATCH(dy->dtype, T, {
     using C = typename Compute<T>::type;
     const T *g = static_cast<const T *>(dy->data);
@@ -162,18 +147,18 @@ template <typename Fn>
 amprt_status scaleLike(const char *op, amprt_context *ctx,
                        const amprt_tensor *x, const amprt_tensor *scale,
                        amprt_tensor *y, bool unscale) {
-  CHECK(requireCpu(op, ctx));
-  CHECK(checkTensor(op, "x", x, ctx));
-  CHECK(checkTensor(op, "scale", scale, ctx));
-  CHECK(checkTensor(op, "y", y, ctx));
-  CHECK(checkFloat(op, "x", x));
-  CHECK(checkScalar(op, "scale", scale, AMPRT_F32));
-  CHECK(checkShape(op, "y", y, x->shape));
-  CHECK(checkFloat(op, "y", y));
+  AMPRT_CHECK(requireCpu(op, ctx));
+  AMPRT_CHECK(checkTensor(op, "x", x, ctx));
+  AMPRT_CHECK(checkTensor(op, "scale", scale, ctx));
+  AMPRT_CHECK(checkTensor(op, "y", y, ctx));
+  AMPRT_CHECK(checkFloat(op, "x", x));
+  AMPRT_CHECK(checkScalar(op, "scale", scale, AMPRT_F32));
+  AMPRT_CHECK(checkShape(op, "y", y, x->shape));
+  AMPRT_CHECK(checkFloat(op, "y", y));
   if (unscale && y->dtype != AMPRT_F32 && y->dtype != AMPRT_F64)
     return fail(AMPRT_ERROR_DTYPE, "%s: y must be f32 (f64 for f64 input)", op);
   if (!unscale)
-    CHECK(checkSameDtype(op, "y", y, x->dtype));
+    AMPRT_CHECK(checkSameDtype(op, "y", y, x->dtype));
   float s = *static_cast<const float *>(scale->data);
   // Unscaling multiplies by the f32 reciprocal, as GradScaler does.
   float factor = unscale ? 1.0f / s : s;
@@ -238,20 +223,20 @@ amprt_status amprt_compare(amprt_context *ctx, amprt_predicate predicate,
                            const amprt_tensor *a, const amprt_tensor *b,
                            amprt_tensor *c) {
   const char *op = "amprt_compare";
-  CHECK(requireCpu(op, ctx));
-  CHECK(checkTensor(op, "a", a, ctx));
-  CHECK(checkTensor(op, "b", b, ctx));
-  CHECK(checkTensor(op, "c", c, ctx));
+  AMPRT_CHECK(requireCpu(op, ctx));
+  AMPRT_CHECK(checkTensor(op, "a", a, ctx));
+  AMPRT_CHECK(checkTensor(op, "b", b, ctx));
+  AMPRT_CHECK(checkTensor(op, "c", c, ctx));
   if (predicate < AMPRT_EQ || predicate > AMPRT_GE)
     return fail(AMPRT_ERROR_INVALID_ARGUMENT, "%s: unknown predicate %d", op,
                 (int)predicate);
-  CHECK(checkSameDtype(op, "b", b, a->dtype));
-  CHECK(checkSameDtype(op, "c", c, AMPRT_I1));
+  AMPRT_CHECK(checkSameDtype(op, "b", b, a->dtype));
+  AMPRT_CHECK(checkSameDtype(op, "c", c, AMPRT_I1));
   Shape shape;
   if (!broadcastShapes(a->shape, b->shape, shape))
     return fail(AMPRT_ERROR_SHAPE, "%s: shapes %s and %s do not broadcast", op,
                 shapeString(a->shape).c_str(), shapeString(b->shape).c_str());
-  CHECK(checkShape(op, "c", c, shape));
+  AMPRT_CHECK(checkShape(op, "c", c, shape));
   auto kind = static_cast<Compare>(predicate);
   uint8_t *out = static_cast<uint8_t *>(c->data);
   if (a->dtype == AMPRT_I32 || a->dtype == AMPRT_I64) {
@@ -268,7 +253,7 @@ amprt_status amprt_compare(amprt_context *ctx, amprt_predicate predicate,
       run(int64_t());
     return ok();
   }
-  CHECK(checkFloat(op, "a", a));
+  AMPRT_CHECK(checkFloat(op, "a", a));
   AMPRT_FLOAT_DISPATCH(a->dtype, T, {
     using C = typename Compute<T>::type;
     broadcast2<T>(a, b, c, [&](int64_t i, const T *pa, int64_t ia, const T *pb,
@@ -283,21 +268,21 @@ amprt_status amprt_select(amprt_context *ctx, const amprt_tensor *cond,
                           const amprt_tensor *a, const amprt_tensor *b,
                           amprt_tensor *c) {
   const char *op = "amprt_select";
-  CHECK(requireCpu(op, ctx));
-  CHECK(checkTensor(op, "cond", cond, ctx));
-  CHECK(checkTensor(op, "a", a, ctx));
-  CHECK(checkTensor(op, "b", b, ctx));
-  CHECK(checkTensor(op, "c", c, ctx));
-  CHECK(checkSameDtype(op, "cond", cond, AMPRT_I1));
-  CHECK(checkSameDtype(op, "b", b, a->dtype));
-  CHECK(checkSameDtype(op, "c", c, a->dtype));
+  AMPRT_CHECK(requireCpu(op, ctx));
+  AMPRT_CHECK(checkTensor(op, "cond", cond, ctx));
+  AMPRT_CHECK(checkTensor(op, "a", a, ctx));
+  AMPRT_CHECK(checkTensor(op, "b", b, ctx));
+  AMPRT_CHECK(checkTensor(op, "c", c, ctx));
+  AMPRT_CHECK(checkSameDtype(op, "cond", cond, AMPRT_I1));
+  AMPRT_CHECK(checkSameDtype(op, "b", b, a->dtype));
+  AMPRT_CHECK(checkSameDtype(op, "c", c, a->dtype));
   Shape ab, shape;
   if (!broadcastShapes(a->shape, b->shape, ab) ||
       !broadcastShapes(cond->shape, ab, shape))
     return fail(AMPRT_ERROR_SHAPE, "%s: cond %s, a %s and b %s do not "
                 "broadcast", op, shapeString(cond->shape).c_str(),
                 shapeString(a->shape).c_str(), shapeString(b->shape).c_str());
-  CHECK(checkShape(op, "c", c, shape));
+  AMPRT_CHECK(checkShape(op, "c", c, shape));
   BroadcastMap mc(cond->shape, shape), ma(a->shape, shape),
       mb(b->shape, shape);
   size_t element = amprt_dtype_size(a->dtype);
@@ -317,12 +302,12 @@ amprt_status amprt_select(amprt_context *ctx, const amprt_tensor *cond,
 amprt_status amprt_is_finite(amprt_context *ctx, const amprt_tensor *x,
                              amprt_tensor *y) {
   const char *op = "amprt_is_finite";
-  CHECK(requireCpu(op, ctx));
-  CHECK(checkTensor(op, "x", x, ctx));
-  CHECK(checkTensor(op, "y", y, ctx));
-  CHECK(checkFloat(op, "x", x));
-  CHECK(checkSameDtype(op, "y", y, AMPRT_I1));
-  CHECK(checkShape(op, "y", y, x->shape));
+  AMPRT_CHECK(requireCpu(op, ctx));
+  AMPRT_CHECK(checkTensor(op, "x", x, ctx));
+  AMPRT_CHECK(checkTensor(op, "y", y, ctx));
+  AMPRT_CHECK(checkFloat(op, "x", x));
+  AMPRT_CHECK(checkSameDtype(op, "y", y, AMPRT_I1));
+  AMPRT_CHECK(checkShape(op, "y", y, x->shape));
   uint8_t *out = static_cast<uint8_t *>(y->data);
   AMPRT_FLOAT_DISPATCH(x->dtype, T, {
     const T *in = static_cast<const T *>(x->data);
@@ -356,12 +341,12 @@ amprt_status amprt_leaky_relu_grad(amprt_context *ctx, const amprt_tensor *dy,
 amprt_status amprt_cast(amprt_context *ctx, const amprt_tensor *x,
                         amprt_tensor *y) {
   const char *op = "amprt_cast";
-  CHECK(requireCpu(op, ctx));
-  CHECK(checkTensor(op, "x", x, ctx));
-  CHECK(checkTensor(op, "y", y, ctx));
-  CHECK(checkFloat(op, "x", x));
-  CHECK(checkFloat(op, "y", y));
-  CHECK(checkShape(op, "y", y, x->shape));
+  AMPRT_CHECK(requireCpu(op, ctx));
+  AMPRT_CHECK(checkTensor(op, "x", x, ctx));
+  AMPRT_CHECK(checkTensor(op, "y", y, ctx));
+  AMPRT_CHECK(checkFloat(op, "x", x));
+  AMPRT_CHECK(checkFloat(op, "y", y));
+  AMPRT_CHECK(checkShape(op, "y", y, x->shape));
   // The casts mixed precision inserts most, on the F16C fast path.
   if (x->dtype == AMPRT_F32 && y->dtype == AMPRT_F16) {
     parallelFor(x->numel, kGrain, [&](int64_t b, int64_t e) {
@@ -408,7 +393,7 @@ amprt_status amprt_tensor_fill(amprt_tensor *t, double value) {
   const char *op = "amprt_tensor_fill";
   if (!t)
     return fail(AMPRT_ERROR_INVALID_ARGUMENT, "%s: tensor is null", op);
-  CHECK(requireCpu(op, t->ctx));
+  AMPRT_CHECK(requireCpu(op, t->ctx));
   switch (t->dtype) {
   case AMPRT_I32:
     std::fill_n(static_cast<int32_t *>(t->data), t->numel, (int32_t)value);
@@ -432,9 +417,9 @@ amprt_status amprt_tensor_fill(amprt_tensor *t, double value) {
 
 amprt_status amprt_grad_seed(amprt_context *ctx, amprt_tensor *seed) {
   const char *op = "amprt_grad_seed";
-  CHECK(requireCpu(op, ctx));
-  CHECK(checkTensor(op, "seed", seed, ctx));
-  CHECK(checkFloat(op, "seed", seed));
+  AMPRT_CHECK(requireCpu(op, ctx));
+  AMPRT_CHECK(checkTensor(op, "seed", seed, ctx));
+  AMPRT_CHECK(checkFloat(op, "seed", seed));
   AMPRT_FLOAT_DISPATCH(seed->dtype, T, {
     T *out = static_cast<T *>(seed->data);
     for (int64_t i = 0; i < seed->numel; ++i)
