@@ -213,16 +213,25 @@ amprt_status crossEntropyCheck(const char *op, amprt_context *ctx,
 }
 
 /// log-sum-exp of row `n`, max-subtracted.
+/// The largest of `count` elements from `first` by `step`, and the sum of
+/// exp(element - largest): the stable ingredients of softmax.
+void maxAndExpSum(const amprt_tensor *x, int64_t first, int64_t step,
+                  int64_t count, double &maxOut, double &sumOut) {
+  double m = -std::numeric_limits<double>::infinity();
+  for (int64_t j = 0; j < count; ++j)
+    m = std::max(m, get(x, first + j * step));
+  double sum = 0;
+  for (int64_t j = 0; j < count; ++j)
+    sum += std::exp(get(x, first + j * step) - m);
+  maxOut = m;
+  sumOut = sum;
+}
+
 double logSumExp(const amprt_tensor *logits, int64_t n, int64_t c,
                  double &maxOut) {
-  double m = -std::numeric_limits<double>::infinity();
-  for (int64_t j = 0; j < c; ++j)
-    m = std::max(m, get(logits, n * c + j));
-  double sum = 0;
-  for (int64_t j = 0; j < c; ++j)
-    sum += std::exp(get(logits, n * c + j) - m);
-  maxOut = m;
-  return m + std::log(sum);
+  double sum;
+  maxAndExpSum(logits, n * c, 1, c, maxOut, sum);
+  return maxOut + std::log(sum);
 }
 
 double targetProbability(const amprt_tensor *labels, bool indices, int64_t n,
@@ -610,11 +619,8 @@ amprt_status amprt_softmax(amprt_context *ctx, const amprt_tensor *x,
   Split s;
   AMPRT_CHECK(softmaxCheck("amprt_softmax", ctx, x, nullptr, y, axis, s));
   forEachRow(s, [&](int64_t first, int64_t step) {
-    double m = -std::numeric_limits<double>::infinity(), sum = 0;
-    for (int64_t j = 0; j < s.axis; ++j)
-      m = std::max(m, get(x, first + j * step));
-    for (int64_t j = 0; j < s.axis; ++j)
-      sum += std::exp(get(x, first + j * step) - m);
+    double m, sum;
+    maxAndExpSum(x, first, step, s.axis, m, sum);
     for (int64_t j = 0; j < s.axis; ++j)
       set(y, first + j * step, std::exp(get(x, first + j * step) - m) / sum);
   });
@@ -626,11 +632,8 @@ amprt_status amprt_log_softmax(amprt_context *ctx, const amprt_tensor *x,
   Split s;
   AMPRT_CHECK(softmaxCheck("amprt_log_softmax", ctx, x, nullptr, y, axis, s));
   forEachRow(s, [&](int64_t first, int64_t step) {
-    double m = -std::numeric_limits<double>::infinity(), sum = 0;
-    for (int64_t j = 0; j < s.axis; ++j)
-      m = std::max(m, get(x, first + j * step));
-    for (int64_t j = 0; j < s.axis; ++j)
-      sum += std::exp(get(x, first + j * step) - m);
+    double m, sum;
+    maxAndExpSum(x, first, step, s.axis, m, sum);
     double lse = m + std::log(sum);
     for (int64_t j = 0; j < s.axis; ++j)
       set(y, first + j * step, get(x, first + j * step) - lse);
