@@ -82,8 +82,6 @@ int main(int argc, char **argv) {
   options.initScale = 1024;
   amp::buildAmpPipeline(pm, options);
   amp::buildLowerToLLVMPipeline(pm);
-  auto step = module->lookupSymbol<func::FuncOp>("train_step__amp_tensor_form");
-  (void)step;
   // Remember the step's signature before lowering changes it.
   auto fn = module->lookupSymbol<func::FuncOp>("train_step");
   std::vector<Type> argTypes(fn.getArgumentTypes().begin(),
