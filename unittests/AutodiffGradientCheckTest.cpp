@@ -15,14 +15,9 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/IR/BuiltinOps.h"
-#include "mlir/InitAllDialects.h"
-#include "mlir/InitAllExtensions.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
-#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
-#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Transforms/Passes.h"
-#include "llvm/Support/TargetSelect.h"
 #include <gtest/gtest.h>
 #include <random>
 
@@ -88,17 +83,12 @@ std::string moduleFor(const Case &c, std::vector<int> &floatInputs) {
 class GradientCheck : public ::testing::Test {
 protected:
   static void SetUpTestSuite() {
-    llvm::InitializeNativeTarget();
-    llvm::InitializeNativeTargetAsmPrinter();
+    amp::initializeJitTarget();
   }
 
   void check(const Case &c) {
     DialectRegistry registry;
-    registerAllDialects(registry);
-    registerAllExtensions(registry);
-    amp::registerAllPrecisionModelsAndDialects(registry);
-    registerBuiltinDialectTranslation(registry);
-    registerLLVMDialectTranslation(registry);
+    amp::registerAllForJit(registry);
     MLIRContext context(registry);
     context.loadAllAvailableDialects();
     std::vector<int> floatInputs;

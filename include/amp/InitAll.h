@@ -30,6 +30,17 @@ void registerAllPrecisionModelsAndDialects(mlir::DialectRegistry &registry);
 /// Classes for ops by name at run time (amp/Transforms/PrecisionPolicy.h):
 ///   amp::registerPrecisionClass("mydialect.conv", amp::PrecisionClass::Allow);
 
+/// Everything a context needs to parse a training step in any upstream
+/// dialect, run amp's pipelines on it, lower it and hand it to MLIR's
+/// ExecutionEngine: all upstream dialects and extensions, amp's dialects and
+/// precision models, and the builtin/LLVM translations to LLVM IR. Hosts
+/// that JIT steps (amp-run, the examples, the tests, the fuzzer) share it.
+void registerAllForJit(mlir::DialectRegistry &registry);
+
+/// Initialises the native target and its asm printer for the JIT; calling
+/// it more than once is harmless.
+void initializeJitTarget();
+
 /// Registers every amp pass and pipeline with the global pass registry, so
 /// they parse from textual pipelines and command lines.
 void registerAllPasses();

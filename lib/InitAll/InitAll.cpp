@@ -9,6 +9,11 @@
 #include "amp/Transforms/Pipeline.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/DialectRegistry.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "llvm/Support/TargetSelect.h"
 
 void amp::registerAllDialects(mlir::DialectRegistry &registry) {
   registry
@@ -22,6 +27,19 @@ void amp::registerAllPasses() {
 }
 
 void amp::registerAllPrecisionModelsAndDialects(mlir::DialectRegistry &registry) {
-  registerAllDialects(registry);
+  amp::registerAllDialects(registry);
   registerAllPrecisionModels(registry);
+}
+
+void amp::registerAllForJit(mlir::DialectRegistry &registry) {
+  mlir::registerAllDialects(registry);
+  mlir::registerAllExtensions(registry);
+  registerAllPrecisionModelsAndDialects(registry);
+  mlir::registerBuiltinDialectTranslation(registry);
+  mlir::registerLLVMDialectTranslation(registry);
+}
+
+void amp::initializeJitTarget() {
+  llvm::InitializeNativeTarget();
+  llvm::InitializeNativeTargetAsmPrinter();
 }

@@ -12,6 +12,7 @@
 
 #include "../common/amprt_half.h"
 #include <cstdint>
+#include <cpuid.h>
 #include <immintrin.h>
 
 namespace amprt::cpu {
@@ -37,8 +38,22 @@ floatToHalfF16C(const float *src, uint16_t *dst, int64_t n) {
     dst[i] = floatToHalf(src[i]);
 }
 
+/// F16C and AVX from CPUID leaf 1, plus the OS saving YMM state (XGETBV);
+/// asked directly because clang 14, the sanitizer build's compiler, does not
+/// know "f16c" in __builtin_cpu_supports.
 inline bool hasF16C() {
-  static const bool has = __builtin_cpu_supports("f16c");
+  static const bool has = [] {
+    unsigned eax, ebx, ecx, edx;
+    if (!__get_cpuid(1, &eax, &ebx, &ecx, &edx))
+      return false;
+    bool osxsave = ecx & bit_OSXSAVE, avx = ecx & bit_AVX,
+         f16c = ecx & bit_F16C;
+    if (!osxsave || !avx || !f16c)
+      return false;
+    unsigned lo, hi;
+    __asm__("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+    return (lo & 0x6) == 0x6;
+  }();
   return has;
 }
 

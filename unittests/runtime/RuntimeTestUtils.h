@@ -4,6 +4,7 @@
 #define AMP_UNITTESTS_RUNTIME_RUNTIMETESTUTILS_H
 
 #include "amprt/amprt.h"
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <functional>
@@ -18,18 +19,37 @@ using Shape = std::vector<int64_t>;
 
 /// Host-side conversions used to fill and read 16-bit tensors; written
 /// independently of the runtime so the tests check it.
+/// The half conversions work in arithmetic (scale to the half's ulp, round
+/// with nearbyint, which is nearest-even) rather than bit tricks, so they
+/// share no code or method with the runtime's.
 inline uint16_t toHalf(double v) {
   float f = (float)v;
-  // Via the compiler's _Float16, which rounds to nearest-even.
-  _Float16 h = (_Float16)f;
-  uint16_t bits;
-  std::memcpy(&bits, &h, 2);
-  return bits;
+  uint16_t sign = std::signbit(f) ? 0x8000 : 0;
+  if (std::isnan(f))
+    return sign | 0x7E00;
+  double a = std::fabs((double)f);
+  if (a >= 65520.0) // halfway between 65504 and 2^16 rounds to even: inf
+    return sign | 0x7C00;
+  if (a == 0)
+    return sign;
+  int e;
+  std::frexp(a, &e); // a = m * 2^e with m in [0.5, 1)
+  int ulpExp = std::max(e - 11, -24);
+  double rounded = std::ldexp(std::nearbyint(std::ldexp(a, -ulpExp)), ulpExp);
+  if (rounded < std::ldexp(1.0, -14))
+    return sign | (uint16_t)std::ldexp(rounded, 24);
+  double m = std::frexp(rounded, &e);
+  return sign | (uint16_t)((e + 14) << 10) |
+         (uint16_t)((m * 2 - 1) * 1024);
 }
 inline double fromHalf(uint16_t bits) {
-  _Float16 h;
-  std::memcpy(&h, &bits, 2);
-  return (double)(float)h;
+  double sign = bits & 0x8000 ? -1.0 : 1.0;
+  int exponent = (bits >> 10) & 0x1F, mantissa = bits & 0x3FF;
+  if (exponent == 0x1F)
+    return mantissa ? std::nan("") : sign * INFINITY;
+  if (exponent == 0)
+    return sign * std::ldexp(mantissa, -24);
+  return sign * std::ldexp(1024 + mantissa, exponent - 25);
 }
 inline uint16_t toBf16(double v) {
   float f = (float)v;
