@@ -9,10 +9,10 @@ from lit.llvm.subst import ToolSubst
 
 config.name = "AMP"
 config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
-config.suffixes = [".mlir"]
+config.suffixes = [".mlir", ".test"]
 config.test_source_root = config.amp_test_src_dir
 config.test_exec_root = config.amp_test_obj_dir
-config.excludes = ["CMakeLists.txt", "README.md", "lit.cfg.py", "lit.site.cfg.py", "check_report.py", "check_skips.py", "Install"]
+config.excludes = ["CMakeLists.txt", "README.md", "lit.cfg.py", "lit.site.cfg.py", "check_report.py", "check_skips.py", "Install", "corpus", "regressions"]
 
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
 
@@ -29,5 +29,5 @@ config.substitutions.append(("%amp_src", config.amp_src_root))
 # Captured names must not leak between functions.
 config.environment["FILECHECK_OPTS"] = "-enable-var-scope"
 
-tools = ["amp-opt", "amp-run"]
+tools = ["amp-opt", "amp-run", "amp-pipeline-fuzzer"]
 llvm_config.add_tool_substitutions(tools, [config.amp_tools_dir, config.llvm_tools_dir])

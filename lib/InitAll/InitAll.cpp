@@ -1,10 +1,10 @@
 //===- InitAll.cpp - Register every amp dialect and pass ------------------===//
 
 #include "amp/InitAll.h"
+#include "amp/Conversion/Passes.h"
 #include "amp/Dialect/AMP/IR/AMP.h"
 #include "amp/Dialect/TG/IR/TG.h"
 #include "amp/Interfaces/PrecisionPolicyInterface.h"
-#include "amp/Conversion/Passes.h"
 #include "amp/Transforms/Passes.h"
 #include "amp/Transforms/Pipeline.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -26,7 +26,8 @@ void amp::registerAllPasses() {
   registerAmpPipeline();
 }
 
-void amp::registerAllPrecisionModelsAndDialects(mlir::DialectRegistry &registry) {
+void amp::registerAllPrecisionModelsAndDialects(
+    mlir::DialectRegistry &registry) {
   amp::registerAllDialects(registry);
   registerAllPrecisionModels(registry);
 }

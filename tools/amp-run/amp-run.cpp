@@ -30,10 +30,12 @@
 #include "llvm/Support/raw_ostream.h"
 #include <algorithm>
 #include <chrono>
-#include <cstring>
 #include <cmath>
+#include <cstring>
 #include <numeric>
+#include <optional>
 #include <random>
+#include <unistd.h>
 
 using namespace mlir;
 namespace cl = llvm::cl;
@@ -64,14 +66,14 @@ static cl::opt<std::string> reportPath("report", cl::init(""),
                                        cl::desc("Write a JSON report here"));
 static cl::opt<double> initScale("init-scale", cl::init(65536.0),
                                  cl::desc("Initial loss scale (f16)"));
-static cl::opt<std::string> lossScaling(
-    "loss-scaling", cl::init("dynamic"),
-    cl::desc("dynamic, static or none (f16 only)"));
+static cl::opt<std::string>
+    lossScaling("loss-scaling", cl::init("dynamic"),
+                cl::desc("dynamic, static or none (f16 only)"));
 static cl::opt<int64_t> logEvery("log-every", cl::init(100),
                                  cl::desc("Progress every N steps"));
-static cl::opt<std::string> emitObj(
-    "emit-obj", cl::init(""),
-    cl::desc("Also write the compiled step as an object file here"));
+static cl::opt<std::string>
+    emitObj("emit-obj", cl::init(""),
+            cl::desc("Also write the compiled step as an object file here"));
 
 namespace {
 
@@ -101,6 +103,57 @@ Signature signatureOf(func::FuncOp f) {
     s.resultRoles.push_back(role ? role.str() : "");
   }
   return s;
+}
+
+uint64_t physicalMemoryBytes() {
+  long pages = sysconf(_SC_PHYS_PAGES), pageSize = sysconf(_SC_PAGE_SIZE);
+  if (pages <= 0 || pageSize <= 0)
+    return UINT64_MAX;
+  return (uint64_t)pages * (uint64_t)pageSize;
+}
+
+/// Every argument and result of `f` must be a statically shaped tensor of a
+/// type the runtime holds, and the arguments must fit in this machine's
+/// memory. Checked with overflow-safe sizes before anything is allocated, so
+/// a hostile shape is an error, not an abort inside an allocator.
+std::optional<std::string> checkSignature(func::FuncOp f) {
+  uint64_t memory = physicalMemoryBytes(), total = 0;
+  auto check = [&](Type type, const char *what,
+                   unsigned i) -> std::optional<std::string> {
+    std::string where = std::string(what) + " #" + std::to_string(i) + " of @" +
+                        f.getSymName().str();
+    std::string typeText;
+    llvm::raw_string_ostream(typeText) << type;
+    auto ranked = dyn_cast<RankedTensorType>(type);
+    if (!ranked || !ranked.hasStaticShape())
+      return where + " has type " + typeText +
+             "; amp-run needs statically shaped tensors";
+    Type element = ranked.getElementType();
+    if (!element.isF16() && !element.isBF16() && !element.isF32() &&
+        !element.isF64() && !element.isInteger(32) && !element.isInteger(64))
+      return where + " has type " + typeText +
+             "; the runtime holds f16, bf16, f32, f64, i32 and i64";
+    uint64_t bytes = element.getIntOrFloatBitWidth() / 8;
+    for (int64_t d : ranked.getShape())
+      if (d < 1 || __builtin_mul_overflow(bytes, (uint64_t)d, &bytes))
+        return where + " (" + typeText + ") is too large to allocate";
+    if (bytes > memory)
+      return where + " (" + typeText + ") needs " + std::to_string(bytes) +
+             " bytes; this machine has " + std::to_string(memory);
+    if (__builtin_add_overflow(total, bytes, &total) || total > memory)
+      return std::string("the ") + what + "s of @" + f.getSymName().str() +
+             " up to #" + std::to_string(i) + " need more than " +
+             std::to_string(memory) + " bytes, this machine's memory";
+    return std::nullopt;
+  };
+  for (unsigned i = 0; i < f.getNumArguments(); ++i)
+    if (auto error = check(f.getArgumentTypes()[i], "argument", i))
+      return error;
+  total = 0; // results replace arguments; each must fit on its own
+  for (unsigned i = 0; i < f.getNumResults(); ++i)
+    if (auto error = check(f.getResultTypes()[i], "result", i))
+      return error;
+  return std::nullopt;
 }
 
 int32_t dtypeOf(Type element) {
@@ -214,7 +267,8 @@ std::vector<float> initialValues(RankedTensorType type, StringRef init,
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
-  cl::ParseCommandLineOptions(argc, argv, "amp-run: train a tg training step\n");
+  cl::ParseCommandLineOptions(argc, argv,
+                              "amp-run: train a tg training step\n");
   amp::initializeJitTarget();
 
   if (precision != "f32" && precision != "f16" && precision != "bf16")
@@ -241,8 +295,7 @@ int main(int argc, char **argv) {
   amp::registerAllForJit(registry);
   MLIRContext context(registry);
   context.loadAllAvailableDialects();
-  OwningOpRef<ModuleOp> module =
-      parseSourceFile<ModuleOp>(inputFile, &context);
+  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(inputFile, &context);
   if (!module)
     return fatal("cannot parse '" + inputFile + "'");
   auto entry = module->lookupSymbol<func::FuncOp>(entryName);
@@ -277,6 +330,10 @@ int main(int argc, char **argv) {
   });
   if (failed(pm.run(*module)))
     return fatal("the amp pipeline failed (see the diagnostics above)");
+  for (StringRef name : {StringRef(entryName), StringRef(evalName)})
+    if (!name.empty())
+      if (auto error = checkSignature(module->lookupSymbol<func::FuncOp>(name)))
+        return fatal(*error);
   Signature step = signatureOf(module->lookupSymbol<func::FuncOp>(entryName));
   Signature eval;
   if (!evalName.empty())
@@ -321,7 +378,8 @@ int main(int argc, char **argv) {
     if (step.resultRoles[i] == "loss")
       lossIndex = i;
   if (inputIndex < 0 || labelIndex < 0 || lossIndex < 0)
-    return fatal("@" + entryName + " needs arguments with tg.role \"input\" "
+    return fatal("@" + entryName +
+                 " needs arguments with tg.role \"input\" "
                  "and \"label\" and a result with tg.role \"loss\"");
   RankedTensorType inputType = step.argTypes[inputIndex];
   RankedTensorType labelType = step.argTypes[labelIndex];
@@ -338,8 +396,14 @@ int main(int argc, char **argv) {
   amp::run::Dataset dataset;
   std::string dataName = data;
   if (dataName == "synthetic") {
-    dataset =
-        amp::run::makeSynthetic(features, lossClasses, 4096, 1024, seed);
+    uint64_t examples = 4096 + 1024, bytes = 0;
+    if (__builtin_mul_overflow(examples + (uint64_t)lossClasses,
+                               (uint64_t)features * 4, &bytes) ||
+        bytes > physicalMemoryBytes())
+      return fatal("synthetic data of " + std::to_string(features) +
+                   " features per example would need more memory than "
+                   "this machine has");
+    dataset = amp::run::makeSynthetic(features, lossClasses, 4096, 1024, seed);
   } else if (StringRef(dataName).starts_with("fashion-mnist")) {
     std::string dir = "/usr/share/datasets/fashion-mnist";
     if (StringRef(dataName).starts_with("fashion-mnist:"))
@@ -441,9 +505,9 @@ int main(int argc, char **argv) {
       float oldScale = scaleIndex >= 0 ? host.readScalar(state[scaleIndex]) : 0;
       auto t0 = std::chrono::steady_clock::now();
       int32_t status = stepFn(ctx, (void **)state.data(), results.data());
-      double seconds = std::chrono::duration<double>(
-                           std::chrono::steady_clock::now() - t0)
-                           .count();
+      double seconds =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
+              .count();
       size_t after = 0;
       amprt_memory_stats(ctx, &after, &peak);
       peakStepBytes = std::max(peakStepBytes, peak - before);
@@ -456,14 +520,14 @@ int main(int argc, char **argv) {
         throw std::runtime_error(std::string("step ") + std::to_string(s) +
                                  " failed: " + amprt_context_error(ctx));
       float loss = host.readScalar((amprt_tensor *)results[lossIndex]);
-      float newScale = scaleIndex >= 0
-                           ? host.readScalar((amprt_tensor *)results
-                                                 [stateResults[std::distance(
-                                                     stateArgs.begin(),
-                                                     std::find(stateArgs.begin(),
-                                                               stateArgs.end(),
-                                                               scaleIndex))]])
-                           : 0;
+      float newScale =
+          scaleIndex >= 0
+              ? host.readScalar(
+                    (amprt_tensor *)results[stateResults[std::distance(
+                        stateArgs.begin(),
+                        std::find(stateArgs.begin(), stateArgs.end(),
+                                  scaleIndex))]])
+              : 0;
       bool stepSkipped = scaleIndex >= 0 && newScale < oldScale;
       if (!std::isfinite(loss) && !stepSkipped) {
         for (void *r : results)
@@ -507,8 +571,8 @@ int main(int argc, char **argv) {
   } catch (std::exception &e) {
     return fatal(e.what());
   }
-  double wall = std::chrono::duration<double>(
-                    std::chrono::steady_clock::now() - wallStart)
+  double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                              wallStart)
                     .count();
 
   // Test accuracy through the forward function: params in order, then input.
@@ -527,7 +591,8 @@ int main(int argc, char **argv) {
         params.push_back(state[i]);
     if (evalInput < 0 || logitsIndex < 0 ||
         params.size() + 1 != eval.argTypes.size())
-      return fatal("@" + evalName + " must take the params in order and an "
+      return fatal("@" + evalName +
+                   " must take the params in order and an "
                    "input (tg.role \"input\") and return tg.role \"logits\"");
     RankedTensorType evalInputType = eval.argTypes[evalInput];
     int64_t evalBatch = evalInputType.getDimSize(0);
@@ -542,9 +607,9 @@ int main(int argc, char **argv) {
       for (int64_t start = 0; start < dataset.test.count; start += evalBatch) {
         int64_t real = std::min(evalBatch, dataset.test.count - start);
         for (int64_t b = 0; b < evalBatch; ++b)
-          std::copy_n(&dataset.test.x[((start + b) % dataset.test.count) *
-                                      features],
-                      features, &xEval[b * features]);
+          std::copy_n(
+              &dataset.test.x[((start + b) % dataset.test.count) * features],
+              features, &xEval[b * features]);
         amprt_tensor *x = host.fromFloats(evalInputType, xEval.data());
         std::vector<amprt_tensor *> args;
         size_t p = 0;
@@ -605,8 +670,7 @@ int main(int argc, char **argv) {
         {"per_step", std::move(stepRecords)}};
     if (accuracy >= 0)
       report["final_accuracy"] = accuracy;
-    out << llvm::formatv("{0:2}", llvm::json::Value(std::move(report)))
-        << "\n";
+    out << llvm::formatv("{0:2}", llvm::json::Value(std::move(report))) << "\n";
   }
   for (amprt_tensor *t : state)
     amprt_tensor_release(t);

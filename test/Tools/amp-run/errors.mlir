@@ -15,6 +15,10 @@
 // RUN: not amp-run %t/nan.mlir --precision=f32 --steps=5 2>&1 | FileCheck %s --check-prefix=NAN
 // RUN: not amp-run %t/broken.mlir 2>&1 | FileCheck %s --check-prefix=PARSE
 // RUN: not amp-run %t/step.mlir --device=cuda 2>&1 | FileCheck %s --check-prefix=CUDA
+// RUN: not amp-run %t/huge.mlir --data=synthetic 2>&1 | FileCheck %s --check-prefix=HUGE
+// RUN: not amp-run %t/overflow.mlir --data=synthetic 2>&1 | FileCheck %s --check-prefix=OVERFLOW
+// RUN: not amp-run %t/dynamic.mlir --precision=f32 2>&1 | FileCheck %s --check-prefix=DYNAMIC
+// RUN: not amp-run %t/wide.mlir --data=synthetic --precision=f32 2>&1 | FileCheck %s --check-prefix=WIDE
 
 // MISSING: amp-run: error: cannot parse
 // PRECISION: amp-run: error: --precision must be f32, f16 or bf16, got 'f8'
@@ -28,6 +32,10 @@
 // NAN: amp-run: error: step 0: the loss is NaN in the f32 forward pass and no loss scaling can be blamed; stopping with the last good parameters
 // PARSE: error: expected
 // CUDA: amp-run: error: --device=cuda: {{.*}}CUDA
+// HUGE: amp-run: error: argument #0 of @train_step (tensor<4000000x4000000xf32>) needs 64000000000000 bytes; this machine has {{[0-9]+}}
+// OVERFLOW: amp-run: error: argument #0 of @train_step (tensor<9223372036854775807x4xf32>) is too large to allocate
+// DYNAMIC: amp-run: error: argument #0 of @train_step has type tensor<?x10xf32>; amp-run needs statically shaped tensors
+// WIDE: amp-run: error: {{synthetic data of 400000000 features per example would need more memory than this machine has|argument #0 of @train_step .* needs}}
 
 //--- step.mlir
 func.func @train_step(%w: tensor<784x10xf32> {tg.role = "param", tg.init = "glorot_uniform"},
@@ -60,3 +68,53 @@ func.func @train_step(%w: tensor<784x10xf32> {tg.role = "param", tg.init = "glor
 
 //--- broken.mlir
 func.func @train_step(
+
+//--- huge.mlir
+// 64 TB of weights: refused before anything is allocated.
+func.func @train_step(%w: tensor<4000000x4000000xf32> {tg.role = "param", tg.init = "glorot_uniform"},
+                      %x: tensor<8x4000000xf32> {tg.role = "input"},
+                      %y: tensor<8xi32> {tg.role = "label"},
+                      %lr: tensor<f32> {tg.role = "lr"})
+    -> (tensor<f32> {tg.role = "loss"}, tensor<4000000x4000000xf32> {tg.role = "param"}) {
+  %z = tg.matmul %x, %w : tensor<8x4000000xf32>, tensor<4000000x4000000xf32>
+  %l = tg.reduce_mean %z {dims = array<i64: 0, 1>} : tensor<8x4000000xf32>
+  %g = tg.gradients %l wrt %w : tensor<f32>, tensor<4000000x4000000xf32>
+  %w2 = tg.sgd_update %w, %g, %lr : tensor<4000000x4000000xf32>
+  return %l, %w2 : tensor<f32>, tensor<4000000x4000000xf32>
+}
+
+//--- overflow.mlir
+// Bytes that overflow 64 bits.
+func.func @train_step(%w: tensor<9223372036854775807x4xf32> {tg.role = "param", tg.init = "zeros"},
+                      %x: tensor<8x9223372036854775807xf32> {tg.role = "input"},
+                      %y: tensor<8xi32> {tg.role = "label"}, %lr: tensor<f32> {tg.role = "lr"})
+    -> (tensor<f32> {tg.role = "loss"}, tensor<9223372036854775807x4xf32> {tg.role = "param"}) {
+  %z = tg.matmul %x, %w : tensor<8x9223372036854775807xf32>, tensor<9223372036854775807x4xf32>
+  %ce = tg.softmax_cross_entropy %z, %y : tensor<8x4xf32>, tensor<8xi32>
+  %l = tg.reduce_mean %ce {dims = array<i64: 0>} : tensor<8xf32>
+  %g = tg.gradients %l wrt %w : tensor<f32>, tensor<9223372036854775807x4xf32>
+  %w2 = tg.sgd_update %w, %g, %lr : tensor<9223372036854775807x4xf32>
+  return %l, %w2 : tensor<f32>, tensor<9223372036854775807x4xf32>
+}
+
+//--- dynamic.mlir
+func.func @train_step(%w: tensor<?x10xf32> {tg.role = "param"}, %x: tensor<8x4xf32> {tg.role = "input"},
+                      %y: tensor<8xi32> {tg.role = "label"}, %lr: tensor<f32> {tg.role = "lr"})
+    -> (tensor<f32> {tg.role = "loss"}) {
+  %c = arith.constant dense<1.0> : tensor<f32>
+  return %c : tensor<f32>
+}
+
+//--- wide.mlir
+// Fits as a model (1.6 GB of input) but not as 5120 synthetic examples.
+func.func @train_step(%x: tensor<1x400000000xf32> {tg.role = "input"},
+                      %w: tensor<400000000x2xf32> {tg.role = "param", tg.init = "zeros"},
+                      %y: tensor<1xi32> {tg.role = "label"}, %lr: tensor<f32> {tg.role = "lr"})
+    -> (tensor<f32> {tg.role = "loss"}, tensor<400000000x2xf32> {tg.role = "param"}) {
+  %z = tg.matmul %x, %w : tensor<1x400000000xf32>, tensor<400000000x2xf32>
+  %ce = tg.softmax_cross_entropy %z, %y : tensor<1x2xf32>, tensor<1xi32>
+  %l = tg.reduce_mean %ce {dims = array<i64: 0>} : tensor<1xf32>
+  %g = tg.gradients %l wrt %w : tensor<f32>, tensor<400000000x2xf32>
+  %w2 = tg.sgd_update %w, %g, %lr : tensor<400000000x2xf32>
+  return %l, %w2 : tensor<f32>, tensor<400000000x2xf32>
+}

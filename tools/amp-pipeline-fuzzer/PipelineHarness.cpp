@@ -1,0 +1,493 @@
+//===- PipelineHarness.cpp - One fuzz input through compiler and runtime --===//
+
+#include "PipelineHarness.h"
+#include "GraphFromBytes.h"
+#include "amp/Conversion/Passes.h"
+#include "amp/InitAll.h"
+#include "amp/Transforms/Passes.h"
+#include "amp/Transforms/Pipeline.h"
+#include "amprt/amprt.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/ExecutionEngine/ExecutionEngine.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassInstrumentation.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Transforms/Passes.h"
+#include <cmath>
+#include <cstdio>
+#include <optional>
+#include <random>
+
+using namespace mlir;
+
+namespace {
+
+using StepFn = int32_t (*)(void *, void **, void **);
+
+[[noreturn]] void violation(const std::string &what, StringRef ir) {
+  fprintf(stderr, "amp-pipeline-fuzzer: %s\n--- input ---\n%s\n", what.c_str(),
+          ir.str().c_str());
+  fflush(stderr);
+  abort();
+}
+
+/// The pass manager's own verifier turns invalid IR into a pass failure,
+/// which for hostile text is an allowed outcome; a pass that *succeeds* with
+/// invalid IR is a bug, so check that here and abort.
+class VerifyAfterEachPass : public PassInstrumentation {
+public:
+  explicit VerifyAfterEachPass(StringRef input) : input(input) {}
+  void runAfterPass(Pass *pass, Operation *op) override {
+    if (failed(verify(op)))
+      violation("the IR does not verify after --" + pass->getArgument().str(),
+                input);
+  }
+
+private:
+  StringRef input;
+};
+
+DialectRegistry &registry() {
+  // Built once and kept for the process: every input's context shares it.
+  static DialectRegistry *r = [] {
+    auto *r = new DialectRegistry;
+    amp::registerAllForJit(*r);
+    return r;
+  }();
+  return *r;
+}
+
+struct Signature {
+  SmallVector<Type> argTypes;
+  SmallVector<std::string> argRoles;
+  unsigned numResults = 0;
+};
+
+Signature signatureOf(func::FuncOp fn) {
+  Signature s;
+  for (unsigned i = 0; i < fn.getNumArguments(); ++i) {
+    s.argTypes.push_back(fn.getArgumentTypes()[i]);
+    auto role = fn.getArgAttrOfType<StringAttr>(i, "tg.role");
+    s.argRoles.push_back(role ? role.str() : "");
+  }
+  s.numResults = fn.getNumResults();
+  return s;
+}
+
+struct Compiled {
+  std::unique_ptr<ExecutionEngine> engine;
+  StepFn fn = nullptr;
+  Signature signature;
+};
+
+/// Runs `build`'s passes and the lowering on `module`, then JITs @train_step.
+/// A pipeline that fails returns nothing unless `mustCompile`, when it is a
+/// violation (valid generated steps must always compile).
+std::optional<Compiled> compile(ModuleOp module,
+                                function_ref<void(OpPassManager &)> build,
+                                StringRef input, bool mustCompile) {
+  MLIRContext *ctx = module.getContext();
+  PassManager pm(ctx);
+  pm.enableVerifier(false);
+  pm.addInstrumentation(std::make_unique<VerifyAfterEachPass>(input));
+  build(pm);
+  if (failed(pm.run(module))) {
+    if (mustCompile)
+      violation("the pipeline rejected a valid training step", input);
+    return std::nullopt;
+  }
+  auto step = module.lookupSymbol<func::FuncOp>("train_step");
+  if (!step)
+    return std::nullopt;
+  Compiled c;
+  c.signature = signatureOf(step);
+  PassManager lower(ctx);
+  lower.enableVerifier(false);
+  lower.addInstrumentation(std::make_unique<VerifyAfterEachPass>(input));
+  amp::buildLowerToLLVMPipeline(lower);
+  if (failed(lower.run(module))) {
+    if (mustCompile)
+      violation("lowering rejected a valid training step", input);
+    return std::nullopt;
+  }
+  ExecutionEngineOptions options;
+  options.jitCodeGenOptLevel = llvm::CodeGenOptLevel::None;
+  auto engine = ExecutionEngine::create(module, options);
+  if (!engine)
+    violation("the JIT rejected lowered IR: " +
+                  llvm::toString(engine.takeError()),
+              input);
+  auto sym = (*engine)->lookup("train_step");
+  if (!sym)
+    violation("no train_step after lowering: " +
+                  llvm::toString(sym.takeError()),
+              input);
+  c.fn = reinterpret_cast<StepFn>(*sym);
+  c.engine = std::move(*engine);
+  return c;
+}
+
+/// Argument values by role, deterministic in `seed`.
+struct StepData {
+  std::vector<std::vector<double>> values; // per argument, row-major
+};
+
+StepData makeData(const Signature &s, uint32_t seed, int64_t classes) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> uniform(-1, 1);
+  std::normal_distribution<double> normal(0, 1);
+  StepData d;
+  for (size_t i = 0; i < s.argTypes.size(); ++i) {
+    auto type = cast<RankedTensorType>(s.argTypes[i]);
+    std::vector<double> v(type.getNumElements());
+    const std::string &role = s.argRoles[i];
+    int64_t fanIn = type.getRank() >= 2
+                        ? type.getNumElements() / type.getShape().back()
+                        : 1;
+    for (double &x : v) {
+      if (role == "param")
+        x = type.getRank() >= 2 ? normal(rng) / std::sqrt((double)fanIn)
+                                : 1 + 0.1 * normal(rng);
+      else if (role == "label")
+        x = (double)(rng() % (uint32_t)std::max<int64_t>(classes, 1));
+      else if (role == "lr")
+        x = 0.1;
+      else if (role == "loss_scale")
+        x = 65536;
+      else if (role == "input")
+        x = uniform(rng);
+      else
+        x = 0;
+    }
+    d.values.push_back(std::move(v));
+  }
+  return d;
+}
+
+std::optional<amprt_dtype> dtypeOf(Type element) {
+  if (element.isF32())
+    return AMPRT_F32;
+  if (element.isF64())
+    return AMPRT_F64;
+  if (element.isF16())
+    return AMPRT_F16;
+  if (element.isBF16())
+    return AMPRT_BF16;
+  if (element.isInteger(32))
+    return AMPRT_I32;
+  if (element.isInteger(64))
+    return AMPRT_I64;
+  return std::nullopt;
+}
+
+struct StepResult {
+  amprt_status status = AMPRT_OK;
+  std::string error;
+  /// f32 results read back; other element types stay empty.
+  std::vector<std::vector<double>> results;
+};
+
+/// One step on a fresh CPU context. Integer and f64/f32 arguments get the
+/// data; 16-bit ones a constant, since the tests that need exact 16-bit
+/// data live in the runtime's unit tests.
+std::optional<StepResult> runStep(const Compiled &c, const StepData &data) {
+  amprt_context *ctx = nullptr;
+  if (amprt_context_create(AMPRT_DEVICE_CPU, 0, &ctx) != AMPRT_OK)
+    return std::nullopt;
+  std::vector<amprt_tensor *> args;
+  bool ok = true;
+  for (size_t i = 0; i < c.signature.argTypes.size() && ok; ++i) {
+    auto type = cast<RankedTensorType>(c.signature.argTypes[i]);
+    auto dtype = dtypeOf(type.getElementType());
+    std::vector<int64_t> shape(type.getShape());
+    amprt_tensor *t = nullptr;
+    if (!dtype || amprt_tensor_create(ctx, *dtype, shape.size(), shape.data(),
+                                      &t) != AMPRT_OK) {
+      ok = false;
+      break;
+    }
+    args.push_back(t);
+    const std::vector<double> &v = data.values[i];
+    switch (*dtype) {
+    case AMPRT_F32: {
+      std::vector<float> f(v.begin(), v.end());
+      amprt_tensor_write(t, f.data(), f.size() * 4);
+      break;
+    }
+    case AMPRT_F64:
+      amprt_tensor_write(t, v.data(), v.size() * 8);
+      break;
+    case AMPRT_I32: {
+      std::vector<int32_t> n(v.begin(), v.end());
+      amprt_tensor_write(t, n.data(), n.size() * 4);
+      break;
+    }
+    case AMPRT_I64: {
+      std::vector<int64_t> n(v.begin(), v.end());
+      amprt_tensor_write(t, n.data(), n.size() * 8);
+      break;
+    }
+    default:
+      amprt_tensor_fill(t, 0.5);
+    }
+  }
+  std::optional<StepResult> out;
+  if (ok) {
+    std::vector<void *> results(c.signature.numResults, nullptr);
+    out.emplace();
+    out->status = (amprt_status)c.fn(ctx, (void **)args.data(), results.data());
+    out->error = amprt_context_error(ctx);
+    for (void *r : results) {
+      auto *t = static_cast<amprt_tensor *>(r);
+      std::vector<double> values;
+      if (t && out->status == AMPRT_OK && amprt_tensor_dtype(t) == AMPRT_F32) {
+        std::vector<float> f(amprt_tensor_numel(t));
+        amprt_tensor_read(t, f.data(), f.size() * 4);
+        values.assign(f.begin(), f.end());
+      }
+      out->results.push_back(std::move(values));
+      amprt_tensor_release(t);
+    }
+  }
+  for (amprt_tensor *t : args)
+    amprt_tensor_release(t);
+  amprt_context_destroy(ctx);
+  return out;
+}
+
+/// Steps whose tensors are this small run in a few milliseconds.
+bool smallEnough(const Signature &s) {
+  int64_t total = 0;
+  for (Type t : s.argTypes) {
+    auto ranked = dyn_cast<RankedTensorType>(t);
+    if (!ranked || !ranked.hasStaticShape())
+      return false;
+    int64_t n = 1; // not getNumElements(), which hostile shapes overflow
+    for (int64_t d : ranked.getShape())
+      if (d > (1 << 16) || (n *= d) > (1 << 16))
+        return false;
+    total += n;
+  }
+  return total <= (1 << 18);
+}
+
+int64_t labelClasses(ModuleOp module) {
+  int64_t classes = 2;
+  module.walk([&](Operation *op) {
+    if (op->getName().getStringRef() == "tg.softmax_cross_entropy")
+      if (auto t = dyn_cast<RankedTensorType>(op->getOperand(0).getType()))
+        if (t.getRank() == 2)
+          classes = t.getDimSize(1);
+  });
+  return classes;
+}
+
+/// Hostile or mutated text: anything may fail, nothing may crash.
+void runText(StringRef text) {
+  MLIRContext context(registry(), MLIRContext::Threading::DISABLED);
+  ScopedDiagnosticHandler quiet(&context,
+                                [](Diagnostic &) { return success(); });
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(text, &context);
+  if (!module)
+    return;
+  int64_t classes = labelClasses(*module);
+  auto compiled = compile(
+      *module,
+      [](OpPassManager &pm) {
+        amp::AmpPipelineOptions options;
+        options.precision = "f16";
+        options.mode = "dynamic";
+        amp::buildAmpPipeline(pm, options);
+      },
+      text, /*mustCompile=*/false);
+  if (!compiled || !smallEnough(compiled->signature))
+    return;
+  // Runtime errors (a label out of range, say) are fine; crashes are not.
+  std::optional<StepResult> ran =
+      runStep(*compiled, makeData(compiled->signature, /*seed=*/1, classes));
+  if (getenv("AMP_FUZZ_PRINT"))
+    fprintf(stderr, "// text input ran one step: %s\n",
+            !ran                      ? "no (argument types)"
+            : ran->status == AMPRT_OK ? "ok"
+                                      : ran->error.c_str());
+}
+
+double maxAbs(const std::vector<double> &v) {
+  double m = 0;
+  for (double x : v)
+    m = std::max(m, std::fabs(x));
+  return m;
+}
+
+/// Loss error relative to max(1, |loss|) and gradient error relative to the
+/// f32 gradients' L2 norm. Calibrated on 15000 generated steps
+/// (AMP_FUZZ_ERRORS=1; docs/hardening.md has the table): the bounds sit at
+/// about twice the largest error seen. Random graphs hold ill-conditioned
+/// spots (a batch norm's backward, relu right after a norm, max-pool ties)
+/// whose 16-bit error no cast placement can avoid, so the gradient bounds
+/// catch errors of order one — a missing or doubled unscale at scale >= 4,
+/// a sign error, a mis-typed cast — not rounding noise; AMPGradientCheckTests
+/// checks each rule exactly. force-all puts softmax, norm and loss math in
+/// 16 bits too, hence its wider bounds.
+struct Tolerance {
+  double loss, grad;
+};
+Tolerance toleranceFor(StringRef precision, StringRef level) {
+  Tolerance t = precision == "f16" ? Tolerance{0.05, 0.6} : Tolerance{0.3, 2.5};
+  if (level == "force-all")
+    t = {4 * t.loss, 3 * t.grad};
+  return t;
+}
+
+/// A valid generated step: f32 and low precision must agree.
+void runGraph(llvm::ArrayRef<uint8_t> bytes) {
+  amp::fuzz::DecodedStep step = amp::fuzz::decodeStep(bytes);
+  if (getenv("AMP_FUZZ_PRINT")) // shows what a binary input decodes to
+    fprintf(stderr, "// %s level=%s static scale %g, data seed %u\n%s",
+            step.precision.c_str(), step.level.c_str(), step.lossScale,
+            step.dataSeed, step.text.c_str());
+  MLIRContext context(registry(), MLIRContext::Threading::DISABLED);
+  std::string diagnostics;
+  ScopedDiagnosticHandler collect(&context, [&](Diagnostic &d) {
+    diagnostics += d.str() + "\n";
+    return success();
+  });
+  auto parse = [&]() {
+    OwningOpRef<ModuleOp> m = parseSourceString<ModuleOp>(step.text, &context);
+    if (!m)
+      violation("a generated step does not parse: " + diagnostics, step.text);
+    return m;
+  };
+  OwningOpRef<ModuleOp> full = parse(), low = parse();
+  int64_t classes = labelClasses(*full);
+  std::optional<Compiled> f32 = compile(
+      *full,
+      [](OpPassManager &pm) {
+        pm.addPass(amp::createTGAutodiffPass());
+        pm.addPass(createCanonicalizerPass());
+        pm.addPass(createCSEPass());
+      },
+      step.text, /*mustCompile=*/true);
+  std::optional<Compiled> mixed = compile(
+      *low,
+      [&](OpPassManager &pm) {
+        amp::AmpPipelineOptions options;
+        options.precision = step.precision;
+        options.level = step.level;
+        options.mode = "static";
+        options.initScale = step.lossScale;
+        amp::buildAmpPipeline(pm, options);
+      },
+      step.text, /*mustCompile=*/true);
+  if (!f32 || !mixed)
+    violation("a valid step did not compile: " + diagnostics, step.text);
+
+  StepData data = makeData(f32->signature, step.dataSeed, classes);
+  std::optional<StepResult> ref = runStep(*f32, data);
+  std::optional<StepResult> got = runStep(*mixed, data);
+  if (!ref || ref->status != AMPRT_OK)
+    violation("the f32 step failed: " + (ref ? ref->error : ""), step.text);
+  if (!got || got->status != AMPRT_OK)
+    violation("the " + step.precision +
+                  " step failed: " + (got ? got->error : ""),
+              step.text);
+
+  // Gradients from the SGD update: g = (w - w') / lr.
+  const Signature &s = f32->signature;
+  std::vector<std::vector<double>> refGrads, gotGrads;
+  double gradScale = 0;
+  size_t result = 1;
+  for (size_t i = 0; i < s.argTypes.size(); ++i) {
+    if (s.argRoles[i] != "param")
+      continue;
+    const std::vector<double> &w = data.values[i];
+    const std::vector<double> &a = ref->results[result];
+    const std::vector<double> &b = got->results[result];
+    ++result;
+    if (a.size() != w.size() || b.size() != w.size())
+      violation("an updated param has the wrong size", step.text);
+    std::vector<double> ga(w.size()), gb(w.size());
+    for (size_t k = 0; k < w.size(); ++k) {
+      ga[k] = (w[k] - a[k]) / 0.1;
+      gb[k] = (w[k] - b[k]) / 0.1;
+    }
+    gradScale = std::max(gradScale, maxAbs(ga));
+    refGrads.push_back(std::move(ga));
+    gotGrads.push_back(std::move(gb));
+  }
+  double refLoss = ref->results[0].at(0), gotLoss = got->results[0].at(0);
+  // In range: the f32 loss is small enough that no 16-bit intermediate on
+  // its way can overflow (the loss is at most a mean of 128 squares or
+  // cross-entropies), and the gradients small enough that the static scale
+  // cannot overflow f16 (bf16 shares f32's range).
+  // Activation gradients run larger than the params', hence the margin.
+  double limit = step.precision == "f16" ? 2e3 : 1e30;
+  bool inRange = std::isfinite(refLoss) && std::fabs(refLoss) < 100 &&
+                 std::isfinite(gradScale) && gradScale * step.lossScale < limit;
+  if (!inRange)
+    return;
+  // The loss against max(1, |loss|); the gradients as one vector, in the
+  // L2 norm, so that an isolated element that took the other side of a kink
+  // (relu after batch norm, a max-pool tie) under 16-bit rounding does not
+  // count as a miscompile while a wrong rule, cast or unscale still does.
+  Tolerance tol = toleranceFor(step.precision, step.level);
+  double lossErr =
+      std::fabs(gotLoss - refLoss) / std::max(1.0, std::fabs(refLoss));
+  double diff2 = 0, ref2 = 0;
+  for (size_t p = 0; p < refGrads.size(); ++p)
+    for (size_t k = 0; k < refGrads[p].size(); ++k) {
+      double d = gotGrads[p][k] - refGrads[p][k];
+      diff2 += d * d;
+      ref2 += refGrads[p][k] * refGrads[p][k];
+    }
+  double gradErr = std::sqrt(diff2) / std::max(std::sqrt(ref2), 1e-3);
+  // A static scale can overflow an activation's gradient even when every
+  // param's gradient is small: that is the risk static scaling takes (and
+  // dynamic scaling exists for). Unscaled, in range, it must not happen.
+  if (!std::isfinite(gradErr) && step.lossScale > 1)
+    return;
+  if (getenv("AMP_FUZZ_ERRORS")) {
+    // Calibration (docs/hardening.md): print the errors instead of judging.
+    fprintf(stderr, "errors %s %s loss %.3g grad %.3g\n",
+            step.precision.c_str(), step.level.c_str(), lossErr, gradErr);
+    return;
+  }
+  char buf[256];
+  if (!(lossErr <= tol.loss)) {
+    snprintf(buf, sizeof buf, "%s loss %.6g vs f32 %.6g (level %s)",
+             step.precision.c_str(), gotLoss, refLoss, step.level.c_str());
+    violation(buf, step.text);
+  }
+  if (!(gradErr <= tol.grad)) {
+    snprintf(buf, sizeof buf,
+             "%s gradients differ from f32 by %.3g relative (L2; largest "
+             "f32 gradient %.3g, scale %g, level %s)",
+             step.precision.c_str(), gradErr, gradScale, step.lossScale,
+             step.level.c_str());
+    violation(buf, step.text);
+  }
+}
+
+bool isText(llvm::ArrayRef<uint8_t> bytes) {
+  return !bytes.empty() &&
+         (bytes[0] == '\t' || bytes[0] == '\n' || bytes[0] == '\r' ||
+          (bytes[0] >= 0x20 && bytes[0] < 0x7F));
+}
+
+} // namespace
+
+void amp::fuzz::initializeHarness() {
+  amp::initializeJitTarget();
+  (void)registry();
+}
+
+void amp::fuzz::runInput(llvm::ArrayRef<uint8_t> bytes) {
+  if (bytes.empty())
+    return;
+  if (isText(bytes))
+    return runText(StringRef((const char *)bytes.data(), bytes.size()));
+  runGraph(bytes.drop_front());
+}
