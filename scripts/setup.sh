@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 #===- scripts/setup.sh - Install amp's build and test dependencies -------===#
 #
+# Usage: scripts/setup.sh [EXTRA-PACKAGE]...
 # Idempotent: checks each Debian package first and calls apt only for what is
 # missing, so a second run costs a few dpkg queries.
 #
@@ -17,6 +18,10 @@ packages=(
   # Real training data for amp-run.
   dataset-fashion-mnist
 )
+
+# Callers add what only they need (scripts/sanitize.sh: clang and its
+# sanitizer, libFuzzer and OpenMP runtimes).
+packages+=("$@")
 
 missing=()
 for p in "${packages[@]}"; do

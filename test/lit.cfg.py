@@ -23,7 +23,11 @@ llvm_config.use_default_substitutions()
 config.substitutions.append(("%python", "python3"))
 config.substitutions.append(("%amp_lib", os.path.join(config.amp_obj_root, "lib")))
 config.substitutions.append(("%amp_bin", config.amp_tools_dir))
-config.substitutions.append(("%host_cxx", config.host_cxx))
+# Programs the tests link against amp's libraries take the build's sanitizers.
+config.substitutions.append(
+    ("%host_cxx", (config.host_cxx + " " + config.sanitizer_flags).strip()))
+if config.sanitizer_flags:
+    config.available_features.add("sanitizers")
 config.substitutions.append(("%amp_src", config.amp_src_root))
 
 # Captured names must not leak between functions.

@@ -2,6 +2,7 @@
 
 #include "Runtime.h"
 #include "Cuda.h"
+#include <unistd.h>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -56,6 +57,8 @@ const char *amprt::dtypeName(amprt_dtype dtype) {
     return "i64";
   case AMPRT_I1:
     return "i1";
+  case AMPRT_DTYPE_MAX_ENUM:
+    break;
   }
   return "unknown";
 }
@@ -74,6 +77,15 @@ bool amprt::isFloat(amprt_dtype dtype) {
          dtype == AMPRT_F64;
 }
 
+static size_t hostMemoryBytes() {
+  static const size_t bytes = [] {
+    long pages = sysconf(_SC_PHYS_PAGES), pageSize = sysconf(_SC_PAGE_SIZE);
+    return pages > 0 && pageSize > 0 ? (size_t)pages * (size_t)pageSize
+                                     : SIZE_MAX;
+  }();
+  return bytes;
+}
+
 void *amprt::allocate(amprt_context *ctx, size_t bytes, size_t *blockBytes) {
   size_t size = roundSize(bytes);
   *blockBytes = size;
@@ -85,7 +97,9 @@ void *amprt::allocate(amprt_context *ctx, size_t bytes, size_t *blockBytes) {
     ctx->cachedBytes -= size;
   } else if (ctx->device == AMPRT_DEVICE_CUDA) {
     data = cuda::deviceAlloc(ctx, size);
-  } else {
+  } else if (size <= hostMemoryBytes()) {
+    // Larger requests fail here rather than in the allocator, where an
+    // overcommitting kernel or a sanitizer's allocator would not return null.
     data = std::aligned_alloc(64, size);
   }
   if (!data)
@@ -193,6 +207,8 @@ const char *amprt_status_string(amprt_status status) {
     return "unsupported";
   case AMPRT_ERROR_INDEX:
     return "index out of range";
+  case AMPRT_STATUS_MAX_ENUM:
+    break;
   }
   return "unknown status";
 }
@@ -298,6 +314,8 @@ size_t amprt_dtype_size(amprt_dtype dtype) {
     return 8;
   case AMPRT_I1:
     return 1;
+  case AMPRT_DTYPE_MAX_ENUM:
+    break;
   }
   return 0;
 }

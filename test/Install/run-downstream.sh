@@ -3,12 +3,17 @@
 # it with find_package(AMP CONFIG), runs it and checks its output.
 set -euo pipefail
 build=$1
+# The compiler and sanitizer flags of amp's build: a sanitized amp needs a
+# downstream built with the same sanitizers.
+cxx=${2:-c++}
+sanitizer_flags=${3:-}
 source_dir=$(cd "$(dirname "$0")" && pwd)
 work=$build/install-test
 rm -rf "$work"
 cmake --install "$build" --prefix "$work/prefix" > /dev/null
 cmake -G Ninja -S "$source_dir/downstream" -B "$work/build" \
   -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$work/prefix" \
+  -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_CXX_FLAGS="$sanitizer_flags" \
   -DMLIR_DIR=/usr/lib/llvm-22/lib/cmake/mlir > "$work/configure.log"
 ninja -C "$work/build" > "$work/build.log"
 "$work/build/downstream" > "$work/out.txt"

@@ -1,5 +1,7 @@
 // Stock mlir-opt runs amp's passes through the plugin (plugin passes are
 // reached through --pass-pipeline).
+// A sanitized plugin cannot load into the packaged, unsanitized mlir-opt.
+// UNSUPPORTED: sanitizers
 // RUN: mlir-opt --load-dialect-plugin=%amp_lib/AMPPlugin.so --load-pass-plugin=%amp_lib/AMPPlugin.so %s --pass-pipeline='builtin.module(amp-pipeline)' | FileCheck %s
 
 // CHECK-LABEL: func.func @step

@@ -142,6 +142,8 @@ public:
       case AMPRT_I1:
         *p = values[i] != 0;
         break;
+      case AMPRT_DTYPE_MAX_ENUM:
+        ADD_FAILURE() << "not a dtype";
       }
     }
     ASSERT_EQ(amprt_tensor_write(t, bytes.data(), bytes.size()), AMPRT_OK)
@@ -192,6 +194,8 @@ public:
       case AMPRT_I1:
         out[i] = *p;
         break;
+      case AMPRT_DTYPE_MAX_ENUM:
+        ADD_FAILURE() << "not a dtype";
       }
     }
     return out;

@@ -27,7 +27,8 @@ typedef enum amprt_status {
   AMPRT_ERROR_OUT_OF_MEMORY = 4,
   AMPRT_ERROR_DEVICE = 5,           /* no such device, or a device failure */
   AMPRT_ERROR_UNSUPPORTED = 6,      /* valid, but not on this backend */
-  AMPRT_ERROR_INDEX = 7             /* an index or label out of range */
+  AMPRT_ERROR_INDEX = 7,            /* an index or label out of range */
+  AMPRT_STATUS_MAX_ENUM = 0x7FFFFFFF
 } amprt_status;
 
 typedef enum amprt_dtype {
@@ -37,13 +38,27 @@ typedef enum amprt_dtype {
   AMPRT_F64 = 3,
   AMPRT_I32 = 4,
   AMPRT_I64 = 5,
-  AMPRT_I1 = 6 /* one byte per element, 0 or 1 */
+  AMPRT_I1 = 6, /* one byte per element, 0 or 1 */
+  AMPRT_DTYPE_MAX_ENUM = 0x7FFFFFFF
 } amprt_dtype;
 
-typedef enum amprt_device { AMPRT_DEVICE_CPU = 0, AMPRT_DEVICE_CUDA = 1 } amprt_device;
-typedef enum amprt_layout { AMPRT_NHWC = 0, AMPRT_NCHW = 1 } amprt_layout;
+/* Each enum ends in a *_MAX_ENUM member (as Vulkan's do) so that any int32
+ * value a caller passes is a valid value of the type: the entry points then
+ * reject unknown values with AMPRT_ERROR_INVALID_ARGUMENT instead of the
+ * program having undefined behaviour on loading them. */
+typedef enum amprt_device {
+  AMPRT_DEVICE_CPU = 0,
+  AMPRT_DEVICE_CUDA = 1,
+  AMPRT_DEVICE_MAX_ENUM = 0x7FFFFFFF
+} amprt_device;
+typedef enum amprt_layout {
+  AMPRT_NHWC = 0,
+  AMPRT_NCHW = 1,
+  AMPRT_LAYOUT_MAX_ENUM = 0x7FFFFFFF
+} amprt_layout;
 typedef enum amprt_predicate {
-  AMPRT_EQ = 0, AMPRT_NE, AMPRT_LT, AMPRT_LE, AMPRT_GT, AMPRT_GE
+  AMPRT_EQ = 0, AMPRT_NE, AMPRT_LT, AMPRT_LE, AMPRT_GT, AMPRT_GE,
+  AMPRT_PREDICATE_MAX_ENUM = 0x7FFFFFFF
 } amprt_predicate;
 
 typedef struct amprt_context amprt_context;
