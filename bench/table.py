@@ -1,0 +1,160 @@
+#!/usr/bin/env python3
+"""amp's benchmark table: one Markdown table holding
+
+  - the AMP pass on generated graphs of N ops beside --canonicalize;
+  - per example model, the amp.cast ops the pass inserts beside the minimum
+    any placement needs: the number of distinct (value, type) pairs where a
+    value crosses a colour boundary, counted on the pass's own output by
+    tracing every operand back through casts to the value it started as;
+  - per model, peak activation and peak step memory f16 vs f32 (amp-run's
+    report, same batch and seed);
+  - per model and precision, the median CPU step time (first steps dropped);
+  - GPU rows when a CUDA device and backend are present, else one row that
+    says why not.
+
+Usage: table.py BUILD_DIR [OPS...]   (default OPS: 10000 100000 1000000)
+"""
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+
+build = sys.argv[1]
+sizes = sys.argv[2:] or ["10000", "100000", "1000000"]
+root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+examples = os.path.join(root, "python-bindings-free-examples")
+bin_dir = os.path.join(build, "bin")
+STEPS, WARMUP = 20, 5
+MODELS = [("mlp_adam", "mlp_adam.mlir", 1e-3), ("cnn", "cnn.mlir", 0.01),
+          ("transformer_block", "transformer_block.mlir", 0.05)]
+
+rows = []  # (benchmark, case, amp, baseline, ratio, unit/notes)
+
+
+def run(cmd, **kw):
+    return subprocess.run(cmd, check=True, capture_output=True, text=True, **kw)
+
+
+def pass_rows():
+    out = run([os.path.join(bin_dir, "amp-pass-bench")] + sizes).stdout
+    for line in out.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) == 6 and cells[0].isdigit():
+            ops, amp_ms, _, canon_ms, _, ratio = cells
+            rows.append(("pass time", f"{int(ops):,} ops", f"{amp_ms} ms",
+                         f"{canon_ms} ms (canonicalize)", ratio, ""))
+
+
+ASSIGN = re.compile(r'^\s*(%[\w#:]+)\s*=\s*"([\w.]+)"\((.*?)\)')
+TYPES = re.compile(r':\s*\((.*?)\)\s*->\s*(.*)$')
+
+
+def split_types(text):
+    """Top-level comma split of a type list (tensor<...> holds no commas)."""
+    return [t.strip() for t in text.split(",") if t.strip()]
+
+
+def cast_rows(model, example):
+    """Casts the pass inserts vs distinct (value, type) boundary crossings."""
+    with tempfile.TemporaryDirectory() as tmp:
+        report = os.path.join(tmp, "r.json")
+        ir = run([os.path.join(bin_dir, "amp-opt"), os.path.join(examples, example),
+                  "--tg-autodiff",
+                  f"--amp-auto-mixed-precision=precision=f16 report={report}",
+                  "--mlir-print-op-generic"]).stdout
+        inserted = json.load(open(report))["totals"]["casts_inserted"]
+    source = {}  # cast result -> cast operand
+    uses = []    # (operand name, operand type) of every non-cast op
+    casts = 0
+    for line in ir.splitlines():
+        m = ASSIGN.match(line)
+        t = TYPES.search(line)
+        if not m or not t:
+            # Ops without results (func.return) still use values.
+            r = re.match(r'^\s*"([\w.]+)"\((.*?)\)', line)
+            if r and t:
+                names = [n.strip() for n in r.group(2).split(",") if n.strip()]
+                uses += list(zip(names, split_types(t.group(1))))
+            continue
+        name, op, operands = m.group(1).split(":")[0], m.group(2), m.group(3)
+        names = [n.strip() for n in operands.split(",") if n.strip()]
+        types = split_types(t.group(1))
+        if op == "amp.cast":
+            casts += 1
+            source[name] = names[0]
+        else:
+            uses += list(zip(names, types))
+    boundaries = set()
+    for name, type_ in uses:
+        if name not in source:
+            continue
+        root_value = name
+        while root_value in source:
+            root_value = source[root_value]
+        boundaries.add((root_value, type_))
+    ratio = f"{casts / len(boundaries):.2f}" if boundaries else "-"
+    rows.append(("casts (f16)", model, f"{casts} casts ({inserted} by the pass)",
+                 f"{len(boundaries)} boundaries", ratio, "1.00 = no wasted cast"))
+
+
+def amp_run(example, precision, lr):
+    with tempfile.TemporaryDirectory() as tmp:
+        report = os.path.join(tmp, "r.json")
+        run([os.path.join(bin_dir, "amp-run"), os.path.join(examples, example),
+             f"--precision={precision}", f"--steps={STEPS}", f"--lr={lr}",
+             f"--report={report}", "--log-every=1000000"])
+        r = json.load(open(report))
+    times = [s["time_ms"] for s in r["per_step"][WARMUP:]]
+    return r, statistics.median(times)
+
+
+def model_rows(model, example, lr):
+    r32, t32 = amp_run(example, "f32", lr)
+    r16, t16 = amp_run(example, "f16", lr)
+    for key, label in (("peak_activation_bytes", "peak activations"),
+                       ("peak_step_bytes", "peak step memory")):
+        a, b = r16[key], r32[key]
+        rows.append((label, model, f"{a / 2**20:.2f} MiB (f16)",
+                     f"{b / 2**20:.2f} MiB (f32)", f"{a / b:.2f}", ""))
+    rows.append(("CPU step time", model, f"{t16:.1f} ms (f16)",
+                 f"{t32:.1f} ms (f32)", f"{t16 / t32:.2f}",
+                 "no f16 arithmetic on this CPU"))
+
+
+def gpu_rows():
+    probe = subprocess.run([os.path.join(bin_dir, "amp-run"),
+                            os.path.join(examples, "mlp_adam.mlir"),
+                            "--device=cuda", "--steps=1"],
+                           capture_output=True, text=True)
+    if probe.returncode != 0:
+        why = probe.stderr.strip().splitlines()[-1] if probe.stderr.strip() else "no device"
+        rows.append(("GPU", "all models", "-", "-", "-", why.replace("|", "/")))
+        return
+    for model, example, lr in MODELS:
+        for precision in ("f32", "f16"):
+            with tempfile.TemporaryDirectory() as tmp:
+                report = os.path.join(tmp, "r.json")
+                run([os.path.join(bin_dir, "amp-run"), os.path.join(examples, example),
+                     "--device=cuda", f"--precision={precision}",
+                     f"--steps={STEPS}", f"--lr={lr}", f"--report={report}",
+                     "--log-every=1000000"])
+                r = json.load(open(report))
+            t = statistics.median(s["time_ms"] for s in r["per_step"][WARMUP:])
+            rows.append(("GPU step time", model, f"{t:.2f} ms ({precision})",
+                         "-", "-", ""))
+
+
+pass_rows()
+for model, example, lr in MODELS:
+    cast_rows(model, example)
+for model, example, lr in MODELS:
+    model_rows(model, example, lr)
+gpu_rows()
+
+print("| benchmark | case | amp | baseline | amp / baseline | note |")
+print("|---|---|---:|---:|---:|---|")
+for row in rows:
+    print("| " + " | ".join(row) + " |")
