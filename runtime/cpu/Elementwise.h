@@ -4,8 +4,69 @@
 #define AMPRT_CPU_ELEMENTWISE_H
 
 #include "../common/Runtime.h"
+#include "../common/amprt_math.h"
+#include <type_traits>
 
 namespace amprt::cpu {
+
+/// Calls `f(std::integral_constant<Unary, K>())` for the run-time `kind`, so
+/// that a loop written inside `f` sees a constant op: the switch in
+/// applyUnary folds away and the loop vectorises instead of branching on
+/// every element (gcc's -O2 does not unswitch loops).
+template <typename F> void withUnary(Unary kind, F &&f) {
+  switch (kind) {
+#define AMPRT_UNARY_CASE(K)                                                    \
+  case Unary::K:                                                               \
+    return f(std::integral_constant<Unary, Unary::K>());
+    AMPRT_UNARY_CASE(Neg)
+    AMPRT_UNARY_CASE(Abs)
+    AMPRT_UNARY_CASE(Exp)
+    AMPRT_UNARY_CASE(Log)
+    AMPRT_UNARY_CASE(Sqrt)
+    AMPRT_UNARY_CASE(Rsqrt)
+    AMPRT_UNARY_CASE(Square)
+    AMPRT_UNARY_CASE(Reciprocal)
+    AMPRT_UNARY_CASE(Tanh)
+    AMPRT_UNARY_CASE(Sigmoid)
+    AMPRT_UNARY_CASE(Relu)
+    AMPRT_UNARY_CASE(Gelu)
+    AMPRT_UNARY_CASE(Erf)
+    AMPRT_UNARY_CASE(LeakyRelu)
+#undef AMPRT_UNARY_CASE
+  }
+}
+
+/// withUnary for binary ops.
+template <typename F> void withBinary(Binary kind, F &&f) {
+  switch (kind) {
+#define AMPRT_BINARY_CASE(K)                                                   \
+  case Binary::K:                                                              \
+    return f(std::integral_constant<Binary, Binary::K>());
+    AMPRT_BINARY_CASE(Add)
+    AMPRT_BINARY_CASE(Sub)
+    AMPRT_BINARY_CASE(Mul)
+    AMPRT_BINARY_CASE(Div)
+    AMPRT_BINARY_CASE(Pow)
+    AMPRT_BINARY_CASE(Maximum)
+    AMPRT_BINARY_CASE(Minimum)
+#undef AMPRT_BINARY_CASE
+  }
+}
+
+/// withUnary for activation gradients.
+template <typename F> void withActivationGrad(ActivationGrad kind, F &&f) {
+  switch (kind) {
+#define AMPRT_ACT_GRAD_CASE(K)                                                 \
+  case ActivationGrad::K:                                                      \
+    return f(std::integral_constant<ActivationGrad, ActivationGrad::K>());
+    AMPRT_ACT_GRAD_CASE(Relu)
+    AMPRT_ACT_GRAD_CASE(Gelu)
+    AMPRT_ACT_GRAD_CASE(Tanh)
+    AMPRT_ACT_GRAD_CASE(Sigmoid)
+    AMPRT_ACT_GRAD_CASE(LeakyRelu)
+#undef AMPRT_ACT_GRAD_CASE
+  }
+}
 
 /// Maps linear indices of an output to offsets into a broadcast input:
 /// stride 0 along expanded dimensions.

@@ -32,9 +32,11 @@ amprt_status unary(const char *op, amprt_context *ctx, const amprt_tensor *x,
     using C = typename Compute<T>::type;
     const T *in = static_cast<const T *>(x->data);
     T *out = static_cast<T *>(y->data);
-    parallelFor(x->numel, kGrain, [&](int64_t b, int64_t e) {
-      for (int64_t i = b; i < e; ++i)
-        store(out, i, applyUnary<C>(kind, load(in, i), (C)alpha));
+    withUnary(kind, [&](auto op) {
+      parallelFor(x->numel, kGrain, [&](int64_t b, int64_t e) {
+        for (int64_t i = b; i < e; ++i)
+          store(out, i, applyUnary<C>(op.value, load(in, i), (C)alpha));
+      });
     });
   });
   return ok();
@@ -93,10 +95,11 @@ amprt_status binary(const char *op, amprt_context *ctx, const amprt_tensor *a,
     auto run = [&](auto tag) {
       using T = decltype(tag);
       T *out = static_cast<T *>(c->data);
-      broadcast2<T>(a, b, c, [&](int64_t i, const T *pa, int64_t ia,
-                                 const T *pb, int64_t ib) {
-        out[i] = IntOps<T>::apply(kind, pa[ia], pb[ib]);
-      });
+      broadcast2<T>(
+          a, b, c,
+          [&](int64_t i, const T *pa, int64_t ia, const T *pb, int64_t ib) {
+            out[i] = IntOps<T>::apply(kind, pa[ia], pb[ib]);
+          });
     };
     if (a->dtype == AMPRT_I32)
       run(int32_t());
@@ -108,9 +111,29 @@ amprt_status binary(const char *op, amprt_context *ctx, const amprt_tensor *a,
   AMPRT_FLOAT_DISPATCH(a->dtype, T, {
     using C = typename Compute<T>::type;
     T *out = static_cast<T *>(c->data);
-    broadcast2<T>(a, b, c, [&](int64_t i, const T *pa, int64_t ia, const T *pb,
-                               int64_t ib) {
-      store(out, i, applyBinary<C>(kind, load(pa, ia), load(pb, ib)));
+    const T *pa = static_cast<const T *>(a->data);
+    const T *pb = static_cast<const T *>(b->data);
+    withBinary(kind, [&](auto op) {
+      // Same shapes, or a scalar right operand: no per-element index math.
+      if (a->numel == c->numel && b->numel == c->numel) {
+        parallelFor(c->numel, kGrain, [&](int64_t begin, int64_t end) {
+          for (int64_t i = begin; i < end; ++i)
+            store(out, i, applyBinary<C>(op.value, load(pa, i), load(pb, i)));
+        });
+      } else if (a->numel == c->numel && b->numel == 1) {
+        C rhs = load(pb, 0);
+        parallelFor(c->numel, kGrain, [&](int64_t begin, int64_t end) {
+          for (int64_t i = begin; i < end; ++i)
+            store(out, i, applyBinary<C>(op.value, load(pa, i), rhs));
+        });
+      } else {
+        broadcast2<T>(
+            a, b, c,
+            [&](int64_t i, const T *xa, int64_t ia, const T *xb, int64_t ib) {
+              store(out, i,
+                    applyBinary<C>(op.value, load(xa, ia), load(xb, ib)));
+            });
+      }
     });
   });
   return ok();
@@ -134,10 +157,13 @@ amprt_status activationGrad(const char *op, amprt_context *ctx,
     const T *g = static_cast<const T *>(dy->data);
     const T *s = static_cast<const T *>(v->data);
     T *out = static_cast<T *>(dx->data);
-    parallelFor(dy->numel, kGrain, [&](int64_t b, int64_t e) {
-      for (int64_t i = b; i < e; ++i)
-        store(out, i,
-              applyActivationGrad<C>(kind, load(g, i), load(s, i), (C)alpha));
+    withActivationGrad(kind, [&](auto op) {
+      parallelFor(dy->numel, kGrain, [&](int64_t b, int64_t e) {
+        for (int64_t i = b; i < e; ++i)
+          store(out, i,
+                applyActivationGrad<C>(op.value, load(g, i), load(s, i),
+                                       (C)alpha));
+      });
     });
   });
   return ok();
@@ -168,8 +194,7 @@ amprt_status scaleLike(const char *op, amprt_context *ctx,
       U *out = static_cast<U *>(y->data);
       parallelFor(x->numel, kGrain, [&](int64_t b, int64_t e) {
         for (int64_t i = b; i < e; ++i)
-          store(out, i,
-                (typename Compute<U>::type)(load(in, i) * factor));
+          store(out, i, (typename Compute<U>::type)(load(in, i) * factor));
       });
     });
   });
@@ -242,10 +267,11 @@ amprt_status amprt_compare(amprt_context *ctx, amprt_predicate predicate,
   if (a->dtype == AMPRT_I32 || a->dtype == AMPRT_I64) {
     auto run = [&](auto tag) {
       using T = decltype(tag);
-      broadcast2<T>(a, b, c, [&](int64_t i, const T *pa, int64_t ia,
-                                 const T *pb, int64_t ib) {
-        out[i] = applyCompare<T>(kind, pa[ia], pb[ib]);
-      });
+      broadcast2<T>(
+          a, b, c,
+          [&](int64_t i, const T *pa, int64_t ia, const T *pb, int64_t ib) {
+            out[i] = applyCompare<T>(kind, pa[ia], pb[ib]);
+          });
     };
     if (a->dtype == AMPRT_I32)
       run(int32_t());
@@ -256,10 +282,11 @@ amprt_status amprt_compare(amprt_context *ctx, amprt_predicate predicate,
   AMPRT_CHECK(checkFloat(op, "a", a));
   AMPRT_FLOAT_DISPATCH(a->dtype, T, {
     using C = typename Compute<T>::type;
-    broadcast2<T>(a, b, c, [&](int64_t i, const T *pa, int64_t ia, const T *pb,
-                               int64_t ib) {
-      out[i] = applyCompare<C>(kind, load(pa, ia), load(pb, ib));
-    });
+    broadcast2<T>(
+        a, b, c,
+        [&](int64_t i, const T *pa, int64_t ia, const T *pb, int64_t ib) {
+          out[i] = applyCompare<C>(kind, load(pa, ia), load(pb, ib));
+        });
   });
   return ok();
 }
@@ -279,12 +306,13 @@ amprt_status amprt_select(amprt_context *ctx, const amprt_tensor *cond,
   Shape ab, shape;
   if (!broadcastShapes(a->shape, b->shape, ab) ||
       !broadcastShapes(cond->shape, ab, shape))
-    return fail(AMPRT_ERROR_SHAPE, "%s: cond %s, a %s and b %s do not "
-                "broadcast", op, shapeString(cond->shape).c_str(),
+    return fail(AMPRT_ERROR_SHAPE,
+                "%s: cond %s, a %s and b %s do not "
+                "broadcast",
+                op, shapeString(cond->shape).c_str(),
                 shapeString(a->shape).c_str(), shapeString(b->shape).c_str());
   AMPRT_CHECK(checkShape(op, "c", c, shape));
-  BroadcastMap mc(cond->shape, shape), ma(a->shape, shape),
-      mb(b->shape, shape);
+  BroadcastMap mc(cond->shape, shape), ma(a->shape, shape), mb(b->shape, shape);
   size_t element = amprt_dtype_size(a->dtype);
   const uint8_t *pc = static_cast<const uint8_t *>(cond->data);
   const char *pa = static_cast<const char *>(a->data);

@@ -30,17 +30,16 @@ const UnaryCase kUnary[] = {
     {"square", amprt_square, [](double x) { return x * x; }, -2, 2},
     {"reciprocal", amprt_reciprocal, [](double x) { return 1 / x; }, 0.5, 4},
     {"tanh", amprt_tanh, [](double x) { return std::tanh(x); }, -3, 3},
-    {"sigmoid", amprt_sigmoid,
-     [](double x) { return 1 / (1 + std::exp(-x)); }, -4, 4},
+    {"sigmoid", amprt_sigmoid, [](double x) { return 1 / (1 + std::exp(-x)); },
+     -4, 4},
     {"relu", amprt_relu, [](double x) { return x > 0 ? x : 0.0; }, -2, 2},
     {"gelu", amprt_gelu,
-     [](double x) { return 0.5 * x * (1 + std::erf(x / std::sqrt(2.0))); },
-     -3, 3},
+     [](double x) { return 0.5 * x * (1 + std::erf(x / std::sqrt(2.0))); }, -3,
+     3},
     {"erf", amprt_erf, [](double x) { return std::erf(x); }, -2, 2},
 };
 
-const amprt_dtype kFloatTypes[] = {AMPRT_F32, AMPRT_F16, AMPRT_BF16,
-                                   AMPRT_F64};
+const amprt_dtype kFloatTypes[] = {AMPRT_F32, AMPRT_F16, AMPRT_BF16, AMPRT_F64};
 
 TEST(RuntimeElementwise, UnaryOpsMatchReferences) {
   Runtime rt;
@@ -115,8 +114,10 @@ TEST(RuntimeElementwise, BinaryOpsBroadcast) {
       {"div", amprt_div, [](double a, double b) { return a / b; }},
       {"pow", amprt_pow,
        [](double a, double b) { return std::pow(std::fabs(a), b); }},
-      {"maximum", amprt_maximum, [](double a, double b) { return std::max(a, b); }},
-      {"minimum", amprt_minimum, [](double a, double b) { return std::min(a, b); }},
+      {"maximum", amprt_maximum,
+       [](double a, double b) { return std::max(a, b); }},
+      {"minimum", amprt_minimum,
+       [](double a, double b) { return std::min(a, b); }},
   };
   // [4, 1, 6] with [5, 1]: every broadcasting rule at once.
   Shape sa{4, 1, 6}, sb{5, 1}, sc{4, 5, 6};
@@ -133,6 +134,26 @@ TEST(RuntimeElementwise, BinaryOpsBroadcast) {
             want.push_back(c.ref(ra[i * 6 + k], rb[j]));
       expectNear(rt.read(out), want, tolerance(dtype) * 2, c.name);
     }
+  // The kernels' fast paths: equal shapes, a scalar right operand, and a
+  // scalar left one (which takes the general path).
+  struct Shapes {
+    Shape a, b;
+  } fast[] = {{{3, 7}, {3, 7}}, {{3, 7}, {}}, {{}, {3, 7}}, {{21}, {1, 21}}};
+  for (const Shapes &shapes : fast)
+    for (const Case &c : cases)
+      for (amprt_dtype dtype : kFloatTypes) {
+        int64_t na = shapes.a.empty() ? 1 : 21, nb = shapes.b.empty() ? 1 : 21;
+        Tensor a = rt.make(dtype, shapes.a, randomValues(na, 7, 0.5, 2));
+        Tensor b = rt.make(dtype, shapes.b, randomValues(nb, 8, 0.5, 2));
+        Shape outShape =
+            shapes.a.size() >= shapes.b.size() ? shapes.a : shapes.b;
+        Tensor out = rt.make(dtype, outShape);
+        ASSERT_EQ(c.fn(rt.ctx, a, b, out), AMPRT_OK) << amprt_last_error();
+        std::vector<double> ra = rt.read(a), rb = rt.read(b), want;
+        for (int64_t i = 0; i < 21; ++i)
+          want.push_back(c.ref(ra[na == 1 ? 0 : i], rb[nb == 1 ? 0 : i]));
+        expectNear(rt.read(out), want, tolerance(dtype) * 2, c.name);
+      }
 }
 
 TEST(RuntimeElementwise, IntegerArithmeticForCounters) {
@@ -168,11 +189,10 @@ TEST(RuntimeElementwise, CompareSelectIsFinite) {
 
 TEST(RuntimeElementwise, CastsRoundToNearestEven) {
   Runtime rt;
-  std::vector<double> values = {1.0,        1.00048828125, 1.000732421875,
-                                65504,      65519,         65520,
-                                -1e6,       5.9604645e-8,  2.98e-8,
-                                6.1035156e-5, 0.0,         -0.0,
-                                NAN,        INFINITY,      3.14159265};
+  std::vector<double> values = {
+      1.0,  1.00048828125, 1.000732421875, 65504,        65519, 65520,
+      -1e6, 5.9604645e-8,  2.98e-8,        6.1035156e-5, 0.0,   -0.0,
+      NAN,  INFINITY,      3.14159265};
   Tensor x = rt.make(AMPRT_F32, {15}, values);
   Tensor h = rt.make(AMPRT_F16, {15}), b = rt.make(AMPRT_BF16, {15});
   ASSERT_EQ(amprt_cast(rt.ctx, x, h), AMPRT_OK);
