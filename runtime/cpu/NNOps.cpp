@@ -7,8 +7,11 @@
 
 #include "../common/amprt_math.h"
 #include "Common.h"
+#include <algorithm>
 #include <cmath>
 #include <limits>
+#include <type_traits>
+#include <vector>
 
 using namespace amprt;
 using namespace amprt::cpu;
@@ -22,8 +25,7 @@ amprt_status channelDim(const char *op, const amprt_tensor *x,
                 (int)layout);
   if (x->shape.size() < 2)
     return fail(AMPRT_ERROR_SHAPE, "%s: input must have rank >= 2", op);
-  dim = (layout == AMPRT_NCHW && x->shape.size() > 2) ? 1
-                                                       : x->shape.size() - 1;
+  dim = (layout == AMPRT_NCHW && x->shape.size() > 2) ? 1 : x->shape.size() - 1;
   return AMPRT_OK;
 }
 
@@ -64,8 +66,8 @@ amprt_status poolGeometry(const char *op, const Shape &x, const Shape &y,
   };
   p.oh = count(p.h, p.kh, p.sh, padding[0], padding[1]);
   p.ow = count(p.w, p.kw, p.sw, padding[2], padding[3]);
-  Shape expected = p.nchw ? Shape{p.n, p.c, p.oh, p.ow}
-                          : Shape{p.n, p.oh, p.ow, p.c};
+  Shape expected =
+      p.nchw ? Shape{p.n, p.c, p.oh, p.ow} : Shape{p.n, p.oh, p.ow, p.c};
   if (p.oh < 1 || p.ow < 1 || y != expected)
     return fail(AMPRT_ERROR_SHAPE, "%s: the pooled shape must be %s, got %s",
                 op, shapeString(expected).c_str(), shapeString(y).c_str());
@@ -109,6 +111,45 @@ void storeAll(amprt_tensor *dx, const std::vector<double> &acc) {
   });
 }
 
+/// NHWC pooling, one output row per task: each window position adds a
+/// whole channel vector at once (contiguous, vectorisable), with the bounds
+/// checked per position rather than per element. Max accumulates in the
+/// compute type (exact); avg in double like the general path.
+template <typename T, bool IsMax>
+void poolRowsNHWC(const Pool &p, const T *xs, T *ys) {
+  using C = typename Compute<T>::type;
+  using Acc = std::conditional_t<IsMax, C, double>;
+  parallelFor(p.n * p.oh, 1, [&](int64_t begin, int64_t end) {
+    std::vector<Acc> acc(p.c);
+    for (int64_t row = begin; row < end; ++row) {
+      int64_t n = row / p.oh, oy = row % p.oh;
+      for (int64_t ox = 0; ox < p.ow; ++ox) {
+        std::fill(acc.begin(), acc.end(),
+                  IsMax ? -std::numeric_limits<Acc>::infinity() : Acc(0));
+        int64_t y0 = oy * p.sh - p.pt, x0 = ox * p.sw - p.pl;
+        for (int64_t iy = std::max<int64_t>(y0, 0),
+                     ey = std::min(y0 + p.kh, p.h);
+             iy < ey; ++iy)
+          for (int64_t ix = std::max<int64_t>(x0, 0),
+                       ex = std::min(x0 + p.kw, p.w);
+               ix < ex; ++ix) {
+            const T *in = xs + ((n * p.h + iy) * p.w + ix) * p.c;
+            for (int64_t c = 0; c < p.c; ++c) {
+              Acc v = (Acc)load(in, c);
+              if constexpr (IsMax)
+                acc[c] = (v != v || v > acc[c]) ? v : acc[c];
+              else
+                acc[c] += v;
+            }
+          }
+        T *out = ys + ((n * p.oh + oy) * p.ow + ox) * p.c;
+        for (int64_t c = 0; c < p.c; ++c)
+          store(out, c, IsMax ? (C)acc[c] : (C)(acc[c] / double(p.kh * p.kw)));
+      }
+    }
+  });
+}
+
 amprt_status pool(const char *op, bool isMax, amprt_context *ctx,
                   const amprt_tensor *x, const int64_t *window,
                   const int64_t *strides, const int64_t *padding,
@@ -121,6 +162,17 @@ amprt_status pool(const char *op, bool isMax, amprt_context *ctx,
   Pool p;
   AMPRT_CHECK(poolGeometry(op, x->shape, y->shape, window, strides, padding,
                            layout, p));
+  if (!p.nchw) {
+    AMPRT_FLOAT_DISPATCH(x->dtype, T, {
+      if (isMax)
+        poolRowsNHWC<T, true>(p, static_cast<const T *>(x->data),
+                              static_cast<T *>(y->data));
+      else
+        poolRowsNHWC<T, false>(p, static_cast<const T *>(x->data),
+                               static_cast<T *>(y->data));
+    });
+    return ok();
+  }
   AMPRT_FLOAT_DISPATCH(x->dtype, T, {
     const T *xs = static_cast<const T *>(x->data);
     T *ys = static_cast<T *>(y->data);
@@ -139,9 +191,9 @@ amprt_status pool(const char *op, bool isMax, amprt_context *ctx,
           else
             acc += v;
         }
-      store(ys, out,
-            (typename Compute<T>::type)(isMax ? acc
-                                              : acc / double(p.kh * p.kw)));
+      store(
+          ys, out,
+          (typename Compute<T>::type)(isMax ? acc : acc / double(p.kh * p.kw)));
     });
   });
   return ok();
@@ -157,8 +209,7 @@ amprt_status normStatsCheck(const char *op, const amprt_tensor *t,
 /// Softmax-family rows: the axis split of a tensor.
 amprt_status softmaxCheck(const char *op, amprt_context *ctx,
                           const amprt_tensor *a, const amprt_tensor *b,
-                          const amprt_tensor *out, int64_t axis,
-                          Split &s) {
+                          const amprt_tensor *out, int64_t axis, Split &s) {
   AMPRT_CHECK(requireCpu(op, ctx));
   AMPRT_CHECK(checkTensor(op, "input", a, ctx));
   AMPRT_CHECK(checkTensor(op, "output", out, ctx));
@@ -172,8 +223,8 @@ amprt_status softmaxCheck(const char *op, amprt_context *ctx,
   AMPRT_CHECK(checkShape(op, "output", out, a->shape));
   int64_t dim;
   if (a->shape.empty() || !normalizeAxis(axis, a->shape.size(), dim))
-    return fail(AMPRT_ERROR_INVALID_ARGUMENT, "%s: axis %lld out of range",
-                op, (long long)axis);
+    return fail(AMPRT_ERROR_INVALID_ARGUMENT, "%s: axis %lld out of range", op,
+                (long long)axis);
   s = split(a->shape, dim);
   return AMPRT_OK;
 }
@@ -322,12 +373,11 @@ amprt_status amprt_avg_pool2d(amprt_context *ctx, const amprt_tensor *x,
 }
 
 amprt_status amprt_max_pool2d_grad(amprt_context *ctx, const amprt_tensor *dy,
-                                   const amprt_tensor *x,
-                                   const amprt_tensor *y,
+                                   const amprt_tensor *x, const amprt_tensor *y,
                                    const int64_t *window,
                                    const int64_t *strides,
-                                   const int64_t *padding,
-                                   amprt_layout layout, amprt_tensor *dx) {
+                                   const int64_t *padding, amprt_layout layout,
+                                   amprt_tensor *dx) {
   const char *op = "amprt_max_pool2d_grad";
   AMPRT_CHECK(requireCpu(op, ctx));
   AMPRT_CHECK(checkTensor(op, "dy", dy, ctx));
@@ -343,28 +393,67 @@ amprt_status amprt_max_pool2d_grad(amprt_context *ctx, const amprt_tensor *dy,
   AMPRT_CHECK(poolGeometry(op, x->shape, dy->shape, window, strides, padding,
                            layout, p));
   std::vector<double> acc(x->numel, 0.0);
+  if (!p.nchw) {
+    // NHWC: a channel vector per window position, as in poolRowsNHWC; one
+    // image per task, since windows of one image may overlap.
+    AMPRT_FLOAT_DISPATCH(x->dtype, T, {
+      const T *xs = static_cast<const T *>(x->data);
+      const T *ys = static_cast<const T *>(y->data);
+      const T *dys = static_cast<const T *>(dy->data);
+      parallelFor(p.n, 1, [&](int64_t begin, int64_t end) {
+        std::vector<char> found(p.c);
+        for (int64_t n = begin; n < end; ++n)
+          for (int64_t oy = 0; oy < p.oh; ++oy)
+            for (int64_t ox = 0; ox < p.ow; ++ox) {
+              int64_t out = ((n * p.oh + oy) * p.ow + ox) * p.c;
+              std::fill(found.begin(), found.end(), 0);
+              int64_t y0 = oy * p.sh - p.pt, x0 = ox * p.sw - p.pl;
+              for (int64_t iy = std::max<int64_t>(y0, 0),
+                           ey = std::min(y0 + p.kh, p.h);
+                   iy < ey; ++iy)
+                for (int64_t ix = std::max<int64_t>(x0, 0),
+                             ex = std::min(x0 + p.kw, p.w);
+                     ix < ex; ++ix) {
+                  int64_t in = ((n * p.h + iy) * p.w + ix) * p.c;
+                  for (int64_t c = 0; c < p.c; ++c) {
+                    if (found[c])
+                      continue;
+                    double v = load(xs, in + c), target = load(ys, out + c);
+                    // The first maximum of the window takes the gradient.
+                    if (v == target || (target != target && v != v)) {
+                      acc[in + c] += load(dys, out + c);
+                      found[c] = 1;
+                    }
+                  }
+                }
+            }
+      });
+    });
+    storeAll(dx, acc);
+    return ok();
+  }
   // Each (n, c) plane is written by one thread only.
   AMPRT_FLOAT_DISPATCH(x->dtype, T, {
     const T *xs = static_cast<const T *>(x->data);
     const T *ys = static_cast<const T *>(y->data);
     const T *dys = static_cast<const T *>(dy->data);
-    forEachWindow(p, [&](int64_t out, int64_t n, int64_t c, int64_t y0,
-                         int64_t x0) {
-      double target = load(ys, out);
-      for (int64_t ky = 0; ky < p.kh; ++ky)
-        for (int64_t kx = 0; kx < p.kw; ++kx) {
-          int64_t iy = y0 + ky, ix = x0 + kx;
-          if (iy < 0 || iy >= p.h || ix < 0 || ix >= p.w)
-            continue;
-          int64_t in = p.at(n, iy, ix, c, p.h, p.w);
-          double v = load(xs, in);
-          // The first maximum of the window takes the gradient.
-          if (v == target || (target != target && v != v)) {
-            acc[in] += load(dys, out);
-            return;
-          }
-        }
-    });
+    forEachWindow(
+        p, [&](int64_t out, int64_t n, int64_t c, int64_t y0, int64_t x0) {
+          double target = load(ys, out);
+          for (int64_t ky = 0; ky < p.kh; ++ky)
+            for (int64_t kx = 0; kx < p.kw; ++kx) {
+              int64_t iy = y0 + ky, ix = x0 + kx;
+              if (iy < 0 || iy >= p.h || ix < 0 || ix >= p.w)
+                continue;
+              int64_t in = p.at(n, iy, ix, c, p.h, p.w);
+              double v = load(xs, in);
+              // The first maximum of the window takes the gradient.
+              if (v == target || (target != target && v != v)) {
+                acc[in] += load(dys, out);
+                return;
+              }
+            }
+        });
   });
   storeAll(dx, acc);
   return ok();
@@ -373,8 +462,8 @@ amprt_status amprt_max_pool2d_grad(amprt_context *ctx, const amprt_tensor *dy,
 amprt_status amprt_avg_pool2d_grad(amprt_context *ctx, const amprt_tensor *dy,
                                    const int64_t *window,
                                    const int64_t *strides,
-                                   const int64_t *padding,
-                                   amprt_layout layout, amprt_tensor *dx) {
+                                   const int64_t *padding, amprt_layout layout,
+                                   amprt_tensor *dx) {
   const char *op = "amprt_avg_pool2d_grad";
   AMPRT_CHECK(requireCpu(op, ctx));
   AMPRT_CHECK(checkTensor(op, "dy", dy, ctx));
@@ -386,16 +475,16 @@ amprt_status amprt_avg_pool2d_grad(amprt_context *ctx, const amprt_tensor *dy,
                            layout, p));
   std::vector<double> acc(dx->numel, 0.0);
   double share = 1.0 / double(p.kh * p.kw);
-  forEachWindow(p, [&](int64_t out, int64_t n, int64_t c, int64_t y0,
-                       int64_t x0) {
-    double g = get(dy, out) * share;
-    for (int64_t ky = 0; ky < p.kh; ++ky)
-      for (int64_t kx = 0; kx < p.kw; ++kx) {
-        int64_t iy = y0 + ky, ix = x0 + kx;
-        if (iy >= 0 && iy < p.h && ix >= 0 && ix < p.w)
-          acc[p.at(n, iy, ix, c, p.h, p.w)] += g;
-      }
-  });
+  forEachWindow(p,
+                [&](int64_t out, int64_t n, int64_t c, int64_t y0, int64_t x0) {
+                  double g = get(dy, out) * share;
+                  for (int64_t ky = 0; ky < p.kh; ++ky)
+                    for (int64_t kx = 0; kx < p.kw; ++kx) {
+                      int64_t iy = y0 + ky, ix = x0 + kx;
+                      if (iy >= 0 && iy < p.h && ix >= 0 && ix < p.w)
+                        acc[p.at(n, iy, ix, c, p.h, p.w)] += g;
+                    }
+                });
   storeAll(dx, acc);
   return ok();
 }
@@ -407,8 +496,10 @@ amprt_status amprt_batch_norm(amprt_context *ctx, const amprt_tensor *x,
                               amprt_tensor *mean, amprt_tensor *inv_std) {
   const char *op = "amprt_batch_norm";
   AMPRT_CHECK(requireCpu(op, ctx));
-  for (auto [t, name] : {std::pair{x, "x"}, {scale, "scale"},
-                         {offset, "offset"}, {(const amprt_tensor *)y, "y"},
+  for (auto [t, name] : {std::pair{x, "x"},
+                         {scale, "scale"},
+                         {offset, "offset"},
+                         {(const amprt_tensor *)y, "y"},
                          {(const amprt_tensor *)mean, "mean"},
                          {(const amprt_tensor *)inv_std, "inv_std"}})
     AMPRT_CHECK(checkTensor(op, name, t, ctx));
@@ -418,7 +509,8 @@ amprt_status amprt_batch_norm(amprt_context *ctx, const amprt_tensor *x,
   int64_t dim;
   AMPRT_CHECK(channelDim(op, x, layout, dim));
   Shape c{x->shape[dim]};
-  for (auto [t, name] : {std::pair{scale, "scale"}, {offset, "offset"},
+  for (auto [t, name] : {std::pair{scale, "scale"},
+                         {offset, "offset"},
                          {(const amprt_tensor *)mean, "mean"},
                          {(const amprt_tensor *)inv_std, "inv_std"}})
     AMPRT_CHECK(normStatsCheck(op, t, name, x->dtype, c));
@@ -429,8 +521,7 @@ amprt_status amprt_batch_norm(amprt_context *ctx, const amprt_tensor *x,
   // Statistics in double, visiting memory in order (channels-last data
   // strided per channel was 14% of the CNN step); each channel still sums
   // its elements in (outer, inner) order.
-  std::vector<double> sum(s.axis, 0.0), sq(s.axis, 0.0), mu(s.axis),
-      is(s.axis);
+  std::vector<double> sum(s.axis, 0.0), sq(s.axis, 0.0), mu(s.axis), is(s.axis);
   AMPRT_FLOAT_DISPATCH(x->dtype, T, {
     const T *xs = static_cast<const T *>(x->data);
     forEachInOrder(s, [&](int64_t c, int64_t k) { sum[c] += load(xs, k); });
@@ -458,29 +549,35 @@ amprt_status amprt_batch_norm(amprt_context *ctx, const amprt_tensor *x,
   return ok();
 }
 
-amprt_status amprt_batch_norm_grad(
-    amprt_context *ctx, const amprt_tensor *dy, const amprt_tensor *x,
-    const amprt_tensor *scale, const amprt_tensor *mean,
-    const amprt_tensor *inv_std, amprt_layout layout, amprt_tensor *dx,
-    amprt_tensor *dscale, amprt_tensor *doffset) {
+amprt_status
+amprt_batch_norm_grad(amprt_context *ctx, const amprt_tensor *dy,
+                      const amprt_tensor *x, const amprt_tensor *scale,
+                      const amprt_tensor *mean, const amprt_tensor *inv_std,
+                      amprt_layout layout, amprt_tensor *dx,
+                      amprt_tensor *dscale, amprt_tensor *doffset) {
   const char *op = "amprt_batch_norm_grad";
   AMPRT_CHECK(requireCpu(op, ctx));
-  for (auto [t, name] :
-       {std::pair{dy, "dy"}, {x, "x"}, {scale, "scale"}, {mean, "mean"},
-        {inv_std, "inv_std"}, {(const amprt_tensor *)dx, "dx"},
-        {(const amprt_tensor *)dscale, "dscale"},
-        {(const amprt_tensor *)doffset, "doffset"}})
+  for (auto [t, name] : {std::pair{dy, "dy"},
+                         {x, "x"},
+                         {scale, "scale"},
+                         {mean, "mean"},
+                         {inv_std, "inv_std"},
+                         {(const amprt_tensor *)dx, "dx"},
+                         {(const amprt_tensor *)dscale, "dscale"},
+                         {(const amprt_tensor *)doffset, "doffset"}})
     AMPRT_CHECK(checkTensor(op, name, t, ctx));
   AMPRT_CHECK(checkFloat(op, "x", x));
   int64_t dim;
   AMPRT_CHECK(channelDim(op, x, layout, dim));
   Shape c{x->shape[dim]};
-  for (auto [t, name] :
-       {std::pair{scale, "scale"}, {mean, "mean"}, {inv_std, "inv_std"},
-        {(const amprt_tensor *)dscale, "dscale"},
-        {(const amprt_tensor *)doffset, "doffset"}})
+  for (auto [t, name] : {std::pair{scale, "scale"},
+                         {mean, "mean"},
+                         {inv_std, "inv_std"},
+                         {(const amprt_tensor *)dscale, "dscale"},
+                         {(const amprt_tensor *)doffset, "doffset"}})
     AMPRT_CHECK(normStatsCheck(op, t, name, x->dtype, c));
-  for (auto [t, name] : {std::pair{dy, "dy"}, {(const amprt_tensor *)dx, "dx"}}) {
+  for (auto [t, name] :
+       {std::pair{dy, "dy"}, {(const amprt_tensor *)dx, "dx"}}) {
     AMPRT_CHECK(checkSameDtype(op, name, t, x->dtype));
     AMPRT_CHECK(checkShape(op, name, t, x->shape));
   }
@@ -524,15 +621,19 @@ amprt_status amprt_layer_norm(amprt_context *ctx, const amprt_tensor *x,
                               amprt_tensor *inv_std) {
   const char *op = "amprt_layer_norm";
   AMPRT_CHECK(requireCpu(op, ctx));
-  for (auto [t, name] : {std::pair{x, "x"}, {gamma, "gamma"}, {beta, "beta"},
+  for (auto [t, name] : {std::pair{x, "x"},
+                         {gamma, "gamma"},
+                         {beta, "beta"},
                          {(const amprt_tensor *)y, "y"},
                          {(const amprt_tensor *)mean, "mean"},
                          {(const amprt_tensor *)inv_std, "inv_std"}})
     AMPRT_CHECK(checkTensor(op, name, t, ctx));
   AMPRT_CHECK(checkFloat(op, "x", x));
   if (x->shape.empty() || !(epsilon >= 0))
-    return fail(AMPRT_ERROR_SHAPE, "%s: x must have rank >= 1 and epsilon "
-                ">= 0", op);
+    return fail(AMPRT_ERROR_SHAPE,
+                "%s: x must have rank >= 1 and epsilon "
+                ">= 0",
+                op);
   int64_t d = x->shape.back(), rows = x->numel / d;
   Shape rowShape(x->shape.begin(), x->shape.end() - 1);
   AMPRT_CHECK(normStatsCheck(op, gamma, "gamma", x->dtype, {d}));
@@ -562,18 +663,23 @@ amprt_status amprt_layer_norm(amprt_context *ctx, const amprt_tensor *x,
   return ok();
 }
 
-amprt_status amprt_layer_norm_grad(
-    amprt_context *ctx, const amprt_tensor *dy, const amprt_tensor *x,
-    const amprt_tensor *gamma, const amprt_tensor *mean,
-    const amprt_tensor *inv_std, amprt_tensor *dx, amprt_tensor *dgamma,
-    amprt_tensor *dbeta) {
+amprt_status amprt_layer_norm_grad(amprt_context *ctx, const amprt_tensor *dy,
+                                   const amprt_tensor *x,
+                                   const amprt_tensor *gamma,
+                                   const amprt_tensor *mean,
+                                   const amprt_tensor *inv_std,
+                                   amprt_tensor *dx, amprt_tensor *dgamma,
+                                   amprt_tensor *dbeta) {
   const char *op = "amprt_layer_norm_grad";
   AMPRT_CHECK(requireCpu(op, ctx));
-  for (auto [t, name] :
-       {std::pair{dy, "dy"}, {x, "x"}, {gamma, "gamma"}, {mean, "mean"},
-        {inv_std, "inv_std"}, {(const amprt_tensor *)dx, "dx"},
-        {(const amprt_tensor *)dgamma, "dgamma"},
-        {(const amprt_tensor *)dbeta, "dbeta"}})
+  for (auto [t, name] : {std::pair{dy, "dy"},
+                         {x, "x"},
+                         {gamma, "gamma"},
+                         {mean, "mean"},
+                         {inv_std, "inv_std"},
+                         {(const amprt_tensor *)dx, "dx"},
+                         {(const amprt_tensor *)dgamma, "dgamma"},
+                         {(const amprt_tensor *)dbeta, "dbeta"}})
     AMPRT_CHECK(checkTensor(op, name, t, ctx));
   AMPRT_CHECK(checkFloat(op, "x", x));
   if (x->shape.empty())
@@ -585,7 +691,8 @@ amprt_status amprt_layer_norm_grad(
   AMPRT_CHECK(normStatsCheck(op, dbeta, "dbeta", x->dtype, {d}));
   AMPRT_CHECK(normStatsCheck(op, mean, "mean", x->dtype, rowShape));
   AMPRT_CHECK(normStatsCheck(op, inv_std, "inv_std", x->dtype, rowShape));
-  for (auto [t, name] : {std::pair{dy, "dy"}, {(const amprt_tensor *)dx, "dx"}}) {
+  for (auto [t, name] :
+       {std::pair{dy, "dy"}, {(const amprt_tensor *)dx, "dx"}}) {
     AMPRT_CHECK(checkSameDtype(op, name, t, x->dtype));
     AMPRT_CHECK(checkShape(op, name, t, x->shape));
   }
@@ -658,13 +765,11 @@ amprt_status amprt_softmax_grad(amprt_context *ctx, const amprt_tensor *dy,
   return ok();
 }
 
-amprt_status amprt_log_softmax_grad(amprt_context *ctx,
-                                    const amprt_tensor *dy,
+amprt_status amprt_log_softmax_grad(amprt_context *ctx, const amprt_tensor *dy,
                                     const amprt_tensor *y, int64_t axis,
                                     amprt_tensor *dx) {
   Split s;
-  AMPRT_CHECK(
-      softmaxCheck("amprt_log_softmax_grad", ctx, dy, y, dx, axis, s));
+  AMPRT_CHECK(softmaxCheck("amprt_log_softmax_grad", ctx, dy, y, dx, axis, s));
   forEachRow(s, [&](int64_t first, int64_t step) {
     double sum = 0;
     for (int64_t j = 0; j < s.axis; ++j)

@@ -71,13 +71,13 @@ TEST(RuntimeNN, PoolingForwardAndGrads) {
   auto xv = randomValues(numel(xs), 3);
   Tensor x = rt.make(AMPRT_F64, xs, xv);
   Tensor ymax = rt.make(AMPRT_F64, ys), yavg = rt.make(AMPRT_F64, ys);
-  ASSERT_EQ(amprt_max_pool2d(rt.ctx, x, window, strides, padding, AMPRT_NHWC,
-                             ymax),
-            AMPRT_OK)
+  ASSERT_EQ(
+      amprt_max_pool2d(rt.ctx, x, window, strides, padding, AMPRT_NHWC, ymax),
+      AMPRT_OK)
       << amprt_last_error();
-  ASSERT_EQ(amprt_avg_pool2d(rt.ctx, x, window, strides, padding, AMPRT_NHWC,
-                             yavg),
-            AMPRT_OK);
+  ASSERT_EQ(
+      amprt_avg_pool2d(rt.ctx, x, window, strides, padding, AMPRT_NHWC, yavg),
+      AMPRT_OK);
   // Direct reference for both.
   std::vector<double> wantMax(numel(ys)), wantAvg(numel(ys));
   for (int n = 0; n < 2; ++n)
@@ -100,11 +100,48 @@ TEST(RuntimeNN, PoolingForwardAndGrads) {
         }
   expectNear(rt.read(ymax), wantMax, 1e-12, "max_pool2d");
   expectNear(rt.read(yavg), wantAvg, 1e-12, "avg_pool2d");
+  // The same windows in the storage types and in NCHW (the general path).
+  for (amprt_dtype dtype : {AMPRT_F32, AMPRT_F16, AMPRT_BF16})
+    for (amprt_layout layout : {AMPRT_NHWC, AMPRT_NCHW}) {
+      bool nchw = layout == AMPRT_NCHW;
+      auto toLayout = [&](const std::vector<double> &v, int64_t h, int64_t w) {
+        if (!nchw)
+          return v;
+        std::vector<double> out(v.size());
+        for (int64_t n = 0; n < 2; ++n)
+          for (int64_t i = 0; i < h * w; ++i)
+            for (int64_t c = 0; c < 3; ++c)
+              out[(n * 3 + c) * h * w + i] = v[(n * h * w + i) * 3 + c];
+        return out;
+      };
+      Shape xl = nchw ? Shape{2, 3, 5, 6} : xs,
+            yl = nchw ? Shape{2, 3, 3, 3} : ys;
+      Tensor xt = rt.make(dtype, xl, toLayout(rt.read(x), 5, 6));
+      // The reference from the stored (rounded) inputs, in f64.
+      Tensor x64 = rt.make(AMPRT_F64, xl, rt.read(xt));
+      Tensor mt = rt.make(dtype, yl), at = rt.make(dtype, yl);
+      Tensor m64 = rt.make(AMPRT_F64, yl), a64 = rt.make(AMPRT_F64, yl);
+      ASSERT_EQ(
+          amprt_max_pool2d(rt.ctx, xt, window, strides, padding, layout, mt),
+          AMPRT_OK);
+      ASSERT_EQ(
+          amprt_avg_pool2d(rt.ctx, xt, window, strides, padding, layout, at),
+          AMPRT_OK);
+      ASSERT_EQ(
+          amprt_max_pool2d(rt.ctx, x64, window, strides, padding, layout, m64),
+          AMPRT_OK);
+      ASSERT_EQ(
+          amprt_avg_pool2d(rt.ctx, x64, window, strides, padding, layout, a64),
+          AMPRT_OK);
+      expectNear(rt.read(mt), rt.read(m64), 0, "max_pool2d storage types");
+      expectNear(rt.read(at), rt.read(a64), tolerance(dtype),
+                 "avg_pool2d storage types");
+    }
 
   auto r = randomValues(numel(ys), 4);
   Tensor dy = rt.make(AMPRT_F64, ys, r), dx = rt.make(AMPRT_F64, xs);
-  ASSERT_EQ(amprt_max_pool2d_grad(rt.ctx, dy, x, ymax, window, strides,
-                                  padding, AMPRT_NHWC, dx),
+  ASSERT_EQ(amprt_max_pool2d_grad(rt.ctx, dy, x, ymax, window, strides, padding,
+                                  AMPRT_NHWC, dx),
             AMPRT_OK)
       << amprt_last_error();
   Forward maxPool = [&](const std::vector<double> &v) {
@@ -173,9 +210,9 @@ TEST(RuntimeNN, BatchNormForwardAndGrad) {
   Tensor xh = rt.make(AMPRT_F16, xs, xv), s32 = rt.make(AMPRT_F32, {5}, sv),
          o32 = rt.make(AMPRT_F32, {5}, ov), yh = rt.make(AMPRT_F16, xs),
          m32 = rt.make(AMPRT_F32, {5}), i32 = rt.make(AMPRT_F32, {5});
-  ASSERT_EQ(amprt_batch_norm(rt.ctx, xh, s32, o32, 1e-5, AMPRT_NHWC, yh, m32,
-                             i32),
-            AMPRT_OK);
+  ASSERT_EQ(
+      amprt_batch_norm(rt.ctx, xh, s32, o32, 1e-5, AMPRT_NHWC, yh, m32, i32),
+      AMPRT_OK);
   expectNear(rt.read(yh), ry, 2e-2, "batch_norm f16");
 }
 
@@ -270,8 +307,8 @@ TEST(RuntimeNN, SoftmaxFamilyAndCrossEntropy) {
     return rt.read(out);
   };
   fdCheck(ce, logits, dl, rt.read(dz), "softmax_cross_entropy_grad");
-  Tensor soft = rt.make(AMPRT_F64, {4, 3}, {0.2, 0.3, 0.5, 1, 0, 0, 0, 1, 0,
-                                            0.1, 0.1, 0.8});
+  Tensor soft = rt.make(AMPRT_F64, {4, 3},
+                        {0.2, 0.3, 0.5, 1, 0, 0, 0, 1, 0, 0.1, 0.1, 0.8});
   ASSERT_EQ(amprt_softmax_cross_entropy_grad(rt.ctx, dloss, z, soft, dz),
             AMPRT_OK);
   Forward ceSoft = [&](const std::vector<double> &v) {
