@@ -392,21 +392,31 @@ amprt_status amprt_max_pool2d_grad(amprt_context *ctx, const amprt_tensor *dy,
   Pool p;
   AMPRT_CHECK(poolGeometry(op, x->shape, dy->shape, window, strides, padding,
                            layout, p));
-  std::vector<double> acc(x->numel, 0.0);
   if (!p.nchw) {
     // NHWC: a channel vector per window position, as in poolRowsNHWC; one
-    // image per task, since windows of one image may overlap.
+    // image per task (windows of one image may overlap), summed in the
+    // compute type in an image-sized buffer, then stored once.
     AMPRT_FLOAT_DISPATCH(x->dtype, T, {
+      using C = typename Compute<T>::type;
       const T *xs = static_cast<const T *>(x->data);
       const T *ys = static_cast<const T *>(y->data);
       const T *dys = static_cast<const T *>(dy->data);
+      T *dxs = static_cast<T *>(dx->data);
+      int64_t image = p.h * p.w * p.c;
       parallelFor(p.n, 1, [&](int64_t begin, int64_t end) {
+        std::vector<C> acc(image), target(p.c), grad(p.c);
         std::vector<char> found(p.c);
-        for (int64_t n = begin; n < end; ++n)
+        for (int64_t n = begin; n < end; ++n) {
+          std::fill(acc.begin(), acc.end(), C(0));
+          const T *xn = xs + n * image;
           for (int64_t oy = 0; oy < p.oh; ++oy)
             for (int64_t ox = 0; ox < p.ow; ++ox) {
               int64_t out = ((n * p.oh + oy) * p.ow + ox) * p.c;
-              std::fill(found.begin(), found.end(), 0);
+              for (int64_t c = 0; c < p.c; ++c) {
+                target[c] = load(ys, out + c);
+                grad[c] = load(dys, out + c);
+                found[c] = 0;
+              }
               int64_t y0 = oy * p.sh - p.pt, x0 = ox * p.sw - p.pl;
               for (int64_t iy = std::max<int64_t>(y0, 0),
                            ey = std::min(y0 + p.kh, p.h);
@@ -414,24 +424,25 @@ amprt_status amprt_max_pool2d_grad(amprt_context *ctx, const amprt_tensor *dy,
                 for (int64_t ix = std::max<int64_t>(x0, 0),
                              ex = std::min(x0 + p.kw, p.w);
                      ix < ex; ++ix) {
-                  int64_t in = ((n * p.h + iy) * p.w + ix) * p.c;
+                  int64_t in = (iy * p.w + ix) * p.c;
                   for (int64_t c = 0; c < p.c; ++c) {
-                    if (found[c])
-                      continue;
-                    double v = load(xs, in + c), target = load(ys, out + c);
+                    C v = load(xn, in + c), t = target[c];
                     // The first maximum of the window takes the gradient.
-                    if (v == target || (target != target && v != v)) {
-                      acc[in + c] += load(dys, out + c);
-                      found[c] = 1;
-                    }
+                    bool hit = !found[c] && (v == t || (t != t && v != v));
+                    acc[in + c] += hit ? grad[c] : C(0);
+                    found[c] |= hit;
                   }
                 }
             }
+          T *dxn = dxs + n * image;
+          for (int64_t i = 0; i < image; ++i)
+            store(dxn, i, acc[i]);
+        }
       });
     });
-    storeAll(dx, acc);
     return ok();
   }
+  std::vector<double> acc(x->numel, 0.0);
   // Each (n, c) plane is written by one thread only.
   AMPRT_FLOAT_DISPATCH(x->dtype, T, {
     const T *xs = static_cast<const T *>(x->data);
