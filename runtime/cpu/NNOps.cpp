@@ -344,15 +344,26 @@ amprt_status amprt_bias_add_grad(amprt_context *ctx, const amprt_tensor *dy,
   AMPRT_CHECK(channelDim(op, dy, layout, dim));
   AMPRT_CHECK(checkShape(op, "db", db, {dy->shape[dim]}));
   Split s = split(dy->shape, dim);
-  parallelFor(s.axis, 1, [&](int64_t begin, int64_t end) {
-    for (int64_t c = begin; c < end; ++c) {
-      double sum = 0;
-      for (int64_t o = 0; o < s.outer; ++o)
-        for (int64_t i = 0; i < s.inner; ++i)
-          sum += get(dy, (o * s.axis + c) * s.inner + i);
-      set(db, c, sum);
+  // One typed pass in memory order (a channel-by-channel walk re-reads the
+  // whole tensor per channel); each channel still sums in (outer, inner)
+  // order, in double, so the result does not depend on the thread count.
+  std::vector<double> sums(s.axis, 0.0);
+  AMPRT_FLOAT_DISPATCH(dy->dtype, T, {
+    const T *g = static_cast<const T *>(dy->data);
+    if (s.inner == 1) {
+      for (int64_t o = 0; o < s.outer; ++o) {
+        const T *row = g + o * s.axis;
+        for (int64_t c = 0; c < s.axis; ++c)
+          sums[c] += (double)load(row, c);
+      }
+    } else {
+      forEachInOrder(s, [&](int64_t c, int64_t k) {
+        sums[c] += (double)load(g, k);
+      });
     }
   });
+  for (int64_t c = 0; c < s.axis; ++c)
+    set(db, c, sums[c]);
   return ok();
 }
 
