@@ -2,6 +2,7 @@
 
 #include "Common.h"
 #include "Elementwise.h"
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -46,11 +47,40 @@ amprt_status reduce(const char *op, Reduce kind, amprt_context *ctx,
     return fail(AMPRT_ERROR_SHAPE, "%s: y must be %s or %s, got %s", op,
                 shapeString(removed).c_str(), shapeString(kept).c_str(),
                 shapeString(y->shape).c_str());
-  double init = kind == Reduce::Max ? -std::numeric_limits<double>::infinity()
-                                    : 0.0;
+  double init =
+      kind == Reduce::Max ? -std::numeric_limits<double>::infinity() : 0.0;
   std::vector<double> acc(y->numel, init);
+  auto add = [&](double &a, double v) {
+    if (kind == Reduce::Max)
+      a = (v != v || v > a) ? v : a;
+    else
+      a += v;
+  };
+  // Reducing leading or trailing dimensions (bias and row sums) walks x in
+  // memory order with typed loads, the same order per output as below.
+  int64_t numReduced = std::count(reduced.begin(), reduced.end(), true);
+  int64_t lead = 0, trail = 0;
+  while (lead < rank && reduced[lead])
+    ++lead;
+  while (trail < rank && reduced[rank - 1 - trail])
+    ++trail;
+  if (numReduced == lead || numReduced == trail) {
+    bool leading = numReduced == lead;
+    int64_t outer = leading ? count : y->numel;
+    int64_t inner = leading ? y->numel : count;
+    AMPRT_FLOAT_DISPATCH(x->dtype, T, {
+      const T *xs = static_cast<const T *>(x->data);
+      for (int64_t o = 0; o < outer; ++o)
+        for (int64_t i = 0; i < inner; ++i)
+          add(acc[leading ? i : o], (double)load(xs, o * inner + i));
+    });
+    for (int64_t i = 0; i < y->numel; ++i)
+      set(y, i, kind == Reduce::Mean ? acc[i] / double(count) : acc[i]);
+    return ok();
+  }
   // The output index of x's element i: its position in `kept`.
-  std::vector<int64_t> xStrides = stridesOf(x->shape), kStrides = stridesOf(kept);
+  std::vector<int64_t> xStrides = stridesOf(x->shape),
+                       kStrides = stridesOf(kept);
   for (int64_t i = 0; i < x->numel; ++i) {
     int64_t out = 0, rest = i;
     for (int64_t d = 0; d < rank; ++d) {
@@ -70,8 +100,8 @@ amprt_status reduce(const char *op, Reduce kind, amprt_context *ctx,
   return ok();
 }
 
-amprt_status sameType(const char *op, amprt_context *ctx,
-                      const amprt_tensor *x, const amprt_tensor *y) {
+amprt_status sameType(const char *op, amprt_context *ctx, const amprt_tensor *x,
+                      const amprt_tensor *y) {
   AMPRT_CHECK(requireCpu(op, ctx));
   AMPRT_CHECK(checkTensor(op, "x", x, ctx));
   AMPRT_CHECK(checkTensor(op, "y", y, ctx));
@@ -103,8 +133,10 @@ amprt_status amprt_reshape(amprt_context *ctx, const amprt_tensor *x,
   const char *op = "amprt_reshape";
   AMPRT_CHECK(sameType(op, ctx, x, y));
   if (x->numel != y->numel)
-    return fail(AMPRT_ERROR_SHAPE, "%s: %s and %s hold different element "
-                "counts", op, shapeString(x->shape).c_str(),
+    return fail(AMPRT_ERROR_SHAPE,
+                "%s: %s and %s hold different element "
+                "counts",
+                op, shapeString(x->shape).c_str(),
                 shapeString(y->shape).c_str());
   std::memcpy(y->data, x->data, x->bytes);
   return ok();
@@ -122,10 +154,37 @@ amprt_status amprt_broadcast_to(amprt_context *ctx, const amprt_tensor *x,
   size_t e = amprt_dtype_size(x->dtype);
   const char *in = static_cast<const char *>(x->data);
   char *out = static_cast<char *>(y->data);
-  parallelFor(y->numel, 1 << 14, [&](int64_t b, int64_t end) {
-    for (int64_t i = b; i < end; ++i)
-      std::memcpy(out + i * e, in + map(i) * e, e);
-  });
+  // x's shape right-aligned to y's rank.
+  int64_t rank = y->shape.size();
+  Shape xs(rank, 1);
+  std::copy(x->shape.begin(), x->shape.end(), xs.end() - x->shape.size());
+  // Trailing dimensions x already has are copied as whole blocks...
+  int64_t block = 1, d = rank - 1;
+  for (; d >= 0 && xs[d] == y->shape[d]; --d)
+    block *= y->shape[d];
+  if (block > 1 || d < 0) {
+    int64_t blocks = y->numel / block;
+    parallelFor(blocks, std::max<int64_t>(1, (1 << 14) / block),
+                [&](int64_t b, int64_t end) {
+                  for (int64_t i = b; i < end; ++i)
+                    std::memcpy(out + i * block * e, in + map(i * block) * e,
+                                block * e);
+                });
+    return ok();
+  }
+  // ...and trailing dimensions it broadcasts are runs of one element.
+  int64_t run = 1;
+  for (; d >= 0 && xs[d] == 1; --d)
+    run *= y->shape[d];
+  parallelFor(y->numel / run, std::max<int64_t>(1, (1 << 14) / run),
+              [&](int64_t b, int64_t end) {
+                for (int64_t i = b; i < end; ++i) {
+                  const char *src = in + map(i * run) * e;
+                  char *dst = out + i * run * e;
+                  for (int64_t k = 0; k < run; ++k)
+                    std::memcpy(dst + k * e, src, e);
+                }
+              });
   return ok();
 }
 
@@ -140,8 +199,10 @@ amprt_status amprt_transpose(amprt_context *ctx, const amprt_tensor *x,
   Shape out(rank);
   for (int64_t d = 0; d < rank; ++d) {
     if (perm[d] < 0 || perm[d] >= rank || seen[perm[d]])
-      return fail(AMPRT_ERROR_INVALID_ARGUMENT, "%s: perm is not a "
-                  "permutation of %lld dimensions", op, (long long)rank);
+      return fail(AMPRT_ERROR_INVALID_ARGUMENT,
+                  "%s: perm is not a "
+                  "permutation of %lld dimensions",
+                  op, (long long)rank);
     seen[perm[d]] = true;
     out[d] = x->shape[perm[d]];
   }
@@ -178,17 +239,21 @@ amprt_status amprt_concat(amprt_context *ctx, const amprt_tensor *const *xs,
     AMPRT_CHECK(checkTensor(op, "operand", xs[i], ctx));
     AMPRT_CHECK(checkSameDtype(op, "operand", xs[i], y->dtype));
     Shape expected = y->shape;
-    expected[dim] = xs[i]->shape.size() == (size_t)rank ? xs[i]->shape[dim] : -1;
+    expected[dim] =
+        xs[i]->shape.size() == (size_t)rank ? xs[i]->shape[dim] : -1;
     if (xs[i]->shape != expected)
-      return fail(AMPRT_ERROR_SHAPE, "%s: operand %d (%s) does not fit %s "
-                  "along axis %lld", op, i, shapeString(xs[i]->shape).c_str(),
+      return fail(AMPRT_ERROR_SHAPE,
+                  "%s: operand %d (%s) does not fit %s "
+                  "along axis %lld",
+                  op, i, shapeString(xs[i]->shape).c_str(),
                   shapeString(y->shape).c_str(), (long long)dim);
     total += xs[i]->shape[dim];
   }
   if (total != y->shape[dim])
-    return fail(AMPRT_ERROR_SHAPE, "%s: operands add up to %lld along the "
-                "axis, y has %lld", op, (long long)total,
-                (long long)y->shape[dim]);
+    return fail(AMPRT_ERROR_SHAPE,
+                "%s: operands add up to %lld along the "
+                "axis, y has %lld",
+                op, (long long)total, (long long)y->shape[dim]);
   Split s = split(y->shape, dim);
   size_t e = amprt_dtype_size(y->dtype);
   char *out = static_cast<char *>(y->data);
@@ -211,14 +276,18 @@ amprt_status amprt_slice(amprt_context *ctx, const amprt_tensor *x,
   AMPRT_CHECK(sameType(op, ctx, x, y));
   int64_t rank = x->shape.size();
   if (y->shape.size() != (size_t)rank || (rank && !offsets))
-    return fail(AMPRT_ERROR_SHAPE, "%s: y must have x's rank and offsets "
-                "are required", op);
+    return fail(AMPRT_ERROR_SHAPE,
+                "%s: y must have x's rank and offsets "
+                "are required",
+                op);
   for (int64_t d = 0; d < rank; ++d) {
     int64_t stride = strides ? strides[d] : 1;
     if (offsets[d] < 0 || stride < 1 ||
         offsets[d] + (y->shape[d] - 1) * stride >= x->shape[d])
-      return fail(AMPRT_ERROR_SHAPE, "%s: the window of dimension %lld "
-                  "leaves the input", op, (long long)d);
+      return fail(AMPRT_ERROR_SHAPE,
+                  "%s: the window of dimension %lld "
+                  "leaves the input",
+                  op, (long long)d);
   }
   std::vector<int64_t> xs = stridesOf(x->shape), ys = stridesOf(y->shape);
   size_t e = amprt_dtype_size(x->dtype);
@@ -243,13 +312,14 @@ amprt_status amprt_pad(amprt_context *ctx, const amprt_tensor *x,
   AMPRT_CHECK(sameType(op, ctx, x, y));
   int64_t rank = x->shape.size();
   if (rank && (!low || !high))
-    return fail(AMPRT_ERROR_INVALID_ARGUMENT, "%s: low and high are "
-                "required", op);
+    return fail(AMPRT_ERROR_INVALID_ARGUMENT,
+                "%s: low and high are "
+                "required",
+                op);
   Shape out(rank);
   for (int64_t d = 0; d < rank; ++d) {
     if (low[d] < 0 || high[d] < 0)
-      return fail(AMPRT_ERROR_INVALID_ARGUMENT, "%s: padding must be >= 0",
-                  op);
+      return fail(AMPRT_ERROR_INVALID_ARGUMENT, "%s: padding must be >= 0", op);
     out[d] = x->shape[d] + low[d] + high[d];
   }
   AMPRT_CHECK(checkShape(op, "y", y, out));

@@ -1,6 +1,7 @@
 //===- ShapeAndStateTest.cpp - Shape ops, optimizers and loss scaling -----===//
 
 #include "RuntimeTestUtils.h"
+#include <algorithm>
 
 using namespace amprt_test;
 
@@ -31,6 +32,33 @@ TEST(RuntimeShape, Reductions) {
   int64_t every[] = {0, 1, 2};
   ASSERT_EQ(amprt_reduce_sum(rt.ctx, x, every, 3, all), AMPRT_OK);
   EXPECT_NEAR(rt.read(all)[0], ws[0] + ws[1] + ws[2], 1e-5);
+  // Leading and trailing reductions take the kernel's memory-order path.
+  std::vector<std::vector<int64_t>> dimSets = {{0}, {0, 1}, {2}, {1, 2}};
+  for (const std::vector<int64_t> &ds : dimSets) {
+    Shape keptShape;
+    Shape full{2, 3, 4};
+    for (int64_t d = 0; d < 3; ++d)
+      if (std::find(ds.begin(), ds.end(), d) == ds.end())
+        keptShape.push_back(full[d]);
+    int64_t outN = 1;
+    for (int64_t dim : keptShape)
+      outN *= dim;
+    std::vector<double> wantSum(outN, 0), wantMax(outN, -INFINITY);
+    for (int64_t i = 0; i < 24; ++i) {
+      int64_t idx[3] = {i / 12, (i / 4) % 3, i % 4}, out = 0;
+      for (int64_t d = 0; d < 3; ++d)
+        if (std::find(ds.begin(), ds.end(), d) == ds.end())
+          out = out * full[d] + idx[d];
+      wantSum[out] += rx[i];
+      wantMax[out] = std::max(wantMax[out], rx[i]);
+    }
+    Tensor s2 = rt.make(AMPRT_F32, keptShape),
+           m2 = rt.make(AMPRT_F32, keptShape);
+    ASSERT_EQ(amprt_reduce_sum(rt.ctx, x, ds.data(), ds.size(), s2), AMPRT_OK);
+    ASSERT_EQ(amprt_reduce_max(rt.ctx, x, ds.data(), ds.size(), m2), AMPRT_OK);
+    expectNear(rt.read(s2), wantSum, 1e-5, "reduce_sum leading/trailing");
+    expectNear(rt.read(m2), wantMax, 0, "reduce_max leading/trailing");
+  }
 }
 
 TEST(RuntimeShape, MovementOps) {
@@ -49,9 +77,43 @@ TEST(RuntimeShape, MovementOps) {
   ASSERT_EQ(amprt_reshape(rt.ctx, x, r), AMPRT_OK);
   EXPECT_EQ(rt.read(r), v);
   // broadcast_to
-  Tensor row = rt.make(AMPRT_F32, {3}, {7, 8, 9}), b = rt.make(AMPRT_F32, {2, 3});
+  Tensor row = rt.make(AMPRT_F32, {3}, {7, 8, 9}),
+         b = rt.make(AMPRT_F32, {2, 3});
   ASSERT_EQ(amprt_broadcast_to(rt.ctx, row, b), AMPRT_OK);
   EXPECT_EQ(rt.read(b), (std::vector<double>{7, 8, 9, 7, 8, 9}));
+  // Every kernel path: whole trailing blocks, runs of one element, both,
+  // and a plain copy; 2- and 8-byte elements.
+  struct Broadcast {
+    Shape from, to;
+  } broadcasts[] = {
+      {{2, 1}, {2, 3}}, {{2, 1, 3}, {2, 4, 3}}, {{1}, {5}},
+      {{2, 3}, {2, 3}}, {{3, 1, 1}, {3, 2, 2}}, {{1, 3, 1}, {2, 3, 2}}};
+  for (const Broadcast &bc : broadcasts)
+    for (amprt_dtype dtype : {AMPRT_F16, AMPRT_F64}) {
+      int64_t n = 1, m = 1;
+      for (int64_t dim : bc.from)
+        n *= dim;
+      for (int64_t dim : bc.to)
+        m *= dim;
+      std::vector<double> src(n);
+      for (int64_t i = 0; i < n; ++i)
+        src[i] = i + 1;
+      Tensor from = rt.make(dtype, bc.from, src), to = rt.make(dtype, bc.to);
+      ASSERT_EQ(amprt_broadcast_to(rt.ctx, from, to), AMPRT_OK);
+      std::vector<double> want(m);
+      for (int64_t i = 0; i < m; ++i) {
+        int64_t rest = i, offset = 0, stride = 1;
+        for (int64_t d = (int64_t)bc.to.size() - 1; d >= 0; --d) {
+          int64_t idx = rest % bc.to[d];
+          rest /= bc.to[d];
+          if (bc.from[d] != 1)
+            offset += idx * stride;
+          stride *= bc.from[d];
+        }
+        want[i] = src[offset];
+      }
+      EXPECT_EQ(rt.read(to), want);
+    }
   // concat along axis 1
   Tensor c = rt.make(AMPRT_F32, {2, 6});
   const amprt_tensor *parts[] = {x, b};
@@ -67,8 +129,8 @@ TEST(RuntimeShape, MovementOps) {
   Tensor p = rt.make(AMPRT_F32, {3, 4});
   int64_t low[] = {1, 0}, high[] = {0, 1};
   ASSERT_EQ(amprt_pad(rt.ctx, x, low, high, -1, p), AMPRT_OK);
-  EXPECT_EQ(rt.read(p), (std::vector<double>{-1, -1, -1, -1, 1, 2, 3, -1, 4,
-                                             5, 6, -1}));
+  EXPECT_EQ(rt.read(p),
+            (std::vector<double>{-1, -1, -1, -1, 1, 2, 3, -1, 4, 5, 6, -1}));
 }
 
 TEST(RuntimeShape, GatherAndScatterAdd) {
@@ -100,10 +162,11 @@ TEST(RuntimeState, OptimizersMatchTheirFormulas) {
             AMPRT_OK);
   // v' = 0.9 v + g; nesterov step = g + 0.9 v'.
   expectNear(rt.read(nv), {1.4, 0.25}, 1e-7, "momentum velocity");
-  expectNear(rt.read(out), {1 - 0.1 * (0.5 + 0.9 * 1.4),
-                            -2 - 0.1 * (0.25 + 0.9 * 0.25)},
+  expectNear(rt.read(out),
+             {1 - 0.1 * (0.5 + 0.9 * 1.4), -2 - 0.1 * (0.25 + 0.9 * 0.25)},
              1e-6, "nesterov");
-  Tensor m = rt.make(AMPRT_F32, {2}, {0, 0}), s = rt.make(AMPRT_F32, {2}, {0, 0});
+  Tensor m = rt.make(AMPRT_F32, {2}, {0, 0}),
+         s = rt.make(AMPRT_F32, {2}, {0, 0});
   Tensor step = rt.make(AMPRT_I64, {}, {1});
   Tensor nm = rt.make(AMPRT_F32, {2}), ns = rt.make(AMPRT_F32, {2});
   ASSERT_EQ(amprt_adam_update(rt.ctx, p, g, m, s, step, lr, 0.9, 0.999, 1e-8,
@@ -134,7 +197,8 @@ TEST(RuntimeState, LossScaleStateMachine) {
   Runtime rt;
   auto step = [&](float scale, int64_t good, bool finite, int64_t interval,
                   double minScale, double maxScale) {
-    Tensor s = rt.make(AMPRT_F32, {}, {scale}), n = rt.make(AMPRT_I64, {}, {(double)good});
+    Tensor s = rt.make(AMPRT_F32, {}, {scale}),
+           n = rt.make(AMPRT_I64, {}, {(double)good});
     Tensor f = rt.make(AMPRT_I1, {}, {finite ? 1.0 : 0.0});
     Tensor s2 = rt.make(AMPRT_F32, {}), n2 = rt.make(AMPRT_I64, {});
     EXPECT_EQ(amprt_update_scale(rt.ctx, s, n, f, 2.0, 0.5, interval, minScale,
