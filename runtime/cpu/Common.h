@@ -4,6 +4,7 @@
 #define AMPRT_CPU_COMMON_H
 
 #include "../common/Runtime.h"
+#include <type_traits>
 
 #define AMPRT_CHECK(expr)                                                      \
   do {                                                                         \
@@ -32,9 +33,9 @@ inline double get(const amprt_tensor *t, int64_t i) {
 }
 /// Stores `v` (rounded to the tensor's type) at element `i`.
 inline void set(amprt_tensor *t, int64_t i, double v) {
-  AMPRT_FLOAT_DISPATCH(t->dtype, T,
-                       store(static_cast<T *>(t->data), i,
-                             (typename Compute<T>::type)v));
+  AMPRT_FLOAT_DISPATCH(
+      t->dtype, T,
+      store(static_cast<T *>(t->data), i, (typename Compute<T>::type)v));
 }
 /// Element `i` of an i32/i64 tensor.
 inline int64_t getIndex(const amprt_tensor *t, int64_t i) {
@@ -46,6 +47,10 @@ inline int64_t getIndex(const amprt_tensor *t, int64_t i) {
 inline amprt_dtype statsDtype(amprt_dtype dtype) {
   return dtype == AMPRT_F64 ? AMPRT_F64 : AMPRT_F32;
 }
+
+/// The C type of statistics (see statsDtype) for data of C type T.
+template <typename T>
+using StatsType = std::conditional_t<std::is_same_v<T, double>, double, float>;
 
 /// shape = outer x axis x inner around dimension `axis`.
 struct Split {
@@ -70,7 +75,8 @@ template <typename F> void forEachInOrder(const Split &s, F f) {
 /// forEachInOrder for independent elements, split over `outer` by threads.
 template <typename F> void parallelForInOrder(const Split &s, F f) {
   int64_t row = s.axis * s.inner;
-  parallelFor(s.outer, std::max<int64_t>(1, (1 << 14) / std::max<int64_t>(row, 1)),
+  parallelFor(s.outer,
+              std::max<int64_t>(1, (1 << 14) / std::max<int64_t>(row, 1)),
               [&](int64_t begin, int64_t end) {
                 for (int64_t o = begin; o < end; ++o)
                   for (int64_t c = 0; c < s.axis; ++c)

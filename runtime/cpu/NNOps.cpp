@@ -357,9 +357,8 @@ amprt_status amprt_bias_add_grad(amprt_context *ctx, const amprt_tensor *dy,
           sums[c] += (double)load(row, c);
       }
     } else {
-      forEachInOrder(s, [&](int64_t c, int64_t k) {
-        sums[c] += (double)load(g, k);
-      });
+      forEachInOrder(
+          s, [&](int64_t c, int64_t k) { sums[c] += (double)load(g, k); });
     }
   });
   for (int64_t c = 0; c < s.axis; ++c)
@@ -664,23 +663,38 @@ amprt_status amprt_layer_norm(amprt_context *ctx, const amprt_tensor *x,
   AMPRT_CHECK(normStatsCheck(op, inv_std, "inv_std", x->dtype, rowShape));
   AMPRT_CHECK(checkSameDtype(op, "y", y, x->dtype));
   AMPRT_CHECK(checkShape(op, "y", y, x->shape));
-  parallelFor(rows, 16, [&](int64_t begin, int64_t end) {
-    for (int64_t r = begin; r < end; ++r) {
-      double sum = 0, sq = 0;
-      for (int64_t j = 0; j < d; ++j)
-        sum += get(x, r * d + j);
-      double mu = sum / d;
-      for (int64_t j = 0; j < d; ++j) {
-        double v = get(x, r * d + j) - mu;
-        sq += v * v;
+  // Typed rows (statistics are f64 for f64 data, f32 otherwise); the same
+  // double arithmetic as a per-element get/set walk.
+  AMPRT_FLOAT_DISPATCH(x->dtype, T, {
+    using C = typename Compute<T>::type;
+    using S = StatsType<T>;
+    const T *xs = static_cast<const T *>(x->data);
+    T *ys = static_cast<T *>(y->data);
+    const S *gs = static_cast<const S *>(gamma->data);
+    const S *bs = static_cast<const S *>(beta->data);
+    S *ms = static_cast<S *>(mean->data),
+      *iss = static_cast<S *>(inv_std->data);
+    parallelFor(rows, 16, [&](int64_t begin, int64_t end) {
+      for (int64_t r = begin; r < end; ++r) {
+        const T *xr = xs + r * d;
+        T *yr = ys + r * d;
+        double sum = 0, sq = 0;
+        for (int64_t j = 0; j < d; ++j)
+          sum += (double)load(xr, j);
+        double mu = sum / d;
+        for (int64_t j = 0; j < d; ++j) {
+          double v = (double)load(xr, j) - mu;
+          sq += v * v;
+        }
+        double is = 1.0 / std::sqrt(sq / d + epsilon);
+        for (int64_t j = 0; j < d; ++j)
+          store(yr, j,
+                (C)(((double)load(xr, j) - mu) * is * (double)gs[j] +
+                    (double)bs[j]));
+        ms[r] = (S)mu;
+        iss[r] = (S)is;
       }
-      double is = 1.0 / std::sqrt(sq / d + epsilon);
-      for (int64_t j = 0; j < d; ++j)
-        set(y, r * d + j,
-            (get(x, r * d + j) - mu) * is * get(gamma, j) + get(beta, j));
-      set(mean, r, mu);
-      set(inv_std, r, is);
-    }
+    });
   });
   return ok();
 }
@@ -718,28 +732,53 @@ amprt_status amprt_layer_norm_grad(amprt_context *ctx, const amprt_tensor *dy,
     AMPRT_CHECK(checkSameDtype(op, name, t, x->dtype));
     AMPRT_CHECK(checkShape(op, name, t, x->shape));
   }
-  std::vector<double> dg(d, 0.0), db(d, 0.0);
-  for (int64_t r = 0; r < rows; ++r) {
-    double mu = get(mean, r), is = get(inv_std, r);
-    double sumG = 0, sumGXhat = 0;
-    for (int64_t j = 0; j < d; ++j) {
-      double dyv = get(dy, r * d + j), xhat = (get(x, r * d + j) - mu) * is;
-      double g = dyv * get(gamma, j);
-      sumG += g;
-      sumGXhat += g * xhat;
-      dg[j] += dyv * xhat;
-      db[j] += dyv;
+  // dx row by row in parallel; dgamma and dbeta sum over rows in row order
+  // in a second, serial pass, so the result does not depend on threads.
+  AMPRT_FLOAT_DISPATCH(x->dtype, T, {
+    using C = typename Compute<T>::type;
+    using S = StatsType<T>;
+    const T *xs = static_cast<const T *>(x->data);
+    const T *dys = static_cast<const T *>(dy->data);
+    T *dxs = static_cast<T *>(dx->data);
+    const S *gs = static_cast<const S *>(gamma->data);
+    const S *ms = static_cast<const S *>(mean->data);
+    const S *iss = static_cast<const S *>(inv_std->data);
+    parallelFor(rows, 16, [&](int64_t begin, int64_t end) {
+      for (int64_t r = begin; r < end; ++r) {
+        const T *xr = xs + r * d, *dyr = dys + r * d;
+        double mu = ms[r], is = iss[r];
+        double sumG = 0, sumGXhat = 0;
+        for (int64_t j = 0; j < d; ++j) {
+          double xhat = ((double)load(xr, j) - mu) * is;
+          double g = (double)load(dyr, j) * (double)gs[j];
+          sumG += g;
+          sumGXhat += g * xhat;
+        }
+        T *dxr = dxs + r * d;
+        for (int64_t j = 0; j < d; ++j) {
+          double xhat = ((double)load(xr, j) - mu) * is;
+          double g = (double)load(dyr, j) * (double)gs[j];
+          store(dxr, j, (C)(is / d * (d * g - sumG - xhat * sumGXhat)));
+        }
+      }
+    });
+    std::vector<double> dg(d, 0.0), db(d, 0.0);
+    for (int64_t r = 0; r < rows; ++r) {
+      const T *xr = xs + r * d, *dyr = dys + r * d;
+      double mu = ms[r], is = iss[r];
+      for (int64_t j = 0; j < d; ++j) {
+        double dyv = (double)load(dyr, j);
+        dg[j] += dyv * (((double)load(xr, j) - mu) * is);
+        db[j] += dyv;
+      }
     }
+    S *dgs = static_cast<S *>(dgamma->data),
+      *dbs = static_cast<S *>(dbeta->data);
     for (int64_t j = 0; j < d; ++j) {
-      double xhat = (get(x, r * d + j) - mu) * is;
-      double g = get(dy, r * d + j) * get(gamma, j);
-      set(dx, r * d + j, is / d * (d * g - sumG - xhat * sumGXhat));
+      dgs[j] = (S)dg[j];
+      dbs[j] = (S)db[j];
     }
-  }
-  for (int64_t j = 0; j < d; ++j) {
-    set(dgamma, j, dg[j]);
-    set(dbeta, j, db[j]);
-  }
+  });
   return ok();
 }
 
