@@ -17,17 +17,7 @@ build=${SANITIZE_BUILD_DIR:-$root/build-sanitize}
 seconds=${1:-600}
 shift || true
 
-"$root/scripts/setup.sh" clang-14 libclang-rt-14-dev libomp-14-dev
-if [ ! -f "$build/build.ninja" ]; then
-  CC=clang-14 CXX=clang++-14 cmake -G Ninja -S "$root" -B "$build" \
-    -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-    -DMLIR_DIR=/usr/lib/llvm-22/lib/cmake/mlir \
-    -DLLVM_EXTERNAL_LIT=/usr/lib/llvm-22/bin/lit \
-    -DMLIR_LINK_MLIR_DYLIB=ON \
-    "-DLLVM_USE_SANITIZER=Address;Undefined" \
-    -DLLVM_USE_SANITIZE_COVERAGE=ON
-fi
-ninja -C "$build" amp-pipeline-fuzzer
+"$root/scripts/sanitize.sh" --build-only amp-pipeline-fuzzer
 
 mkdir -p "$build/fuzz/corpus" "$build/fuzz/artifacts"
 seeds=("$root/test/Fuzz/corpus")

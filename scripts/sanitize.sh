@@ -8,6 +8,8 @@
 # report fails its test (-fno-sanitize-recover=all). Idempotent like
 # build.sh; SANITIZE_BUILD_DIR overrides the build directory. On this 2-core
 # machine: about 8 minutes from scratch, under 1 minute for the tests.
+# Usage: scripts/sanitize.sh [--build-only TARGET...]  (fuzz.sh builds the
+# fuzzer this way, without the tests).
 #
 #===----------------------------------------------------------------------===#
 set -euo pipefail
@@ -24,6 +26,10 @@ if [ ! -f "$build/build.ninja" ]; then
     -DMLIR_LINK_MLIR_DYLIB=ON \
     "-DLLVM_USE_SANITIZER=Address;Undefined" \
     -DLLVM_USE_SANITIZE_COVERAGE=ON
+fi
+if [ "${1:-}" = --build-only ]; then
+  shift
+  exec ninja -C "$build" "$@"
 fi
 ninja -C "$build"
 

@@ -74,26 +74,20 @@ amprt_status reduce(const char *op, Reduce kind, amprt_context *ctx,
         for (int64_t i = 0; i < inner; ++i)
           add(acc[leading ? i : o], (double)load(xs, o * inner + i));
     });
-    for (int64_t i = 0; i < y->numel; ++i)
-      set(y, i, kind == Reduce::Mean ? acc[i] / double(count) : acc[i]);
-    return ok();
-  }
-  // The output index of x's element i: its position in `kept`.
-  std::vector<int64_t> xStrides = stridesOf(x->shape),
-                       kStrides = stridesOf(kept);
-  for (int64_t i = 0; i < x->numel; ++i) {
-    int64_t out = 0, rest = i;
-    for (int64_t d = 0; d < rank; ++d) {
-      int64_t idx = rest / xStrides[d];
-      rest %= xStrides[d];
-      if (!reduced[d])
-        out += idx * kStrides[d];
+  } else {
+    // The output index of x's element i: its position in `kept`.
+    std::vector<int64_t> xStrides = stridesOf(x->shape),
+                         kStrides = stridesOf(kept);
+    for (int64_t i = 0; i < x->numel; ++i) {
+      int64_t out = 0, rest = i;
+      for (int64_t d = 0; d < rank; ++d) {
+        int64_t idx = rest / xStrides[d];
+        rest %= xStrides[d];
+        if (!reduced[d])
+          out += idx * kStrides[d];
+      }
+      add(acc[out], get(x, i));
     }
-    double v = get(x, i);
-    if (kind == Reduce::Max)
-      acc[out] = (v != v || v > acc[out]) ? v : acc[out];
-    else
-      acc[out] += v;
   }
   for (int64_t i = 0; i < y->numel; ++i)
     set(y, i, kind == Reduce::Mean ? acc[i] / double(count) : acc[i]);

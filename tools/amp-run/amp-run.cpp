@@ -105,6 +105,25 @@ Signature signatureOf(func::FuncOp f) {
   return s;
 }
 
+/// The runtime's element type for `element`, if it has one.
+std::optional<amprt_dtype> dtypeOf(Type element) {
+  if (element.isF32())
+    return AMPRT_F32;
+  if (element.isF16())
+    return AMPRT_F16;
+  if (element.isBF16())
+    return AMPRT_BF16;
+  if (element.isF64())
+    return AMPRT_F64;
+  if (element.isInteger(32))
+    return AMPRT_I32;
+  if (element.isInteger(64))
+    return AMPRT_I64;
+  if (element.isInteger(1))
+    return AMPRT_I1;
+  return std::nullopt;
+}
+
 uint64_t physicalMemoryBytes() {
   long pages = sysconf(_SC_PHYS_PAGES), pageSize = sysconf(_SC_PAGE_SIZE);
   if (pages <= 0 || pageSize <= 0)
@@ -128,12 +147,11 @@ std::optional<std::string> checkSignature(func::FuncOp f) {
     if (!ranked || !ranked.hasStaticShape())
       return where + " has type " + typeText +
              "; amp-run needs statically shaped tensors";
-    Type element = ranked.getElementType();
-    if (!element.isF16() && !element.isBF16() && !element.isF32() &&
-        !element.isF64() && !element.isInteger(32) && !element.isInteger(64))
+    std::optional<amprt_dtype> dtype = dtypeOf(ranked.getElementType());
+    if (!dtype)
       return where + " has type " + typeText +
-             "; the runtime holds f16, bf16, f32, f64, i32 and i64";
-    uint64_t bytes = element.getIntOrFloatBitWidth() / 8;
+             "; the runtime holds f16, bf16, f32, f64, i32, i64 and i1";
+    uint64_t bytes = amprt_dtype_size(*dtype);
     for (int64_t d : ranked.getShape())
       if (d < 1 || __builtin_mul_overflow(bytes, (uint64_t)d, &bytes))
         return where + " (" + typeText + ") is too large to allocate";
@@ -156,22 +174,6 @@ std::optional<std::string> checkSignature(func::FuncOp f) {
   return std::nullopt;
 }
 
-int32_t dtypeOf(Type element) {
-  if (element.isF16())
-    return AMPRT_F16;
-  if (element.isBF16())
-    return AMPRT_BF16;
-  if (element.isF64())
-    return AMPRT_F64;
-  if (element.isInteger(32))
-    return AMPRT_I32;
-  if (element.isInteger(64))
-    return AMPRT_I64;
-  if (element.isInteger(1))
-    return AMPRT_I1;
-  return AMPRT_F32;
-}
-
 bool isState(const std::string &role) {
   return role == "param" || role == "opt_state" || role == "loss_scale" ||
          role == "good_steps";
@@ -184,8 +186,9 @@ public:
   amprt_tensor *make(RankedTensorType type) {
     amprt_tensor *t = nullptr;
     SmallVector<int64_t> shape(type.getShape());
-    if (amprt_tensor_create(ctx, (amprt_dtype)dtypeOf(type.getElementType()),
-                            shape.size(), shape.data(), &t) != AMPRT_OK)
+    // checkSignature has vetted every element type.
+    if (amprt_tensor_create(ctx, *dtypeOf(type.getElementType()), shape.size(),
+                            shape.data(), &t) != AMPRT_OK)
       throw std::runtime_error(amprt_last_error());
     return t;
   }

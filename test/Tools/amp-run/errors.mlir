@@ -18,6 +18,7 @@
 // RUN: not amp-run %t/huge.mlir --data=synthetic 2>&1 | FileCheck %s --check-prefix=HUGE
 // RUN: not amp-run %t/overflow.mlir --data=synthetic 2>&1 | FileCheck %s --check-prefix=OVERFLOW
 // RUN: not amp-run %t/dynamic.mlir --precision=f32 2>&1 | FileCheck %s --check-prefix=DYNAMIC
+// RUN: not amp-run %t/int8.mlir --precision=f32 2>&1 | FileCheck %s --check-prefix=ELEMENT
 // RUN: not amp-run %t/wide.mlir --data=synthetic --precision=f32 2>&1 | FileCheck %s --check-prefix=WIDE
 
 // MISSING: amp-run: error: cannot parse
@@ -35,6 +36,7 @@
 // HUGE: amp-run: error: argument #0 of @train_step (tensor<4000000x4000000xf32>) needs 64000000000000 bytes; this machine has {{[0-9]+}}
 // OVERFLOW: amp-run: error: argument #0 of @train_step (tensor<9223372036854775807x4xf32>) is too large to allocate
 // DYNAMIC: amp-run: error: argument #0 of @train_step has type tensor<?x10xf32>; amp-run needs statically shaped tensors
+// ELEMENT: amp-run: error: argument #0 of @train_step has type tensor<4x10xi8>; the runtime holds f16, bf16, f32, f64, i32, i64 and i1
 // WIDE: amp-run: error: {{synthetic data of 400000000 features per example would need more memory than this machine has|argument #0 of @train_step .* needs}}
 
 //--- step.mlir
@@ -117,4 +119,12 @@ func.func @train_step(%x: tensor<1x400000000xf32> {tg.role = "input"},
   %g = tg.gradients %l wrt %w : tensor<f32>, tensor<400000000x2xf32>
   %w2 = tg.sgd_update %w, %g, %lr : tensor<400000000x2xf32>
   return %l, %w2 : tensor<f32>, tensor<400000000x2xf32>
+}
+
+//--- int8.mlir
+func.func @train_step(%w: tensor<4x10xi8> {tg.role = "param"}, %x: tensor<8x4xf32> {tg.role = "input"},
+                      %y: tensor<8xi32> {tg.role = "label"}, %lr: tensor<f32> {tg.role = "lr"})
+    -> (tensor<f32> {tg.role = "loss"}) {
+  %c = arith.constant dense<1.0> : tensor<f32>
+  return %c : tensor<f32>
 }
