@@ -37,3 +37,7 @@ install(EXPORT AMPTargets NAMESPACE AMP:: DESTINATION lib/cmake/amp)
 configure_file(${PROJECT_SOURCE_DIR}/cmake/AMPConfig.cmake.in
   ${PROJECT_BINARY_DIR}/AMPConfig.cmake @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/AMPConfig.cmake DESTINATION lib/cmake/amp)
+# The CUDA backend is loaded from beside libamprt.so, not linked.
+if(TARGET amprt_cuda)
+  install(TARGETS amprt_cuda LIBRARY DESTINATION lib)
+endif()

@@ -25,7 +25,8 @@ if [ ! -f "$build/build.ninja" ]; then
     -DLLVM_EXTERNAL_LIT=/usr/lib/llvm-22/bin/lit \
     -DMLIR_LINK_MLIR_DYLIB=ON \
     "-DLLVM_USE_SANITIZER=Address;Undefined" \
-    -DLLVM_USE_SANITIZE_COVERAGE=ON
+    -DLLVM_USE_SANITIZE_COVERAGE=ON \
+    -DAMP_ENABLE_CUDA=OFF
 fi
 if [ "${1:-}" = --build-only ]; then
   shift

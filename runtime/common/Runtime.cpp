@@ -2,6 +2,7 @@
 
 #include "Runtime.h"
 #include "Cuda.h"
+#include <dlfcn.h>
 #include <unistd.h>
 #include <cstdio>
 #include <cstdlib>
@@ -96,7 +97,7 @@ void *amprt::allocate(amprt_context *ctx, size_t bytes, size_t *blockBytes) {
     it->second.pop_back();
     ctx->cachedBytes -= size;
   } else if (ctx->device == AMPRT_DEVICE_CUDA) {
-    data = cuda::deviceAlloc(ctx, size);
+    data = cuda::backend()->deviceAlloc(ctx, size);
   } else if (size <= hostMemoryBytes()) {
     // Larger requests fail here rather than in the allocator, where an
     // overcommitting kernel or a sanitizer's allocator would not return null.
@@ -181,6 +182,45 @@ bool amprt::normalizeAxis(int64_t axis, int64_t rank, int64_t &out) {
   return true;
 }
 
+const cuda::Backend *cuda::backend() {
+  static std::string why;
+  static const Backend *loaded = []() -> const Backend * {
+    // Next to this library unless AMPRT_CUDA_LIBRARY names another file.
+    std::string path = "libamprt_cuda.so";
+    if (const char *env = std::getenv("AMPRT_CUDA_LIBRARY")) {
+      path = env;
+    } else {
+      Dl_info info;
+      if (dladdr(reinterpret_cast<void *>(&amprt_cuda_device_count), &info) &&
+          info.dli_fname) {
+        std::string self = info.dli_fname;
+        size_t slash = self.rfind('/');
+        if (slash != std::string::npos)
+          path = self.substr(0, slash + 1) + path;
+      }
+    }
+    void *handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!handle) {
+      const char *error = dlerror();
+      why = error ? error : path + " did not load";
+      return nullptr;
+    }
+    auto get = reinterpret_cast<const Backend *(*)()>(
+        dlsym(handle, "amprt_cuda_backend"));
+    const Backend *table = get ? get() : nullptr;
+    if (!table || table->version != kBackendVersion) {
+      why = path + " is not a CUDA backend of this runtime version";
+      dlclose(handle);
+      return nullptr;
+    }
+    return table;
+  }();
+  if (!loaded)
+    fail(AMPRT_ERROR_DEVICE, "this amp runtime has no CUDA backend (%s)",
+         why.c_str());
+  return loaded;
+}
+
 //===----------------------------------------------------------------------===//
 // C API: errors, contexts, tensors
 //===----------------------------------------------------------------------===//
@@ -213,7 +253,13 @@ const char *amprt_status_string(amprt_status status) {
   return "unknown status";
 }
 
-int amprt_cuda_device_count(void) { return cuda::deviceCount(); }
+int amprt_cuda_device_count(void) {
+  // Asking is never an error: keep the thread's last message.
+  std::string previous = lastError;
+  const cuda::Backend *backend = cuda::backend();
+  lastError = previous;
+  return backend ? backend->deviceCount() : 0;
+}
 
 amprt_status amprt_context_create(amprt_device device, int index,
                                   amprt_context **out) {
@@ -230,7 +276,11 @@ amprt_status amprt_context_create(amprt_device device, int index,
   ctx->device = device;
   ctx->index = index;
   if (device == AMPRT_DEVICE_CUDA) {
-    amprt_status status = cuda::initContext(ctx, index);
+    const cuda::Backend *backend = cuda::backend();
+    amprt_status status = backend ? backend->initContext(ctx, index)
+                                  : fail(AMPRT_ERROR_DEVICE,
+                                         "amprt_context_create: %s",
+                                         amprt_last_error());
     if (status != AMPRT_OK) {
       delete ctx;
       return status;
@@ -252,12 +302,12 @@ void amprt_context_destroy(amprt_context *ctx) {
   for (auto &[size, blocks] : ctx->freeBlocks)
     for (void *block : blocks) {
       if (ctx->device == AMPRT_DEVICE_CUDA)
-        cuda::deviceFree(ctx, block);
+        cuda::backend()->deviceFree(ctx, block);
       else
         std::free(block);
     }
   if (ctx->device == AMPRT_DEVICE_CUDA)
-    cuda::destroyContext(ctx);
+    cuda::backend()->destroyContext(ctx);
   delete ctx;
 }
 
@@ -280,7 +330,7 @@ amprt_status amprt_synchronize(amprt_context *ctx) {
   if (!ctx)
     return fail(AMPRT_ERROR_INVALID_ARGUMENT, "amprt_synchronize: ctx is null");
   if (ctx->device == AMPRT_DEVICE_CUDA)
-    return cuda::synchronize(ctx);
+    return cuda::backend()->synchronize(ctx);
   return ok();
 }
 
@@ -422,7 +472,7 @@ amprt_status amprt_tensor_write(amprt_tensor *t, const void *host,
                 "amprt_tensor_write: %zu bytes given, the tensor holds %zu",
                 bytes, t->bytes);
   if (t->ctx->device == AMPRT_DEVICE_CUDA)
-    return cuda::copyToDevice(t->ctx, t->data, host, bytes);
+    return cuda::backend()->copyToDevice(t->ctx, t->data, host, bytes);
   std::memcpy(t->data, host, bytes);
   return ok();
 }
@@ -437,7 +487,7 @@ amprt_status amprt_tensor_read(const amprt_tensor *t, void *host,
                 "amprt_tensor_read: %zu bytes asked, the tensor holds %zu",
                 bytes, t->bytes);
   if (t->ctx->device == AMPRT_DEVICE_CUDA)
-    return cuda::copyToHost(t->ctx, host, t->data, bytes);
+    return cuda::backend()->copyToHost(t->ctx, host, t->data, bytes);
   std::memcpy(host, t->data, bytes);
   return ok();
 }

@@ -95,6 +95,28 @@ template <typename C> AMPRT_HD inline C applyBinary(Binary op, C a, C b) {
   return a;
 }
 
+/// Binary ops on i32/i64: division by zero gives 0 (no trap on any
+/// device); pow has no integer form and is refused before this is called.
+template <typename I> AMPRT_HD inline I applyIntBinary(Binary op, I a, I b) {
+  switch (op) {
+  case Binary::Add:
+    return a + b;
+  case Binary::Sub:
+    return a - b;
+  case Binary::Mul:
+    return a * b;
+  case Binary::Div:
+    return b == 0 ? I(0) : a / b;
+  case Binary::Maximum:
+    return a > b ? a : b;
+  case Binary::Minimum:
+    return a < b ? a : b;
+  case Binary::Pow:
+    break;
+  }
+  return a;
+}
+
 enum class Compare { Eq, Ne, Lt, Le, Gt, Ge };
 
 template <typename C> AMPRT_HD inline bool applyCompare(Compare op, C a, C b) {

@@ -3,7 +3,10 @@
 #ifndef AMPRT_CPU_COMMON_H
 #define AMPRT_CPU_COMMON_H
 
+#include "../common/Geometry.h"
+#include "../common/Cuda.h"
 #include "../common/Runtime.h"
+#include "Parallel.h"
 #include <type_traits>
 
 #define AMPRT_CHECK(expr)                                                      \
@@ -15,12 +18,9 @@
 
 namespace amprt::cpu {
 
-inline amprt_status requireCpu(const char *op, amprt_context *ctx) {
+inline amprt_status requireContext(const char *op, amprt_context *ctx) {
   if (!ctx)
     return fail(AMPRT_ERROR_INVALID_ARGUMENT, "%s: ctx is null", op);
-  if (ctx->device != AMPRT_DEVICE_CPU)
-    return fail(AMPRT_ERROR_UNSUPPORTED,
-                "%s: this op has no CUDA kernel in this build yet", op);
   return AMPRT_OK;
 }
 
@@ -48,14 +48,7 @@ inline amprt_dtype statsDtype(amprt_dtype dtype) {
   return dtype == AMPRT_F64 ? AMPRT_F64 : AMPRT_F32;
 }
 
-/// The C type of statistics (see statsDtype) for data of C type T.
-template <typename T>
-using StatsType = std::conditional_t<std::is_same_v<T, double>, double, float>;
-
-/// shape = outer x axis x inner around dimension `axis`.
-struct Split {
-  int64_t outer = 1, axis = 1, inner = 1;
-};
+/// Split of `shape` around dimension `axis`.
 inline Split split(const Shape &shape, int64_t axis) {
   Split s;
   for (int64_t d = 0; d < (int64_t)shape.size(); ++d)

@@ -28,7 +28,7 @@ template <typename Body> void withCompute(amprt_dtype dtype, Body body) {
 amprt_status contraction(const char *op, amprt_context *ctx,
                          const amprt_tensor *a, const amprt_tensor *b,
                          bool ta, bool tb, amprt_tensor *c, bool batched) {
-  AMPRT_CHECK(requireCpu(op, ctx));
+  AMPRT_CHECK(requireContext(op, ctx));
   AMPRT_CHECK(checkTensor(op, "a", a, ctx));
   AMPRT_CHECK(checkTensor(op, "b", b, ctx));
   AMPRT_CHECK(checkTensor(op, "c", c, ctx));
@@ -59,6 +59,7 @@ amprt_status contraction(const char *op, amprt_context *ctx,
   int64_t count = 1;
   for (int64_t d : batch)
     count *= d;
+  AMPRT_ON_CUDA(ctx, matmul(ctx, a, b, ta, tb, c, m, n, k, count));
   int64_t lda = a->shape[rank - 1], ldb = b->shape[rank - 1];
   withCompute(a->dtype, [&](auto tag) {
     using C = decltype(tag);
@@ -72,12 +73,6 @@ amprt_status contraction(const char *op, amprt_context *ctx,
   });
   return ok();
 }
-
-/// A checked 2-D convolution geometry, in NHWC terms.
-struct ConvGeometry {
-  int64_t n, h, w, c, o, kh, kw, oh, ow, sh, sw, pt, pl, dh, dw;
-  bool nchw;
-};
 
 int64_t windowCount(int64_t size, int64_t k, int64_t s, int64_t d,
                     int64_t lo, int64_t hi) {
@@ -114,6 +109,7 @@ amprt_status convGeometry(const char *op, const Shape &x, const Shape &w,
                 "%lld", op, (long long)g.c, (long long)w[ci]);
   g.sh = strides[0], g.sw = strides[1], g.dh = dilations[0],
   g.dw = dilations[1], g.pt = padding[0], g.pl = padding[2];
+  g.pb = padding[1], g.pr = padding[3];
   g.oh = windowCount(g.h, g.kh, g.sh, g.dh, padding[0], padding[1]);
   g.ow = windowCount(g.w, g.kw, g.sw, g.dw, padding[2], padding[3]);
   Shape expected = g.nchw ? Shape{g.n, g.o, g.oh, g.ow}
@@ -200,8 +196,6 @@ void col2im(const C *col, C *dx, const ConvGeometry &g) {
   });
 }
 
-enum class ConvKind { Forward, BackwardInput, BackwardFilter };
-
 /// One implementation for the three convolutions: `in` and `out` are the
 /// op's operands in NHWC compute-type form.
 template <typename C>
@@ -233,7 +227,7 @@ amprt_status conv(const char *op, ConvKind kind, amprt_context *ctx,
                   const int64_t *strides, const int64_t *padding,
                   const int64_t *dilations, amprt_layout layout,
                   amprt_tensor *result) {
-  AMPRT_CHECK(requireCpu(op, ctx));
+  AMPRT_CHECK(requireContext(op, ctx));
   AMPRT_CHECK(checkTensor(op, "first operand", first, ctx));
   AMPRT_CHECK(checkTensor(op, "second operand", second, ctx));
   AMPRT_CHECK(checkTensor(op, "result", result, ctx));
@@ -251,6 +245,7 @@ amprt_status conv(const char *op, ConvKind kind, amprt_context *ctx,
   ConvGeometry g;
   AMPRT_CHECK(
       convGeometry(op, x, w, y, strides, padding, dilations, layout, g));
+  AMPRT_ON_CUDA(ctx, conv(ctx, kind, first, second, result, g));
   withCompute(first->dtype, [&](auto tag) {
     using C = decltype(tag);
     Widened<C> a(first), b(second);

@@ -22,12 +22,13 @@ constexpr int64_t kGrain = 1 << 14;
 
 amprt_status unary(const char *op, amprt_context *ctx, const amprt_tensor *x,
                    amprt_tensor *y, Unary kind, double alpha) {
-  AMPRT_CHECK(requireCpu(op, ctx));
+  AMPRT_CHECK(requireContext(op, ctx));
   AMPRT_CHECK(checkTensor(op, "x", x, ctx));
   AMPRT_CHECK(checkTensor(op, "y", y, ctx));
   AMPRT_CHECK(checkFloat(op, "x", x));
   AMPRT_CHECK(checkSameDtype(op, "y", y, x->dtype));
   AMPRT_CHECK(checkShape(op, "y", y, x->shape));
+  AMPRT_ON_CUDA(ctx, unary(ctx, kind, x, y, alpha));
   AMPRT_FLOAT_DISPATCH(x->dtype, T, {
     using C = typename Compute<T>::type;
     const T *in = static_cast<const T *>(x->data);
@@ -41,28 +42,6 @@ amprt_status unary(const char *op, amprt_context *ctx, const amprt_tensor *x,
   });
   return ok();
 }
-
-template <typename T> struct IntOps {
-  static T apply(Binary op, T a, T b) {
-    switch (op) {
-    case Binary::Add:
-      return a + b;
-    case Binary::Sub:
-      return a - b;
-    case Binary::Mul:
-      return a * b;
-    case Binary::Div:
-      return b == 0 ? 0 : a / b;
-    case Binary::Maximum:
-      return a > b ? a : b;
-    case Binary::Minimum:
-      return a < b ? a : b;
-    case Binary::Pow:
-      break;
-    }
-    return a;
-  }
-};
 
 template <typename T, typename F>
 void broadcast2(const amprt_tensor *a, const amprt_tensor *b, amprt_tensor *c,
@@ -78,7 +57,7 @@ void broadcast2(const amprt_tensor *a, const amprt_tensor *b, amprt_tensor *c,
 
 amprt_status binary(const char *op, amprt_context *ctx, const amprt_tensor *a,
                     const amprt_tensor *b, amprt_tensor *c, Binary kind) {
-  AMPRT_CHECK(requireCpu(op, ctx));
+  AMPRT_CHECK(requireContext(op, ctx));
   AMPRT_CHECK(checkTensor(op, "a", a, ctx));
   AMPRT_CHECK(checkTensor(op, "b", b, ctx));
   AMPRT_CHECK(checkTensor(op, "c", c, ctx));
@@ -89,16 +68,20 @@ amprt_status binary(const char *op, amprt_context *ctx, const amprt_tensor *a,
     return fail(AMPRT_ERROR_SHAPE, "%s: shapes %s and %s do not broadcast", op,
                 shapeString(a->shape).c_str(), shapeString(b->shape).c_str());
   AMPRT_CHECK(checkShape(op, "c", c, shape));
-  if (a->dtype == AMPRT_I32 || a->dtype == AMPRT_I64) {
-    if (kind == Binary::Pow)
-      return fail(AMPRT_ERROR_DTYPE, "%s: integer pow is not supported", op);
+  bool integer = a->dtype == AMPRT_I32 || a->dtype == AMPRT_I64;
+  if (integer && kind == Binary::Pow)
+    return fail(AMPRT_ERROR_DTYPE, "%s: integer pow is not supported", op);
+  if (!integer)
+    AMPRT_CHECK(checkFloat(op, "a", a));
+  AMPRT_ON_CUDA(ctx, binary(ctx, kind, a, b, c));
+  if (integer) {
     auto run = [&](auto tag) {
       using T = decltype(tag);
       T *out = static_cast<T *>(c->data);
       broadcast2<T>(
           a, b, c,
           [&](int64_t i, const T *pa, int64_t ia, const T *pb, int64_t ib) {
-            out[i] = IntOps<T>::apply(kind, pa[ia], pb[ib]);
+            out[i] = applyIntBinary<T>(kind, pa[ia], pb[ib]);
           });
     };
     if (a->dtype == AMPRT_I32)
@@ -107,7 +90,6 @@ amprt_status binary(const char *op, amprt_context *ctx, const amprt_tensor *a,
       run(int64_t());
     return ok();
   }
-  AMPRT_CHECK(checkFloat(op, "a", a));
   AMPRT_FLOAT_DISPATCH(a->dtype, T, {
     using C = typename Compute<T>::type;
     T *out = static_cast<T *>(c->data);
@@ -143,7 +125,7 @@ amprt_status activationGrad(const char *op, amprt_context *ctx,
                             const amprt_tensor *dy, const amprt_tensor *v,
                             amprt_tensor *dx, ActivationGrad kind,
                             double alpha) {
-  AMPRT_CHECK(requireCpu(op, ctx));
+  AMPRT_CHECK(requireContext(op, ctx));
   AMPRT_CHECK(checkTensor(op, "dy", dy, ctx));
   AMPRT_CHECK(checkTensor(op, "saved", v, ctx));
   AMPRT_CHECK(checkTensor(op, "dx", dx, ctx));
@@ -152,6 +134,7 @@ amprt_status activationGrad(const char *op, amprt_context *ctx,
   AMPRT_CHECK(checkSameDtype(op, "dx", dx, dy->dtype));
   AMPRT_CHECK(checkShape(op, "saved", v, dy->shape));
   AMPRT_CHECK(checkShape(op, "dx", dx, dy->shape));
+  AMPRT_ON_CUDA(ctx, activationGrad(ctx, kind, dy, v, dx, alpha));
   AMPRT_FLOAT_DISPATCH(dy->dtype, T, {
     using C = typename Compute<T>::type;
     const T *g = static_cast<const T *>(dy->data);
@@ -173,7 +156,7 @@ template <typename Fn>
 amprt_status scaleLike(const char *op, amprt_context *ctx,
                        const amprt_tensor *x, const amprt_tensor *scale,
                        amprt_tensor *y, bool unscale) {
-  AMPRT_CHECK(requireCpu(op, ctx));
+  AMPRT_CHECK(requireContext(op, ctx));
   AMPRT_CHECK(checkTensor(op, "x", x, ctx));
   AMPRT_CHECK(checkTensor(op, "scale", scale, ctx));
   AMPRT_CHECK(checkTensor(op, "y", y, ctx));
@@ -185,6 +168,7 @@ amprt_status scaleLike(const char *op, amprt_context *ctx,
     return fail(AMPRT_ERROR_DTYPE, "%s: y must be f32 (f64 for f64 input)", op);
   if (!unscale)
     AMPRT_CHECK(checkSameDtype(op, "y", y, x->dtype));
+  AMPRT_ON_CUDA(ctx, scale(ctx, x, scale, y, unscale));
   float s = *static_cast<const float *>(scale->data);
   // Unscaling multiplies by the f32 reciprocal, as GradScaler does.
   float factor = unscale ? 1.0f / s : s;
@@ -248,7 +232,7 @@ amprt_status amprt_compare(amprt_context *ctx, amprt_predicate predicate,
                            const amprt_tensor *a, const amprt_tensor *b,
                            amprt_tensor *c) {
   const char *op = "amprt_compare";
-  AMPRT_CHECK(requireCpu(op, ctx));
+  AMPRT_CHECK(requireContext(op, ctx));
   AMPRT_CHECK(checkTensor(op, "a", a, ctx));
   AMPRT_CHECK(checkTensor(op, "b", b, ctx));
   AMPRT_CHECK(checkTensor(op, "c", c, ctx));
@@ -263,8 +247,12 @@ amprt_status amprt_compare(amprt_context *ctx, amprt_predicate predicate,
                 shapeString(a->shape).c_str(), shapeString(b->shape).c_str());
   AMPRT_CHECK(checkShape(op, "c", c, shape));
   auto kind = static_cast<Compare>(predicate);
+  bool integer = a->dtype == AMPRT_I32 || a->dtype == AMPRT_I64;
+  if (!integer)
+    AMPRT_CHECK(checkFloat(op, "a", a));
+  AMPRT_ON_CUDA(ctx, compare(ctx, kind, a, b, c));
   uint8_t *out = static_cast<uint8_t *>(c->data);
-  if (a->dtype == AMPRT_I32 || a->dtype == AMPRT_I64) {
+  if (integer) {
     auto run = [&](auto tag) {
       using T = decltype(tag);
       broadcast2<T>(
@@ -279,7 +267,6 @@ amprt_status amprt_compare(amprt_context *ctx, amprt_predicate predicate,
       run(int64_t());
     return ok();
   }
-  AMPRT_CHECK(checkFloat(op, "a", a));
   AMPRT_FLOAT_DISPATCH(a->dtype, T, {
     using C = typename Compute<T>::type;
     broadcast2<T>(
@@ -295,7 +282,7 @@ amprt_status amprt_select(amprt_context *ctx, const amprt_tensor *cond,
                           const amprt_tensor *a, const amprt_tensor *b,
                           amprt_tensor *c) {
   const char *op = "amprt_select";
-  AMPRT_CHECK(requireCpu(op, ctx));
+  AMPRT_CHECK(requireContext(op, ctx));
   AMPRT_CHECK(checkTensor(op, "cond", cond, ctx));
   AMPRT_CHECK(checkTensor(op, "a", a, ctx));
   AMPRT_CHECK(checkTensor(op, "b", b, ctx));
@@ -312,6 +299,7 @@ amprt_status amprt_select(amprt_context *ctx, const amprt_tensor *cond,
                 op, shapeString(cond->shape).c_str(),
                 shapeString(a->shape).c_str(), shapeString(b->shape).c_str());
   AMPRT_CHECK(checkShape(op, "c", c, shape));
+  AMPRT_ON_CUDA(ctx, select(ctx, cond, a, b, c));
   BroadcastMap mc(cond->shape, shape), ma(a->shape, shape), mb(b->shape, shape);
   size_t element = amprt_dtype_size(a->dtype);
   const uint8_t *pc = static_cast<const uint8_t *>(cond->data);
@@ -330,12 +318,13 @@ amprt_status amprt_select(amprt_context *ctx, const amprt_tensor *cond,
 amprt_status amprt_is_finite(amprt_context *ctx, const amprt_tensor *x,
                              amprt_tensor *y) {
   const char *op = "amprt_is_finite";
-  AMPRT_CHECK(requireCpu(op, ctx));
+  AMPRT_CHECK(requireContext(op, ctx));
   AMPRT_CHECK(checkTensor(op, "x", x, ctx));
   AMPRT_CHECK(checkTensor(op, "y", y, ctx));
   AMPRT_CHECK(checkFloat(op, "x", x));
   AMPRT_CHECK(checkSameDtype(op, "y", y, AMPRT_I1));
   AMPRT_CHECK(checkShape(op, "y", y, x->shape));
+  AMPRT_ON_CUDA(ctx, isFinite(ctx, x, y));
   uint8_t *out = static_cast<uint8_t *>(y->data);
   AMPRT_FLOAT_DISPATCH(x->dtype, T, {
     const T *in = static_cast<const T *>(x->data);
@@ -369,12 +358,13 @@ amprt_status amprt_leaky_relu_grad(amprt_context *ctx, const amprt_tensor *dy,
 amprt_status amprt_cast(amprt_context *ctx, const amprt_tensor *x,
                         amprt_tensor *y) {
   const char *op = "amprt_cast";
-  AMPRT_CHECK(requireCpu(op, ctx));
+  AMPRT_CHECK(requireContext(op, ctx));
   AMPRT_CHECK(checkTensor(op, "x", x, ctx));
   AMPRT_CHECK(checkTensor(op, "y", y, ctx));
   AMPRT_CHECK(checkFloat(op, "x", x));
   AMPRT_CHECK(checkFloat(op, "y", y));
   AMPRT_CHECK(checkShape(op, "y", y, x->shape));
+  AMPRT_ON_CUDA(ctx, cast(ctx, x, y));
   // The casts mixed precision inserts most, on the F16C fast path.
   if (x->dtype == AMPRT_F32 && y->dtype == AMPRT_F16) {
     parallelFor(x->numel, kGrain, [&](int64_t b, int64_t e) {
@@ -421,7 +411,8 @@ amprt_status amprt_tensor_fill(amprt_tensor *t, double value) {
   const char *op = "amprt_tensor_fill";
   if (!t)
     return fail(AMPRT_ERROR_INVALID_ARGUMENT, "%s: tensor is null", op);
-  AMPRT_CHECK(requireCpu(op, t->ctx));
+  AMPRT_CHECK(requireContext(op, t->ctx));
+  AMPRT_ON_CUDA(t->ctx, fill(t, value));
   switch (t->dtype) {
   case AMPRT_I32:
     std::fill_n(static_cast<int32_t *>(t->data), t->numel, (int32_t)value);
@@ -445,9 +436,10 @@ amprt_status amprt_tensor_fill(amprt_tensor *t, double value) {
 
 amprt_status amprt_grad_seed(amprt_context *ctx, amprt_tensor *seed) {
   const char *op = "amprt_grad_seed";
-  AMPRT_CHECK(requireCpu(op, ctx));
+  AMPRT_CHECK(requireContext(op, ctx));
   AMPRT_CHECK(checkTensor(op, "seed", seed, ctx));
   AMPRT_CHECK(checkFloat(op, "seed", seed));
+  AMPRT_ON_CUDA(ctx, fill(seed, 1.0));
   AMPRT_FLOAT_DISPATCH(seed->dtype, T, {
     T *out = static_cast<T *>(seed->data);
     for (int64_t i = 0; i < seed->numel; ++i)

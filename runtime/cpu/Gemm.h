@@ -4,6 +4,7 @@
 #define AMPRT_CPU_GEMM_H
 
 #include "../common/Runtime.h"
+#include "Parallel.h"
 #include "Convert.h"
 #include <cblas.h>
 

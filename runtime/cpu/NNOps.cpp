@@ -29,17 +29,6 @@ amprt_status channelDim(const char *op, const amprt_tensor *x,
   return AMPRT_OK;
 }
 
-/// A checked pooling geometry over layout-aware indices.
-struct Pool {
-  int64_t n, h, w, c, oh, ow, kh, kw, sh, sw, pt, pl;
-  bool nchw;
-  int64_t at(int64_t i, int64_t y, int64_t x, int64_t ch, int64_t H,
-             int64_t W) const {
-    return nchw ? ((i * c + ch) * H + y) * W + x
-                : ((i * H + y) * W + x) * c + ch;
-  }
-};
-
 amprt_status poolGeometry(const char *op, const Shape &x, const Shape &y,
                           const int64_t *window, const int64_t *strides,
                           const int64_t *padding, amprt_layout layout,
@@ -154,7 +143,7 @@ amprt_status pool(const char *op, bool isMax, amprt_context *ctx,
                   const amprt_tensor *x, const int64_t *window,
                   const int64_t *strides, const int64_t *padding,
                   amprt_layout layout, amprt_tensor *y) {
-  AMPRT_CHECK(requireCpu(op, ctx));
+  AMPRT_CHECK(requireContext(op, ctx));
   AMPRT_CHECK(checkTensor(op, "x", x, ctx));
   AMPRT_CHECK(checkTensor(op, "y", y, ctx));
   AMPRT_CHECK(checkFloat(op, "x", x));
@@ -162,6 +151,7 @@ amprt_status pool(const char *op, bool isMax, amprt_context *ctx,
   Pool p;
   AMPRT_CHECK(poolGeometry(op, x->shape, y->shape, window, strides, padding,
                            layout, p));
+  AMPRT_ON_CUDA(ctx, pool(ctx, isMax, x, p, y));
   if (!p.nchw) {
     AMPRT_FLOAT_DISPATCH(x->dtype, T, {
       if (isMax)
@@ -210,7 +200,7 @@ amprt_status normStatsCheck(const char *op, const amprt_tensor *t,
 amprt_status softmaxCheck(const char *op, amprt_context *ctx,
                           const amprt_tensor *a, const amprt_tensor *b,
                           const amprt_tensor *out, int64_t axis, Split &s) {
-  AMPRT_CHECK(requireCpu(op, ctx));
+  AMPRT_CHECK(requireContext(op, ctx));
   AMPRT_CHECK(checkTensor(op, "input", a, ctx));
   AMPRT_CHECK(checkTensor(op, "output", out, ctx));
   AMPRT_CHECK(checkFloat(op, "input", a));
@@ -250,6 +240,9 @@ amprt_status crossEntropyCheck(const char *op, amprt_context *ctx,
   indices = labels->dtype == AMPRT_I32 || labels->dtype == AMPRT_I64;
   if (indices) {
     AMPRT_CHECK(checkShape(op, "labels", labels, {n}));
+    // Device labels are checked by the device backend, which reads them.
+    if (ctx->device != AMPRT_DEVICE_CPU)
+      return AMPRT_OK;
     for (int64_t i = 0; i < n; ++i) {
       int64_t label = getIndex(labels, i);
       if (label < 0 || label >= c)
@@ -300,7 +293,7 @@ amprt_status amprt_bias_add(amprt_context *ctx, const amprt_tensor *x,
                             const amprt_tensor *b, amprt_layout layout,
                             amprt_tensor *y) {
   const char *op = "amprt_bias_add";
-  AMPRT_CHECK(requireCpu(op, ctx));
+  AMPRT_CHECK(requireContext(op, ctx));
   AMPRT_CHECK(checkTensor(op, "x", x, ctx));
   AMPRT_CHECK(checkTensor(op, "b", b, ctx));
   AMPRT_CHECK(checkTensor(op, "y", y, ctx));
@@ -312,6 +305,7 @@ amprt_status amprt_bias_add(amprt_context *ctx, const amprt_tensor *x,
   AMPRT_CHECK(channelDim(op, x, layout, dim));
   AMPRT_CHECK(checkShape(op, "b", b, {x->shape[dim]}));
   Split s = split(x->shape, dim);
+  AMPRT_ON_CUDA(ctx, biasAdd(ctx, x, b, s, y));
   // Typed rows of `inner` elements sharing one bias: no per-element type
   // dispatch or division (this loop was 13% of the CNN step).
   AMPRT_FLOAT_DISPATCH(x->dtype, T, {
@@ -335,7 +329,7 @@ amprt_status amprt_bias_add(amprt_context *ctx, const amprt_tensor *x,
 amprt_status amprt_bias_add_grad(amprt_context *ctx, const amprt_tensor *dy,
                                  amprt_layout layout, amprt_tensor *db) {
   const char *op = "amprt_bias_add_grad";
-  AMPRT_CHECK(requireCpu(op, ctx));
+  AMPRT_CHECK(requireContext(op, ctx));
   AMPRT_CHECK(checkTensor(op, "dy", dy, ctx));
   AMPRT_CHECK(checkTensor(op, "db", db, ctx));
   AMPRT_CHECK(checkFloat(op, "dy", dy));
@@ -344,6 +338,7 @@ amprt_status amprt_bias_add_grad(amprt_context *ctx, const amprt_tensor *dy,
   AMPRT_CHECK(channelDim(op, dy, layout, dim));
   AMPRT_CHECK(checkShape(op, "db", db, {dy->shape[dim]}));
   Split s = split(dy->shape, dim);
+  AMPRT_ON_CUDA(ctx, biasAddGrad(ctx, dy, s, db));
   // One typed pass in memory order (a channel-by-channel walk re-reads the
   // whole tensor per channel); each channel still sums in (outer, inner)
   // order, in double, so the result does not depend on the thread count.
@@ -389,7 +384,7 @@ amprt_status amprt_max_pool2d_grad(amprt_context *ctx, const amprt_tensor *dy,
                                    const int64_t *padding, amprt_layout layout,
                                    amprt_tensor *dx) {
   const char *op = "amprt_max_pool2d_grad";
-  AMPRT_CHECK(requireCpu(op, ctx));
+  AMPRT_CHECK(requireContext(op, ctx));
   AMPRT_CHECK(checkTensor(op, "dy", dy, ctx));
   AMPRT_CHECK(checkTensor(op, "x", x, ctx));
   AMPRT_CHECK(checkTensor(op, "y", y, ctx));
@@ -402,6 +397,7 @@ amprt_status amprt_max_pool2d_grad(amprt_context *ctx, const amprt_tensor *dy,
   Pool p;
   AMPRT_CHECK(poolGeometry(op, x->shape, dy->shape, window, strides, padding,
                            layout, p));
+  AMPRT_ON_CUDA(ctx, poolGrad(ctx, true, dy, x, y, p, dx));
   if (!p.nchw) {
     // NHWC: a channel vector per window position, as in poolRowsNHWC; one
     // image per task (windows of one image may overlap), summed in the
@@ -486,7 +482,7 @@ amprt_status amprt_avg_pool2d_grad(amprt_context *ctx, const amprt_tensor *dy,
                                    const int64_t *padding, amprt_layout layout,
                                    amprt_tensor *dx) {
   const char *op = "amprt_avg_pool2d_grad";
-  AMPRT_CHECK(requireCpu(op, ctx));
+  AMPRT_CHECK(requireContext(op, ctx));
   AMPRT_CHECK(checkTensor(op, "dy", dy, ctx));
   AMPRT_CHECK(checkTensor(op, "dx", dx, ctx));
   AMPRT_CHECK(checkFloat(op, "dy", dy));
@@ -494,6 +490,7 @@ amprt_status amprt_avg_pool2d_grad(amprt_context *ctx, const amprt_tensor *dy,
   Pool p;
   AMPRT_CHECK(poolGeometry(op, dx->shape, dy->shape, window, strides, padding,
                            layout, p));
+  AMPRT_ON_CUDA(ctx, poolGrad(ctx, false, dy, nullptr, nullptr, p, dx));
   std::vector<double> acc(dx->numel, 0.0);
   double share = 1.0 / double(p.kh * p.kw);
   forEachWindow(p,
@@ -516,7 +513,7 @@ amprt_status amprt_batch_norm(amprt_context *ctx, const amprt_tensor *x,
                               amprt_layout layout, amprt_tensor *y,
                               amprt_tensor *mean, amprt_tensor *inv_std) {
   const char *op = "amprt_batch_norm";
-  AMPRT_CHECK(requireCpu(op, ctx));
+  AMPRT_CHECK(requireContext(op, ctx));
   for (auto [t, name] : {std::pair{x, "x"},
                          {scale, "scale"},
                          {offset, "offset"},
@@ -538,6 +535,8 @@ amprt_status amprt_batch_norm(amprt_context *ctx, const amprt_tensor *x,
   AMPRT_CHECK(checkSameDtype(op, "y", y, x->dtype));
   AMPRT_CHECK(checkShape(op, "y", y, x->shape));
   Split s = split(x->shape, dim);
+  AMPRT_ON_CUDA(ctx,
+                batchNorm(ctx, x, scale, offset, epsilon, s, y, mean, inv_std));
   double count = double(s.outer * s.inner);
   // Statistics in double, visiting memory in order (channels-last data
   // strided per channel was 14% of the CNN step); each channel still sums
@@ -577,7 +576,7 @@ amprt_batch_norm_grad(amprt_context *ctx, const amprt_tensor *dy,
                       amprt_layout layout, amprt_tensor *dx,
                       amprt_tensor *dscale, amprt_tensor *doffset) {
   const char *op = "amprt_batch_norm_grad";
-  AMPRT_CHECK(requireCpu(op, ctx));
+  AMPRT_CHECK(requireContext(op, ctx));
   for (auto [t, name] : {std::pair{dy, "dy"},
                          {x, "x"},
                          {scale, "scale"},
@@ -603,6 +602,8 @@ amprt_batch_norm_grad(amprt_context *ctx, const amprt_tensor *dy,
     AMPRT_CHECK(checkShape(op, name, t, x->shape));
   }
   Split s = split(x->shape, dim);
+  AMPRT_ON_CUDA(ctx, batchNormGrad(ctx, dy, x, scale, mean, inv_std, s, dx,
+                                   dscale, doffset));
   double count = double(s.outer * s.inner);
   std::vector<double> mu(s.axis), is(s.axis), g(s.axis), sumDy(s.axis, 0.0),
       sumDyXhat(s.axis, 0.0);
@@ -641,7 +642,7 @@ amprt_status amprt_layer_norm(amprt_context *ctx, const amprt_tensor *x,
                               amprt_tensor *y, amprt_tensor *mean,
                               amprt_tensor *inv_std) {
   const char *op = "amprt_layer_norm";
-  AMPRT_CHECK(requireCpu(op, ctx));
+  AMPRT_CHECK(requireContext(op, ctx));
   for (auto [t, name] : {std::pair{x, "x"},
                          {gamma, "gamma"},
                          {beta, "beta"},
@@ -663,6 +664,7 @@ amprt_status amprt_layer_norm(amprt_context *ctx, const amprt_tensor *x,
   AMPRT_CHECK(normStatsCheck(op, inv_std, "inv_std", x->dtype, rowShape));
   AMPRT_CHECK(checkSameDtype(op, "y", y, x->dtype));
   AMPRT_CHECK(checkShape(op, "y", y, x->shape));
+  AMPRT_ON_CUDA(ctx, layerNorm(ctx, x, gamma, beta, epsilon, y, mean, inv_std));
   // Typed rows (statistics are f64 for f64 data, f32 otherwise); the same
   // double arithmetic as a per-element get/set walk.
   AMPRT_FLOAT_DISPATCH(x->dtype, T, {
@@ -707,7 +709,7 @@ amprt_status amprt_layer_norm_grad(amprt_context *ctx, const amprt_tensor *dy,
                                    amprt_tensor *dx, amprt_tensor *dgamma,
                                    amprt_tensor *dbeta) {
   const char *op = "amprt_layer_norm_grad";
-  AMPRT_CHECK(requireCpu(op, ctx));
+  AMPRT_CHECK(requireContext(op, ctx));
   for (auto [t, name] : {std::pair{dy, "dy"},
                          {x, "x"},
                          {gamma, "gamma"},
@@ -732,6 +734,8 @@ amprt_status amprt_layer_norm_grad(amprt_context *ctx, const amprt_tensor *dy,
     AMPRT_CHECK(checkSameDtype(op, name, t, x->dtype));
     AMPRT_CHECK(checkShape(op, name, t, x->shape));
   }
+  AMPRT_ON_CUDA(ctx, layerNormGrad(ctx, dy, x, gamma, mean, inv_std, dx,
+                                   dgamma, dbeta));
   // dx row by row in parallel; dgamma and dbeta sum over rows in row order
   // in a second, serial pass, so the result does not depend on threads.
   AMPRT_FLOAT_DISPATCH(x->dtype, T, {
@@ -786,6 +790,7 @@ amprt_status amprt_softmax(amprt_context *ctx, const amprt_tensor *x,
                            int64_t axis, amprt_tensor *y) {
   Split s;
   AMPRT_CHECK(softmaxCheck("amprt_softmax", ctx, x, nullptr, y, axis, s));
+  AMPRT_ON_CUDA(ctx, softmax(ctx, 0, x, nullptr, s, y));
   forEachRow(s, [&](int64_t first, int64_t step) {
     double m, sum;
     maxAndExpSum(x, first, step, s.axis, m, sum);
@@ -799,6 +804,7 @@ amprt_status amprt_log_softmax(amprt_context *ctx, const amprt_tensor *x,
                                int64_t axis, amprt_tensor *y) {
   Split s;
   AMPRT_CHECK(softmaxCheck("amprt_log_softmax", ctx, x, nullptr, y, axis, s));
+  AMPRT_ON_CUDA(ctx, softmax(ctx, 1, x, nullptr, s, y));
   forEachRow(s, [&](int64_t first, int64_t step) {
     double m, sum;
     maxAndExpSum(x, first, step, s.axis, m, sum);
@@ -814,6 +820,7 @@ amprt_status amprt_softmax_grad(amprt_context *ctx, const amprt_tensor *dy,
                                 amprt_tensor *dx) {
   Split s;
   AMPRT_CHECK(softmaxCheck("amprt_softmax_grad", ctx, dy, y, dx, axis, s));
+  AMPRT_ON_CUDA(ctx, softmax(ctx, 2, dy, y, s, dx));
   forEachRow(s, [&](int64_t first, int64_t step) {
     double dot = 0;
     for (int64_t j = 0; j < s.axis; ++j)
@@ -831,6 +838,7 @@ amprt_status amprt_log_softmax_grad(amprt_context *ctx, const amprt_tensor *dy,
                                     amprt_tensor *dx) {
   Split s;
   AMPRT_CHECK(softmaxCheck("amprt_log_softmax_grad", ctx, dy, y, dx, axis, s));
+  AMPRT_ON_CUDA(ctx, softmax(ctx, 3, dy, y, s, dx));
   forEachRow(s, [&](int64_t first, int64_t step) {
     double sum = 0;
     for (int64_t j = 0; j < s.axis; ++j)
@@ -848,13 +856,14 @@ amprt_status amprt_softmax_cross_entropy(amprt_context *ctx,
                                          const amprt_tensor *labels,
                                          amprt_tensor *loss) {
   const char *op = "amprt_softmax_cross_entropy";
-  AMPRT_CHECK(requireCpu(op, ctx));
+  AMPRT_CHECK(requireContext(op, ctx));
   bool indices;
   AMPRT_CHECK(crossEntropyCheck(op, ctx, logits, labels, indices));
   AMPRT_CHECK(checkTensor(op, "loss", loss, ctx));
   int64_t n = logits->shape[0], c = logits->shape[1];
   AMPRT_CHECK(checkSameDtype(op, "loss", loss, logits->dtype));
   AMPRT_CHECK(checkShape(op, "loss", loss, {n}));
+  AMPRT_ON_CUDA(ctx, crossEntropy(ctx, op, logits, labels, nullptr, loss));
   parallelFor(n, 16, [&](int64_t begin, int64_t end) {
     for (int64_t i = begin; i < end; ++i) {
       double m, lse = logSumExp(logits, i, c, m), l = 0;
@@ -875,7 +884,7 @@ amprt_status amprt_softmax_cross_entropy_grad(amprt_context *ctx,
                                               const amprt_tensor *labels,
                                               amprt_tensor *dlogits) {
   const char *op = "amprt_softmax_cross_entropy_grad";
-  AMPRT_CHECK(requireCpu(op, ctx));
+  AMPRT_CHECK(requireContext(op, ctx));
   bool indices;
   AMPRT_CHECK(crossEntropyCheck(op, ctx, logits, labels, indices));
   AMPRT_CHECK(checkTensor(op, "dloss", dloss, ctx));
@@ -885,6 +894,7 @@ amprt_status amprt_softmax_cross_entropy_grad(amprt_context *ctx,
   AMPRT_CHECK(checkShape(op, "dloss", dloss, {n}));
   AMPRT_CHECK(checkSameDtype(op, "dlogits", dlogits, logits->dtype));
   AMPRT_CHECK(checkShape(op, "dlogits", dlogits, logits->shape));
+  AMPRT_ON_CUDA(ctx, crossEntropy(ctx, op, logits, labels, dloss, dlogits));
   parallelFor(n, 16, [&](int64_t begin, int64_t end) {
     for (int64_t i = begin; i < end; ++i) {
       double m, lse = logSumExp(logits, i, c, m), g = get(dloss, i);

@@ -19,7 +19,7 @@ amprt_status stateCheck(const char *op, amprt_context *ctx,
                         std::initializer_list<std::pair<const amprt_tensor *,
                                                         const char *>> state,
                         const amprt_tensor *lr) {
-  AMPRT_CHECK(requireCpu(op, ctx));
+  AMPRT_CHECK(requireContext(op, ctx));
   const amprt_tensor *first = state.begin()->first;
   for (auto [t, name] : state) {
     AMPRT_CHECK(checkTensor(op, name, t, ctx));
@@ -46,6 +46,7 @@ amprt_status amprt_sgd_update(amprt_context *ctx, const amprt_tensor *param,
                          {{param, "param"}, {grad, "grad"},
                           {new_param, "new_param"}},
                          lr));
+  AMPRT_ON_CUDA(ctx, sgd(ctx, param, grad, lr, new_param));
   double rate = scalarOf(lr);
   parallelFor(param->numel, 1 << 14, [&](int64_t b, int64_t e) {
     for (int64_t i = b; i < e; ++i) {
@@ -69,6 +70,8 @@ amprt_status amprt_momentum_update(
                          lr));
   if (!(momentum >= 0))
     return fail(AMPRT_ERROR_INVALID_ARGUMENT, "%s: momentum must be >= 0", op);
+  AMPRT_ON_CUDA(ctx, momentum(ctx, param, grad, velocity, lr, momentum,
+                              nesterov != 0, new_param, new_velocity));
   double rate = scalarOf(lr);
   parallelFor(param->numel, 1 << 14, [&](int64_t b, int64_t e) {
     for (int64_t i = b; i < e; ++i) {
@@ -100,6 +103,10 @@ amprt_status amprt_adam_update(
     return fail(AMPRT_ERROR_INVALID_ARGUMENT,
                 "%s: betas must be in [0, 1), epsilon > 0, weight_decay >= 0",
                 op);
+  // The device reads the step itself (a step below 1 counts as 1 there:
+  // checking it here would read it back on every update).
+  AMPRT_ON_CUDA(ctx, adam(ctx, param, grad, m, v, step, lr, beta1, beta2,
+                          epsilon, weight_decay, new_param, new_m, new_v));
   int64_t t = getIndex(step, 0);
   if (t < 1)
     return fail(AMPRT_ERROR_INVALID_ARGUMENT,
@@ -124,7 +131,7 @@ amprt_status amprt_clip_by_global_norm(amprt_context *ctx,
                                        int count, double max_norm,
                                        amprt_tensor *const *clipped) {
   const char *op = "amprt_clip_by_global_norm";
-  AMPRT_CHECK(requireCpu(op, ctx));
+  AMPRT_CHECK(requireContext(op, ctx));
   if (count < 1 || !grads || !clipped || !(max_norm > 0))
     return fail(AMPRT_ERROR_INVALID_ARGUMENT,
                 "%s: needs gradients, outputs and max_norm > 0", op);
@@ -135,11 +142,13 @@ amprt_status amprt_clip_by_global_norm(amprt_context *ctx,
     AMPRT_CHECK(checkFloat(op, "grad", grads[i]));
     AMPRT_CHECK(checkSameDtype(op, "clipped", clipped[i], grads[i]->dtype));
     AMPRT_CHECK(checkShape(op, "clipped", clipped[i], grads[i]->shape));
+  }
+  AMPRT_ON_CUDA(ctx, clipByGlobalNorm(ctx, grads, count, max_norm, clipped));
+  for (int i = 0; i < count; ++i)
     for (int64_t j = 0; j < grads[i]->numel; ++j) {
       double g = get(grads[i], j);
       sq += g * g;
     }
-  }
   // PyTorch's clip_grad_norm_: scale by max_norm / (norm + 1e-6), at most 1.
   double norm = std::sqrt(sq);
   double factor = max_norm / (norm + 1e-6);
@@ -155,18 +164,20 @@ amprt_status amprt_all_finite(amprt_context *ctx,
                               const amprt_tensor *const *gs, int count,
                               amprt_tensor *finite) {
   const char *op = "amprt_all_finite";
-  AMPRT_CHECK(requireCpu(op, ctx));
+  AMPRT_CHECK(requireContext(op, ctx));
   AMPRT_CHECK(checkTensor(op, "finite", finite, ctx));
   AMPRT_CHECK(checkScalar(op, "finite", finite, AMPRT_I1));
   if (count < 1 || !gs)
     return fail(AMPRT_ERROR_INVALID_ARGUMENT, "%s: needs operands", op);
-  bool ok_ = true;
   for (int i = 0; i < count; ++i) {
     AMPRT_CHECK(checkTensor(op, "operand", gs[i], ctx));
     AMPRT_CHECK(checkFloat(op, "operand", gs[i]));
+  }
+  AMPRT_ON_CUDA(ctx, finiteCheck(ctx, gs, count, nullptr, nullptr, finite));
+  bool ok_ = true;
+  for (int i = 0; i < count; ++i)
     for (int64_t j = 0; j < gs[i]->numel && ok_; ++j)
       ok_ = m_isfinite(get(gs[i], j));
-  }
   *static_cast<uint8_t *>(finite->data) = ok_;
   return ok();
 }
@@ -177,7 +188,7 @@ amprt_status amprt_unscale_all_finite(amprt_context *ctx,
                                       amprt_tensor *const *unscaled,
                                       amprt_tensor *finite) {
   const char *op = "amprt_unscale_all_finite";
-  AMPRT_CHECK(requireCpu(op, ctx));
+  AMPRT_CHECK(requireContext(op, ctx));
   AMPRT_CHECK(checkTensor(op, "scale", scale, ctx));
   AMPRT_CHECK(checkScalar(op, "scale", scale, AMPRT_F32));
   AMPRT_CHECK(checkTensor(op, "finite", finite, ctx));
@@ -192,6 +203,7 @@ amprt_status amprt_unscale_all_finite(amprt_context *ctx,
       return fail(AMPRT_ERROR_DTYPE, "%s: unscaled gradients are f32", op);
     AMPRT_CHECK(checkShape(op, "unscaled", unscaled[i], gs[i]->shape));
   }
+  AMPRT_ON_CUDA(ctx, finiteCheck(ctx, gs, count, scale, unscaled, finite));
   float inverse = 1.0f / *static_cast<const float *>(scale->data);
   bool allFinite = true;
   // One pass: each element is read once, unscaled and checked.
@@ -213,7 +225,7 @@ amprt_status amprt_update_scale(amprt_context *ctx, const amprt_tensor *scale,
                                 double max_scale, amprt_tensor *new_scale,
                                 amprt_tensor *new_good_steps) {
   const char *op = "amprt_update_scale";
-  AMPRT_CHECK(requireCpu(op, ctx));
+  AMPRT_CHECK(requireContext(op, ctx));
   for (auto [t, name, dtype] :
        {std::tuple{scale, "scale", AMPRT_F32},
         {good_steps, "good_steps", AMPRT_I64}, {finite, "finite", AMPRT_I1},
@@ -227,6 +239,9 @@ amprt_status amprt_update_scale(amprt_context *ctx, const amprt_tensor *scale,
     return fail(AMPRT_ERROR_INVALID_ARGUMENT,
                 "%s: needs growth >= 1, backoff in (0, 1], interval >= 1, "
                 "0 < min_scale <= max_scale", op);
+  AMPRT_ON_CUDA(ctx, updateScale(ctx, scale, good_steps, finite, growth_factor,
+                                 backoff_factor, growth_interval, min_scale,
+                                 max_scale, new_scale, new_good_steps));
   float s = *static_cast<const float *>(scale->data);
   int64_t n = *static_cast<const int64_t *>(good_steps->data);
   bool ok_ = *static_cast<const uint8_t *>(finite->data) != 0;

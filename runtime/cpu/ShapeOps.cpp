@@ -6,18 +6,17 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <memory>
 
 using namespace amprt;
 using namespace amprt::cpu;
 
 namespace {
 
-enum class Reduce { Sum, Mean, Max };
-
 amprt_status reduce(const char *op, Reduce kind, amprt_context *ctx,
                     const amprt_tensor *x, const int64_t *dims, int numDims,
                     amprt_tensor *y) {
-  AMPRT_CHECK(requireCpu(op, ctx));
+  AMPRT_CHECK(requireContext(op, ctx));
   AMPRT_CHECK(checkTensor(op, "x", x, ctx));
   AMPRT_CHECK(checkTensor(op, "y", y, ctx));
   AMPRT_CHECK(checkFloat(op, "x", x));
@@ -47,6 +46,12 @@ amprt_status reduce(const char *op, Reduce kind, amprt_context *ctx,
     return fail(AMPRT_ERROR_SHAPE, "%s: y must be %s or %s, got %s", op,
                 shapeString(removed).c_str(), shapeString(kept).c_str(),
                 shapeString(y->shape).c_str());
+  if (ctx->device == AMPRT_DEVICE_CUDA) {
+    std::unique_ptr<bool[]> mask(new bool[rank]);
+    for (int64_t d = 0; d < rank; ++d)
+      mask[d] = reduced[d];
+    return cuda::backend()->reduce(ctx, kind, x, mask.get(), y);
+  }
   double init =
       kind == Reduce::Max ? -std::numeric_limits<double>::infinity() : 0.0;
   std::vector<double> acc(y->numel, init);
@@ -96,7 +101,7 @@ amprt_status reduce(const char *op, Reduce kind, amprt_context *ctx,
 
 amprt_status sameType(const char *op, amprt_context *ctx, const amprt_tensor *x,
                       const amprt_tensor *y) {
-  AMPRT_CHECK(requireCpu(op, ctx));
+  AMPRT_CHECK(requireContext(op, ctx));
   AMPRT_CHECK(checkTensor(op, "x", x, ctx));
   AMPRT_CHECK(checkTensor(op, "y", y, ctx));
   return checkSameDtype(op, "y", y, x->dtype);
@@ -132,6 +137,7 @@ amprt_status amprt_reshape(amprt_context *ctx, const amprt_tensor *x,
                 "counts",
                 op, shapeString(x->shape).c_str(),
                 shapeString(y->shape).c_str());
+  AMPRT_ON_CUDA(ctx, copyOnDevice(ctx, y->data, x->data, x->bytes));
   std::memcpy(y->data, x->data, x->bytes);
   return ok();
 }
@@ -144,6 +150,7 @@ amprt_status amprt_broadcast_to(amprt_context *ctx, const amprt_tensor *x,
   if (!broadcastShapes(x->shape, y->shape, shape) || shape != y->shape)
     return fail(AMPRT_ERROR_SHAPE, "%s: cannot broadcast %s to %s", op,
                 shapeString(x->shape).c_str(), shapeString(y->shape).c_str());
+  AMPRT_ON_CUDA(ctx, broadcastTo(ctx, x, y));
   BroadcastMap map(x->shape, y->shape);
   size_t e = amprt_dtype_size(x->dtype);
   const char *in = static_cast<const char *>(x->data);
@@ -201,6 +208,7 @@ amprt_status amprt_transpose(amprt_context *ctx, const amprt_tensor *x,
     out[d] = x->shape[perm[d]];
   }
   AMPRT_CHECK(checkShape(op, "y", y, out));
+  AMPRT_ON_CUDA(ctx, transpose(ctx, x, perm, y));
   std::vector<int64_t> xs = stridesOf(x->shape), ys = stridesOf(out);
   size_t e = amprt_dtype_size(x->dtype);
   const char *in = static_cast<const char *>(x->data);
@@ -221,7 +229,7 @@ amprt_status amprt_transpose(amprt_context *ctx, const amprt_tensor *x,
 amprt_status amprt_concat(amprt_context *ctx, const amprt_tensor *const *xs,
                           int count, int64_t axis, amprt_tensor *y) {
   const char *op = "amprt_concat";
-  AMPRT_CHECK(requireCpu(op, ctx));
+  AMPRT_CHECK(requireContext(op, ctx));
   AMPRT_CHECK(checkTensor(op, "y", y, ctx));
   if (count < 1 || !xs)
     return fail(AMPRT_ERROR_INVALID_ARGUMENT, "%s: needs operands", op);
@@ -248,6 +256,7 @@ amprt_status amprt_concat(amprt_context *ctx, const amprt_tensor *const *xs,
                 "%s: operands add up to %lld along the "
                 "axis, y has %lld",
                 op, (long long)total, (long long)y->shape[dim]);
+  AMPRT_ON_CUDA(ctx, concat(ctx, xs, count, dim, y));
   Split s = split(y->shape, dim);
   size_t e = amprt_dtype_size(y->dtype);
   char *out = static_cast<char *>(y->data);
@@ -283,6 +292,7 @@ amprt_status amprt_slice(amprt_context *ctx, const amprt_tensor *x,
                   "leaves the input",
                   op, (long long)d);
   }
+  AMPRT_ON_CUDA(ctx, slice(ctx, x, offsets, strides, y));
   std::vector<int64_t> xs = stridesOf(x->shape), ys = stridesOf(y->shape);
   size_t e = amprt_dtype_size(x->dtype);
   const char *in = static_cast<const char *>(x->data);
@@ -317,6 +327,7 @@ amprt_status amprt_pad(amprt_context *ctx, const amprt_tensor *x,
     out[d] = x->shape[d] + low[d] + high[d];
   }
   AMPRT_CHECK(checkShape(op, "y", y, out));
+  AMPRT_ON_CUDA(ctx, pad(ctx, x, low, value, y));
   if (isFloat(y->dtype)) {
     for (int64_t i = 0; i < y->numel; ++i)
       set(y, i, value);
@@ -349,6 +360,7 @@ amprt_status amprt_gather(amprt_context *ctx, const amprt_tensor *table,
   Shape out = indices->shape;
   out.insert(out.end(), table->shape.begin() + 1, table->shape.end());
   AMPRT_CHECK(checkShape(op, "y", y, out));
+  AMPRT_ON_CUDA(ctx, gather(ctx, table, indices, y));
   int64_t rows = table->shape[0], row = table->numel / rows;
   size_t bytes = row * amprt_dtype_size(table->dtype);
   for (int64_t i = 0; i < indices->numel; ++i) {
@@ -377,6 +389,7 @@ amprt_status amprt_gather_grad(amprt_context *ctx, const amprt_tensor *dy,
   expected.insert(expected.end(), dtable->shape.begin() + 1,
                   dtable->shape.end());
   AMPRT_CHECK(checkShape(op, "dy", dy, expected));
+  AMPRT_ON_CUDA(ctx, gatherGrad(ctx, dy, indices, dtable));
   int64_t rows = dtable->shape[0], row = dtable->numel / rows;
   std::vector<double> acc(dtable->numel, 0.0);
   for (int64_t i = 0; i < indices->numel; ++i) {

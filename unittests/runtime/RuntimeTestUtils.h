@@ -83,8 +83,8 @@ struct Tensor {
 
 class Runtime {
 public:
-  Runtime() {
-    EXPECT_EQ(amprt_context_create(AMPRT_DEVICE_CPU, 0, &ctx), AMPRT_OK)
+  explicit Runtime(amprt_device device = AMPRT_DEVICE_CPU) {
+    EXPECT_EQ(amprt_context_create(device, 0, &ctx), AMPRT_OK)
         << amprt_last_error();
   }
   ~Runtime() { amprt_context_destroy(ctx); }

@@ -1,0 +1,50 @@
+//===- Geometry.h - Checked op geometries shared by the backends -*- C++
+//-*-===//
+//
+// The C API checks an op's attributes and shapes once, on the host, into
+// one of these; the CPU loops and the device kernels both index by them.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef AMPRT_COMMON_GEOMETRY_H
+#define AMPRT_COMMON_GEOMETRY_H
+
+#include "amprt_half.h"
+#include <stdint.h>
+
+namespace amprt {
+
+/// shape = outer x axis x inner around one dimension.
+struct Split {
+  int64_t outer = 1, axis = 1, inner = 1;
+};
+
+/// A 2-D pooling window over layout-aware indices.
+struct Pool {
+  int64_t n, h, w, c, oh, ow, kh, kw, sh, sw, pt, pl;
+  bool nchw;
+  AMPRT_HD int64_t at(int64_t i, int64_t y, int64_t x, int64_t ch, int64_t H,
+                      int64_t W) const {
+    return nchw ? ((i * c + ch) * H + y) * W + x
+                : ((i * H + y) * W + x) * c + ch;
+  }
+};
+
+/// A 2-D convolution, in NHWC terms (pb, pr: bottom and right padding).
+struct ConvGeometry {
+  int64_t n, h, w, c, o, kh, kw, oh, ow, sh, sw, pt, pl, dh, dw, pb, pr;
+  bool nchw;
+};
+
+/// The element type of normalization statistics and their gradients for
+/// data of C type T: f64 for f64 data, f32 otherwise.
+template <typename T> struct Stats { using type = float; };
+template <> struct Stats<double> { using type = double; };
+template <typename T> using StatsType = typename Stats<T>::type;
+
+enum class ConvKind { Forward, BackwardInput, BackwardFilter };
+enum class Reduce { Sum, Mean, Max };
+
+} // namespace amprt
+
+#endif // AMPRT_COMMON_GEOMETRY_H

@@ -1,0 +1,130 @@
+//===- CudaBackend.cu - Contexts, memory and ops of the CUDA backend ------===//
+//
+// The platform half of the backend (devices, streams, memory, copies); the
+// ops are BackendTable.h's over a CudaExec, the code the unit tests run
+// through the host-emulated device.
+//
+//===----------------------------------------------------------------------===//
+
+#include "../device/BackendTable.h"
+#include "CudaCommon.h"
+
+using namespace amprt;
+using namespace amprt::cuda;
+
+namespace {
+
+int deviceCount() {
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess) {
+    cudaGetLastError(); // no driver or no device: not an error to keep
+    return 0;
+  }
+  return count;
+}
+
+amprt_status initContext(amprt_context *ctx, int index) {
+  int count = deviceCount();
+  if (count == 0)
+    return fail(AMPRT_ERROR_DEVICE,
+                "amprt_context_create: no CUDA device (cudaGetDeviceCount "
+                "found none)");
+  if (index < 0 || index >= count)
+    return fail(AMPRT_ERROR_DEVICE,
+                "amprt_context_create: CUDA device %d does not exist (%d "
+                "found)",
+                index, count);
+  const char *op = "amprt_context_create";
+  AMPRT_CUDA_CHECK(cudaSetDevice(index), op);
+  cudaDeviceProp prop;
+  AMPRT_CUDA_CHECK(cudaGetDeviceProperties(&prop, index), op);
+  ctx->ccMajor = prop.major;
+  ctx->ccMinor = prop.minor;
+  cudaStream_t stream;
+  AMPRT_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking),
+                   op);
+  ctx->stream = stream;
+  auto *h = new Handles();
+  ctx->cudaHandles = h;
+  amprt_status status = check(cublasCreate(&h->blas), op);
+  if (status == AMPRT_OK)
+    status = check(cublasSetStream(h->blas, stream), op);
+  // f32 GEMMs stay f32: no TF32 unless asked for.
+  if (status == AMPRT_OK)
+    status = check(cublasSetMathMode(h->blas, CUBLAS_DEFAULT_MATH), op);
+  if (status == AMPRT_OK)
+    status = check(cudnnCreate(&h->dnn), op);
+  if (status == AMPRT_OK)
+    status = check(cudnnSetStream(h->dnn, stream), op);
+  if (status != AMPRT_OK) {
+    std::string message = amprt_last_error();
+    if (h->blas)
+      cublasDestroy(h->blas);
+    if (h->dnn)
+      cudnnDestroy(h->dnn);
+    delete h;
+    cudaStreamDestroy(stream);
+    ctx->cudaHandles = nullptr;
+    ctx->stream = nullptr;
+    return fail(status, "%s", message.c_str());
+  }
+  return AMPRT_OK;
+}
+
+void destroyContext(amprt_context *ctx) {
+  if (ctx->stream)
+    cudaStreamSynchronize(streamOf(ctx));
+  if (auto *h = static_cast<Handles *>(ctx->cudaHandles)) {
+    cublasDestroy(h->blas);
+    cudnnDestroy(h->dnn);
+    delete h;
+  }
+  if (ctx->stream)
+    cudaStreamDestroy(streamOf(ctx));
+}
+
+void *deviceAlloc(amprt_context *, size_t bytes) {
+  void *ptr = nullptr;
+  if (cudaMalloc(&ptr, bytes) != cudaSuccess) {
+    cudaGetLastError();
+    return nullptr;
+  }
+  return ptr;
+}
+
+void deviceFree(amprt_context *, void *ptr) { cudaFree(ptr); }
+
+amprt_status synchronize(amprt_context *ctx) {
+  return check(cudaStreamSynchronize(streamOf(ctx)), "amprt_synchronize");
+}
+
+amprt_status copyToDevice(amprt_context *ctx, void *dst, const void *src,
+                          size_t bytes) {
+  // Synchronous for the caller: `src` may be reused as soon as this returns.
+  AMPRT_CUDA_CHECK(
+      cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, streamOf(ctx)),
+      "amprt_tensor_write");
+  return check(cudaStreamSynchronize(streamOf(ctx)), "amprt_tensor_write");
+}
+
+amprt_status copyToHost(amprt_context *ctx, void *dst, const void *src,
+                        size_t bytes) {
+  CudaExec exec(ctx);
+  return exec.toHost(dst, src, bytes);
+}
+
+amprt_status copyOnDevice(amprt_context *ctx, void *dst, const void *src,
+                          size_t bytes) {
+  CudaExec exec(ctx);
+  return exec.copy(dst, src, bytes);
+}
+
+} // namespace
+
+extern "C" const Backend *amprt_cuda_backend(void) {
+  static const Backend backend = device::makeBackend<CudaExec>(
+      {deviceCount, initContext, destroyContext, deviceAlloc, deviceFree,
+       synchronize, copyToDevice, copyToHost, copyOnDevice, amprt::cuda::matmul,
+       amprt::cuda::conv});
+  return &backend;
+}

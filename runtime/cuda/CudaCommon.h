@@ -1,0 +1,136 @@
+//===- CudaCommon.h - Handles, errors and the kernel executor --*- CUDA -*-===//
+
+#ifndef AMPRT_CUDA_CUDACOMMON_H
+#define AMPRT_CUDA_CUDACOMMON_H
+
+#include "../common/Cuda.h"
+#include "../device/DeviceOps.h"
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+#include <cudnn.h>
+#include <map>
+#include <tuple>
+#include <vector>
+
+namespace amprt::cuda {
+
+/// A chosen cuDNN algorithm and its workspace size, per convolution shape.
+struct ConvAlgorithm {
+  int algorithm = 0;
+  size_t workspace = 0;
+};
+using ConvKey = std::tuple<int, int, int, std::vector<int64_t>>;
+
+/// What a CUDA context holds besides its stream (ctx->cudaHandles).
+struct Handles {
+  cublasHandle_t blas = nullptr;
+  cudnnHandle_t dnn = nullptr;
+  std::map<ConvKey, ConvAlgorithm> convAlgorithms;
+};
+
+inline Handles &handles(amprt_context *ctx) {
+  return *static_cast<Handles *>(ctx->cudaHandles);
+}
+inline cudaStream_t streamOf(amprt_context *ctx) {
+  return static_cast<cudaStream_t>(ctx->stream);
+}
+
+inline amprt_status check(cudaError_t error, const char *what) {
+  if (error == cudaSuccess)
+    return AMPRT_OK;
+  return fail(error == cudaErrorMemoryAllocation ? AMPRT_ERROR_OUT_OF_MEMORY
+                                                 : AMPRT_ERROR_DEVICE,
+              "%s: %s", what, cudaGetErrorString(error));
+}
+inline amprt_status check(cublasStatus_t status, const char *what) {
+  if (status == CUBLAS_STATUS_SUCCESS)
+    return AMPRT_OK;
+  return fail(status == CUBLAS_STATUS_NOT_SUPPORTED ? AMPRT_ERROR_UNSUPPORTED
+                                                    : AMPRT_ERROR_DEVICE,
+              "%s: cuBLAS: %s", what, cublasGetStatusString(status));
+}
+inline amprt_status check(cudnnStatus_t status, const char *what) {
+  if (status == CUDNN_STATUS_SUCCESS)
+    return AMPRT_OK;
+  return fail(status == CUDNN_STATUS_NOT_SUPPORTED ? AMPRT_ERROR_UNSUPPORTED
+                                                   : AMPRT_ERROR_DEVICE,
+              "%s: cuDNN: %s", what, cudnnGetErrorString(status));
+}
+
+#define AMPRT_CUDA_CHECK(expr, what)                                           \
+  do {                                                                         \
+    amprt_status s_ = ::amprt::cuda::check((expr), (what));                    \
+    if (s_ != AMPRT_OK)                                                        \
+      return s_;                                                               \
+  } while (0)
+
+template <typename K> __global__ void gridStride(K kernel, int64_t n) {
+  int64_t step = (int64_t)gridDim.x * blockDim.x;
+  for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+       i += step)
+    kernel(i);
+}
+
+/// DeviceOps.h's executor: grid-stride launches on the context's stream,
+/// scratch from its caching allocator (stream order makes reuse safe).
+class CudaExec {
+public:
+  explicit CudaExec(amprt_context *ctx) : ctx(ctx) {}
+  ~CudaExec() {
+    for (auto [ptr, bytes] : blocks)
+      deallocate(ctx, ptr, bytes);
+  }
+
+  template <typename K> amprt_status launch(const K &kernel, int64_t n) {
+    if (n <= 0)
+      return AMPRT_OK;
+    constexpr int kThreads = 256;
+    int64_t blocks = (n + kThreads - 1) / kThreads;
+    if (blocks > 65535 * 8)
+      blocks = 65535 * 8;
+    gridStride<<<(unsigned)blocks, kThreads, 0, streamOf(ctx)>>>(kernel, n);
+    return check(cudaGetLastError(), "kernel launch");
+  }
+  void *alloc(size_t bytes) {
+    size_t blockBytes = 0;
+    void *ptr = allocate(ctx, bytes, &blockBytes);
+    if (ptr)
+      blocks.emplace_back(ptr, blockBytes);
+    return ptr;
+  }
+  void release(void *ptr) {
+    for (size_t i = 0; i < blocks.size(); ++i)
+      if (blocks[i].first == ptr) {
+        deallocate(ctx, ptr, blocks[i].second);
+        blocks.erase(blocks.begin() + i);
+        return;
+      }
+  }
+  amprt_status toHost(void *dst, const void *src, size_t bytes) {
+    AMPRT_CUDA_CHECK(
+        cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, streamOf(ctx)),
+        "copy to host");
+    return check(cudaStreamSynchronize(streamOf(ctx)), "copy to host");
+  }
+  amprt_status copy(void *dst, const void *src, size_t bytes) {
+    return check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice,
+                                 streamOf(ctx)),
+                 "device copy");
+  }
+
+private:
+  amprt_context *ctx;
+  std::vector<std::pair<void *, size_t>> blocks;
+};
+
+// The contractions (CudaContractions.cu).
+amprt_status matmul(amprt_context *ctx, const amprt_tensor *a,
+                    const amprt_tensor *b, bool ta, bool tb, amprt_tensor *c,
+                    int64_t m, int64_t n, int64_t k, int64_t batch);
+amprt_status conv(amprt_context *ctx, ConvKind kind, const amprt_tensor *first,
+                  const amprt_tensor *second, amprt_tensor *result,
+                  const ConvGeometry &g);
+
+} // namespace amprt::cuda
+
+#endif // AMPRT_CUDA_CUDACOMMON_H

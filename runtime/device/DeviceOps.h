@@ -1,0 +1,888 @@
+//===- DeviceOps.h - The device backend's ops over an executor -*- C++ -*-===//
+//
+// Each op turns checked tensors into kernels (Kernels.h) and runs them on
+// an executor `Exec`, which provides:
+//   amprt_status launch(const K &kernel, int64_t n);   // kernel(i), i < n
+//   void *alloc(size_t bytes); void release(void *p);  // scratch memory
+//   amprt_status toHost(void *dst, const void *src, size_t bytes);
+//   amprt_status copy(void *dst, const void *src, size_t bytes);
+// The CUDA backend's executor launches grid-stride kernels on the
+// context's stream; HostExec (HostExec.h) runs the same code in host loops
+// for the tests. Arguments were checked by the C API before these run.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef AMPRT_DEVICE_DEVICEOPS_H
+#define AMPRT_DEVICE_DEVICEOPS_H
+
+#include "../common/Runtime.h"
+#include "Kernels.h"
+
+#define AMPRT_DEVICE_CHECK(expr)                                               \
+  do {                                                                         \
+    amprt_status s_ = (expr);                                                  \
+    if (s_ != AMPRT_OK)                                                        \
+      return s_;                                                               \
+  } while (0)
+
+namespace amprt::device {
+
+/// Scratch memory for the length of one op.
+template <typename Exec> class Scratch {
+public:
+  Scratch(Exec &exec, size_t bytes) : exec(exec), ptr(exec.alloc(bytes)) {}
+  ~Scratch() {
+    if (ptr)
+      exec.release(ptr);
+  }
+  Scratch(const Scratch &) = delete;
+  Scratch &operator=(const Scratch &) = delete;
+  template <typename T> T *as() const { return static_cast<T *>(ptr); }
+  amprt_status status(const char *op) const {
+    return ptr ? AMPRT_OK
+               : fail(AMPRT_ERROR_OUT_OF_MEMORY,
+                      "%s: no device memory for scratch space", op);
+  }
+
+private:
+  Exec &exec;
+  void *ptr;
+};
+
+inline amprt_status rankCheck(const char *op, size_t rank) {
+  if (rank > (size_t)kMaxRank)
+    return fail(AMPRT_ERROR_UNSUPPORTED,
+                "%s: the device backend handles rank <= %d, got %zu", op,
+                kMaxRank, rank);
+  return AMPRT_OK;
+}
+
+/// Indexes `in` (right-aligned, NumPy broadcast) by linear indices of `out`.
+inline Index broadcastIndex(const Shape &in, const Shape &out) {
+  Index index;
+  index.rank = (int)out.size();
+  int64_t stride = 1;
+  for (int64_t d = (int64_t)out.size() - 1; d >= 0; --d) {
+    int64_t k = d - (int64_t)(out.size() - in.size());
+    index.shape[d] = out[d];
+    index.stride[d] = (k < 0 || in[k] == 1) ? 0 : stride;
+    if (k >= 0)
+      stride *= in[k];
+  }
+  return index;
+}
+
+/// Row-major strides of `shape` as an Index over it.
+inline Index denseIndex(const Shape &shape) {
+  Index index;
+  index.rank = (int)shape.size();
+  int64_t stride = 1;
+  for (int64_t d = index.rank - 1; d >= 0; --d) {
+    index.shape[d] = shape[d];
+    index.stride[d] = stride;
+    stride *= shape[d];
+  }
+  return index;
+}
+
+/// Runs f(E()) with an unsigned type of the element's size.
+template <typename F> void withElementBits(amprt_dtype dtype, F f) {
+  switch (amprt_dtype_size(dtype)) {
+  case 1:
+    return f(uint8_t());
+  case 2:
+    return f(uint16_t());
+  case 4:
+    return f(uint32_t());
+  default:
+    return f(uint64_t());
+  }
+}
+
+//===--------------------------------------------------------------------===//
+// Elementwise
+//===--------------------------------------------------------------------===//
+
+template <typename Exec>
+amprt_status fill(Exec &e, amprt_tensor *t, double value) {
+  switch (t->dtype) {
+  case AMPRT_I32:
+    return e.launch(
+        FillKernel<int32_t>{static_cast<int32_t *>(t->data), (int32_t)value},
+        t->numel);
+  case AMPRT_I64:
+    return e.launch(
+        FillKernel<int64_t>{static_cast<int64_t *>(t->data), (int64_t)value},
+        t->numel);
+  case AMPRT_I1:
+    return e.launch(FillKernel<uint8_t>{static_cast<uint8_t *>(t->data),
+                                        (uint8_t)(value != 0)},
+                    t->numel);
+  default:
+    break;
+  }
+  amprt_status status = AMPRT_OK;
+  AMPRT_FLOAT_DISPATCH(t->dtype, T, {
+    T v;
+    store(&v, 0, (typename Compute<T>::type)value);
+    status = e.launch(FillKernel<T>{static_cast<T *>(t->data), v}, t->numel);
+  });
+  return status;
+}
+
+template <typename Exec>
+amprt_status unary(Exec &e, Unary kind, const amprt_tensor *x, amprt_tensor *y,
+                   double alpha) {
+  amprt_status status = AMPRT_OK;
+  AMPRT_FLOAT_DISPATCH(x->dtype, T, {
+    using C = typename Compute<T>::type;
+    status = e.launch(UnaryKernel<T>{static_cast<const T *>(x->data),
+                                     static_cast<T *>(y->data), kind, (C)alpha},
+                      x->numel);
+  });
+  return status;
+}
+
+template <typename Exec>
+amprt_status binary(Exec &e, Binary kind, const amprt_tensor *a,
+                    const amprt_tensor *b, amprt_tensor *c) {
+  AMPRT_DEVICE_CHECK(rankCheck("binary op", c->shape.size()));
+  Index ia = broadcastIndex(a->shape, c->shape),
+        ib = broadcastIndex(b->shape, c->shape);
+  auto run = [&](auto tag) {
+    using I = decltype(tag);
+    return e.launch(IntBinaryKernel<I>{static_cast<const I *>(a->data),
+                                       static_cast<const I *>(b->data),
+                                       static_cast<I *>(c->data), ia, ib, kind},
+                    c->numel);
+  };
+  if (a->dtype == AMPRT_I32)
+    return run(int32_t());
+  if (a->dtype == AMPRT_I64)
+    return run(int64_t());
+  amprt_status status = AMPRT_OK;
+  AMPRT_FLOAT_DISPATCH(a->dtype, T, {
+    status = e.launch(BinaryKernel<T>{static_cast<const T *>(a->data),
+                                      static_cast<const T *>(b->data),
+                                      static_cast<T *>(c->data), ia, ib, kind},
+                      c->numel);
+  });
+  return status;
+}
+
+template <typename Exec>
+amprt_status compare(Exec &e, Compare kind, const amprt_tensor *a,
+                     const amprt_tensor *b, amprt_tensor *c) {
+  AMPRT_DEVICE_CHECK(rankCheck("amprt_compare", c->shape.size()));
+  Index ia = broadcastIndex(a->shape, c->shape),
+        ib = broadcastIndex(b->shape, c->shape);
+  uint8_t *out = static_cast<uint8_t *>(c->data);
+  auto run = [&](auto tag) {
+    using I = decltype(tag);
+    return e.launch(CompareKernel<I, true>{static_cast<const I *>(a->data),
+                                           static_cast<const I *>(b->data), out,
+                                           ia, ib, kind},
+                    c->numel);
+  };
+  if (a->dtype == AMPRT_I32)
+    return run(int32_t());
+  if (a->dtype == AMPRT_I64)
+    return run(int64_t());
+  amprt_status status = AMPRT_OK;
+  AMPRT_FLOAT_DISPATCH(a->dtype, T, {
+    status = e.launch(CompareKernel<T, false>{static_cast<const T *>(a->data),
+                                              static_cast<const T *>(b->data),
+                                              out, ia, ib, kind},
+                      c->numel);
+  });
+  return status;
+}
+
+template <typename Exec>
+amprt_status select(Exec &e, const amprt_tensor *cond, const amprt_tensor *a,
+                    const amprt_tensor *b, amprt_tensor *c) {
+  AMPRT_DEVICE_CHECK(rankCheck("amprt_select", c->shape.size()));
+  Index ic = broadcastIndex(cond->shape, c->shape),
+        ia = broadcastIndex(a->shape, c->shape),
+        ib = broadcastIndex(b->shape, c->shape);
+  amprt_status status = AMPRT_OK;
+  withElementBits(a->dtype, [&](auto tag) {
+    using E = decltype(tag);
+    status = e.launch(SelectKernel<E>{static_cast<const uint8_t *>(cond->data),
+                                      static_cast<const E *>(a->data),
+                                      static_cast<const E *>(b->data),
+                                      static_cast<E *>(c->data), ic, ia, ib},
+                      c->numel);
+  });
+  return status;
+}
+
+template <typename Exec>
+amprt_status isFinite(Exec &e, const amprt_tensor *x, amprt_tensor *y) {
+  amprt_status status = AMPRT_OK;
+  AMPRT_FLOAT_DISPATCH(x->dtype, T, {
+    status = e.launch(IsFiniteKernel<T>{static_cast<const T *>(x->data),
+                                        static_cast<uint8_t *>(y->data)},
+                      x->numel);
+  });
+  return status;
+}
+
+template <typename Exec>
+amprt_status activationGrad(Exec &e, ActivationGrad kind,
+                            const amprt_tensor *dy, const amprt_tensor *saved,
+                            amprt_tensor *dx, double alpha) {
+  amprt_status status = AMPRT_OK;
+  AMPRT_FLOAT_DISPATCH(dy->dtype, T, {
+    using C = typename Compute<T>::type;
+    status = e.launch(
+        ActivationGradKernel<T>{static_cast<const T *>(dy->data),
+                                static_cast<const T *>(saved->data),
+                                static_cast<T *>(dx->data), kind, (C)alpha},
+        dy->numel);
+  });
+  return status;
+}
+
+template <typename Exec>
+amprt_status cast(Exec &e, const amprt_tensor *x, amprt_tensor *y) {
+  amprt_status status = AMPRT_OK;
+  AMPRT_FLOAT_DISPATCH(x->dtype, T, {
+    AMPRT_FLOAT_DISPATCH(y->dtype, U, {
+      status = e.launch(CastKernel<T, U>{static_cast<const T *>(x->data),
+                                         static_cast<U *>(y->data)},
+                        x->numel);
+    });
+  });
+  return status;
+}
+
+template <typename Exec>
+amprt_status scale(Exec &e, const amprt_tensor *x, const amprt_tensor *scale,
+                   amprt_tensor *y, bool unscale) {
+  amprt_status status = AMPRT_OK;
+  AMPRT_FLOAT_DISPATCH(x->dtype, T, {
+    AMPRT_FLOAT_DISPATCH(y->dtype, U, {
+      status = e.launch(
+          ScaleKernel<T, U>{static_cast<const T *>(x->data),
+                            static_cast<U *>(y->data),
+                            static_cast<const float *>(scale->data), unscale},
+          x->numel);
+    });
+  });
+  return status;
+}
+
+//===--------------------------------------------------------------------===//
+// Reductions
+//===--------------------------------------------------------------------===//
+
+/// Folds `count` values per output (value(o, outer.offset(o) +
+/// inner.offset(j))) into finish(o, acc), in chunks of fixed length so the
+/// work spreads over many threads and the order is fixed.
+template <typename Exec, typename Value, typename Finish>
+amprt_status reduceInto(Exec &e, const char *op, Value value,
+                        const Index &outer, const Index &inner, int64_t numOut,
+                        int64_t count, bool isMax, Finish finish) {
+  if (numOut == 0)
+    return AMPRT_OK;
+  constexpr int64_t kChunk = 1024;
+  int64_t chunk = count < kChunk ? (count > 0 ? count : 1) : kChunk;
+  int64_t chunks = count > 0 ? (count + chunk - 1) / chunk : 1;
+  Scratch<Exec> partial(e, (size_t)(numOut * chunks) * sizeof(double));
+  AMPRT_DEVICE_CHECK(partial.status(op));
+  AMPRT_DEVICE_CHECK(e.launch(
+      PartialReduceKernel<Value>{value, outer, inner, count, chunk, chunks,
+                                 isMax, partial.template as<double>()},
+      numOut * chunks));
+  return e.launch(FinishReduceKernel<Finish>{finish,
+                                             partial.template as<double>(),
+                                             chunks, isMax},
+                  numOut);
+}
+
+/// `reduced[d]`: whether dimension d of x is reduced.
+template <typename Exec>
+amprt_status reduce(Exec &e, Reduce kind, const amprt_tensor *x,
+                    const bool *reduced, amprt_tensor *y) {
+  const char *op = "reduce";
+  AMPRT_DEVICE_CHECK(rankCheck(op, x->shape.size()));
+  Index dense = denseIndex(x->shape), outer, inner;
+  int64_t count = 1;
+  for (int d = 0; d < dense.rank; ++d) {
+    Index &to = reduced[d] ? inner : outer;
+    to.shape[to.rank] = dense.shape[d];
+    to.stride[to.rank++] = dense.stride[d];
+    if (reduced[d])
+      count *= dense.shape[d];
+  }
+  amprt_status status = AMPRT_OK;
+  AMPRT_FLOAT_DISPATCH(x->dtype, T, {
+    status =
+        reduceInto(e, op, LoadValue<T>{static_cast<const T *>(x->data)}, outer,
+                   inner, y->numel, count, kind == Reduce::Max,
+                   StoreFinish<T>{static_cast<T *>(y->data),
+                                  kind == Reduce::Mean ? double(count) : 1.0});
+  });
+  return status;
+}
+
+/// Index of channel c (outer) and of its elements (inner) in a Split.
+inline void channelIndices(const Split &s, Index &outer, Index &inner) {
+  outer.rank = 1;
+  outer.shape[0] = s.axis;
+  outer.stride[0] = s.inner;
+  inner.rank = 2;
+  inner.shape[0] = s.outer;
+  inner.stride[0] = s.axis * s.inner;
+  inner.shape[1] = s.inner;
+  inner.stride[1] = 1;
+}
+
+//===--------------------------------------------------------------------===//
+// Data movement
+//===--------------------------------------------------------------------===//
+
+template <typename Exec>
+amprt_status stridedCopy(Exec &e, const amprt_tensor *x, amprt_tensor *y,
+                         const Index &from, const Index &to, int64_t srcBase,
+                         int64_t dstBase, int64_t n) {
+  amprt_status status = AMPRT_OK;
+  withElementBits(x->dtype, [&](auto tag) {
+    using E = decltype(tag);
+    status = e.launch(StridedCopyKernel<E>{static_cast<const E *>(x->data),
+                                           static_cast<E *>(y->data), from, to,
+                                           srcBase, dstBase},
+                      n);
+  });
+  return status;
+}
+
+template <typename Exec>
+amprt_status broadcastTo(Exec &e, const amprt_tensor *x, amprt_tensor *y) {
+  AMPRT_DEVICE_CHECK(rankCheck("amprt_broadcast_to", y->shape.size()));
+  return stridedCopy(e, x, y, broadcastIndex(x->shape, y->shape),
+                     denseIndex(y->shape), 0, 0, y->numel);
+}
+
+template <typename Exec>
+amprt_status transpose(Exec &e, const amprt_tensor *x, const int64_t *perm,
+                       amprt_tensor *y) {
+  AMPRT_DEVICE_CHECK(rankCheck("amprt_transpose", x->shape.size()));
+  Index xs = denseIndex(x->shape), from = denseIndex(y->shape);
+  for (int d = 0; d < from.rank; ++d)
+    from.stride[d] = xs.stride[perm[d]];
+  return stridedCopy(e, x, y, from, denseIndex(y->shape), 0, 0, y->numel);
+}
+
+template <typename Exec>
+amprt_status slice(Exec &e, const amprt_tensor *x, const int64_t *offsets,
+                   const int64_t *strides, amprt_tensor *y) {
+  AMPRT_DEVICE_CHECK(rankCheck("amprt_slice", x->shape.size()));
+  Index xs = denseIndex(x->shape), from = denseIndex(y->shape);
+  int64_t base = 0;
+  for (int d = 0; d < from.rank; ++d) {
+    from.stride[d] = xs.stride[d] * (strides ? strides[d] : 1);
+    base += offsets[d] * xs.stride[d];
+  }
+  return stridedCopy(e, x, y, from, denseIndex(y->shape), base, 0, y->numel);
+}
+
+template <typename Exec>
+amprt_status pad(Exec &e, const amprt_tensor *x, const int64_t *low,
+                 double value, amprt_tensor *y) {
+  AMPRT_DEVICE_CHECK(rankCheck("amprt_pad", x->shape.size()));
+  AMPRT_DEVICE_CHECK(fill(e, y, isFloat(y->dtype) ? value : 0.0));
+  Index ys = denseIndex(y->shape), to = denseIndex(x->shape);
+  int64_t base = 0;
+  for (int d = 0; d < to.rank; ++d) {
+    to.stride[d] = ys.stride[d];
+    base += low[d] * ys.stride[d];
+  }
+  return stridedCopy(e, x, y, denseIndex(x->shape), to, 0, base, x->numel);
+}
+
+template <typename Exec>
+amprt_status concat(Exec &e, const amprt_tensor *const *xs, int count,
+                    int64_t dim, amprt_tensor *y) {
+  AMPRT_DEVICE_CHECK(rankCheck("amprt_concat", y->shape.size()));
+  Index ys = denseIndex(y->shape);
+  int64_t offset = 0;
+  for (int i = 0; i < count; ++i) {
+    Index to = denseIndex(xs[i]->shape);
+    for (int d = 0; d < to.rank; ++d)
+      to.stride[d] = ys.stride[d];
+    AMPRT_DEVICE_CHECK(stridedCopy(e, xs[i], y, denseIndex(xs[i]->shape), to, 0,
+                                   offset * ys.stride[dim], xs[i]->numel));
+    offset += xs[i]->shape[dim];
+  }
+  return AMPRT_OK;
+}
+
+/// Copies i32/i64 indices to the host and checks them against [0, limit).
+template <typename Exec>
+amprt_status checkIndices(Exec &e, const char *op, const amprt_tensor *indices,
+                          int64_t limit, const char *what) {
+  std::vector<int64_t> host(indices->numel);
+  if (indices->dtype == AMPRT_I64) {
+    AMPRT_DEVICE_CHECK(e.toHost(host.data(), indices->data, indices->bytes));
+  } else {
+    std::vector<int32_t> narrow(indices->numel);
+    AMPRT_DEVICE_CHECK(e.toHost(narrow.data(), indices->data, indices->bytes));
+    host.assign(narrow.begin(), narrow.end());
+  }
+  for (int64_t i = 0; i < indices->numel; ++i)
+    if (host[i] < 0 || host[i] >= limit)
+      return fail(AMPRT_ERROR_INDEX,
+                  "%s: %s %lld of element %lld is outside "
+                  "[0, %lld)",
+                  op, what, (long long)host[i], (long long)i, (long long)limit);
+  return AMPRT_OK;
+}
+
+template <typename Exec>
+amprt_status gather(Exec &e, const amprt_tensor *table,
+                    const amprt_tensor *indices, amprt_tensor *y) {
+  int64_t rows = table->shape[0], row = rows ? table->numel / rows : 0;
+  AMPRT_DEVICE_CHECK(checkIndices(e, "amprt_gather", indices, rows, "index"));
+  amprt_status status = AMPRT_OK;
+  withElementBits(table->dtype, [&](auto tag) {
+    using E = decltype(tag);
+    auto run = [&](auto itag) {
+      using I = decltype(itag);
+      return e.launch(GatherKernel<E, I>{static_cast<const E *>(table->data),
+                                         static_cast<const I *>(indices->data),
+                                         static_cast<E *>(y->data), row},
+                      y->numel);
+    };
+    status = indices->dtype == AMPRT_I32 ? run(int32_t()) : run(int64_t());
+  });
+  return status;
+}
+
+template <typename Exec>
+amprt_status gatherGrad(Exec &e, const amprt_tensor *dy,
+                        const amprt_tensor *indices, amprt_tensor *dtable) {
+  const char *op = "amprt_gather_grad";
+  int64_t rows = dtable->shape[0], row = rows ? dtable->numel / rows : 0;
+  AMPRT_DEVICE_CHECK(checkIndices(e, op, indices, rows, "index"));
+  amprt_status status = AMPRT_OK;
+  AMPRT_FLOAT_DISPATCH(dy->dtype, T, {
+    using C = typename Compute<T>::type;
+    Scratch<Exec> acc(e, (size_t)dtable->numel * sizeof(C));
+    status = acc.status(op);
+    if (status == AMPRT_OK)
+      status =
+          e.launch(FillKernel<C>{acc.template as<C>(), C(0)}, dtable->numel);
+    auto run = [&](auto itag) {
+      using I = decltype(itag);
+      return e.launch(
+          GatherGradKernel<T, I>{static_cast<const T *>(dy->data),
+                                 static_cast<const I *>(indices->data),
+                                 acc.template as<C>(), row},
+          dy->numel);
+    };
+    if (status == AMPRT_OK)
+      status = indices->dtype == AMPRT_I32 ? run(int32_t()) : run(int64_t());
+    if (status == AMPRT_OK)
+      status = e.launch(CastKernel<C, T>{acc.template as<C>(),
+                                         static_cast<T *>(dtable->data)},
+                        dtable->numel);
+  });
+  return status;
+}
+
+//===--------------------------------------------------------------------===//
+// Bias, pooling, normalization
+//===--------------------------------------------------------------------===//
+
+template <typename Exec>
+amprt_status biasAdd(Exec &e, const amprt_tensor *x, const amprt_tensor *b,
+                     const Split &s, amprt_tensor *y) {
+  amprt_status status = AMPRT_OK;
+  AMPRT_FLOAT_DISPATCH(x->dtype, T, {
+    status =
+        e.launch(BiasAddKernel<T>{static_cast<const T *>(x->data),
+                                  static_cast<const T *>(b->data),
+                                  static_cast<T *>(y->data), s.axis, s.inner},
+                 x->numel);
+  });
+  return status;
+}
+
+template <typename Exec>
+amprt_status biasAddGrad(Exec &e, const amprt_tensor *dy, const Split &s,
+                         amprt_tensor *db) {
+  Index outer, inner;
+  channelIndices(s, outer, inner);
+  amprt_status status = AMPRT_OK;
+  AMPRT_FLOAT_DISPATCH(dy->dtype, T, {
+    status = reduceInto(e, "amprt_bias_add_grad",
+                        LoadValue<T>{static_cast<const T *>(dy->data)}, outer,
+                        inner, s.axis, s.outer * s.inner, false,
+                        StoreFinish<T>{static_cast<T *>(db->data), 1.0});
+  });
+  return status;
+}
+
+template <typename Exec>
+amprt_status pool(Exec &e, bool isMax, const amprt_tensor *x, const Pool &p,
+                  amprt_tensor *y) {
+  amprt_status status = AMPRT_OK;
+  AMPRT_FLOAT_DISPATCH(x->dtype, T, {
+    status = e.launch(PoolKernel<T>{static_cast<const T *>(x->data),
+                                    static_cast<T *>(y->data), p, isMax},
+                      y->numel);
+  });
+  return status;
+}
+
+/// x and y are null for avg pooling.
+template <typename Exec>
+amprt_status poolGrad(Exec &e, bool isMax, const amprt_tensor *dy,
+                      const amprt_tensor *x, const amprt_tensor *y,
+                      const Pool &p, amprt_tensor *dx) {
+  amprt_status status = AMPRT_OK;
+  AMPRT_FLOAT_DISPATCH(dy->dtype, T, {
+    status = e.launch(
+        PoolGradKernel<T>{static_cast<const T *>(dy->data),
+                          x ? static_cast<const T *>(x->data) : nullptr,
+                          y ? static_cast<const T *>(y->data) : nullptr,
+                          static_cast<T *>(dx->data), p, isMax},
+        dx->numel);
+  });
+  return status;
+}
+
+template <typename Exec>
+amprt_status batchNorm(Exec &e, const amprt_tensor *x,
+                       const amprt_tensor *scale, const amprt_tensor *offset,
+                       double epsilon, const Split &s, amprt_tensor *y,
+                       amprt_tensor *mean, amprt_tensor *invStd) {
+  const char *op = "amprt_batch_norm";
+  Index outer, inner;
+  channelIndices(s, outer, inner);
+  int64_t count = s.outer * s.inner;
+  Scratch<Exec> stats(e, (size_t)s.axis * 3 * sizeof(double));
+  AMPRT_DEVICE_CHECK(stats.status(op));
+  double *mu = stats.template as<double>(), *var = mu + s.axis,
+         *is = var + s.axis;
+  amprt_status status = AMPRT_OK;
+  AMPRT_FLOAT_DISPATCH(x->dtype, T, {
+    using S = StatsType<T>;
+    const T *xs = static_cast<const T *>(x->data);
+    status = reduceInto(e, op, LoadValue<T>{xs}, outer, inner, s.axis, count,
+                        false, KeepFinish{mu, double(count)});
+    if (status == AMPRT_OK)
+      status = reduceInto(e, op, CenteredSquareValue<T>{xs, mu}, outer, inner,
+                          s.axis, count, false, KeepFinish{var, double(count)});
+    if (status == AMPRT_OK)
+      status = e.launch(BatchNormStatsKernel<S>{mu, var, epsilon, is,
+                                                static_cast<S *>(mean->data),
+                                                static_cast<S *>(invStd->data)},
+                        s.axis);
+    if (status == AMPRT_OK)
+      status = e.launch(
+          BatchNormApplyKernel<T, S>{xs, static_cast<const S *>(scale->data),
+                                     static_cast<const S *>(offset->data), mu,
+                                     is, static_cast<T *>(y->data), s.axis,
+                                     s.inner},
+          x->numel);
+  });
+  return status;
+}
+
+template <typename Exec>
+amprt_status batchNormGrad(Exec &e, const amprt_tensor *dy,
+                           const amprt_tensor *x, const amprt_tensor *scale,
+                           const amprt_tensor *mean, const amprt_tensor *invStd,
+                           const Split &s, amprt_tensor *dx,
+                           amprt_tensor *dscale, amprt_tensor *doffset) {
+  const char *op = "amprt_batch_norm_grad";
+  Index outer, inner;
+  channelIndices(s, outer, inner);
+  int64_t count = s.outer * s.inner;
+  Scratch<Exec> sums(e, (size_t)s.axis * 2 * sizeof(double));
+  AMPRT_DEVICE_CHECK(sums.status(op));
+  double *sumDy = sums.template as<double>(), *sumDyXhat = sumDy + s.axis;
+  amprt_status status = AMPRT_OK;
+  AMPRT_FLOAT_DISPATCH(x->dtype, T, {
+    using S = StatsType<T>;
+    const T *xs = static_cast<const T *>(x->data);
+    const T *dys = static_cast<const T *>(dy->data);
+    const S *mu = static_cast<const S *>(mean->data);
+    const S *is = static_cast<const S *>(invStd->data);
+    status = reduceInto(e, op, LoadValue<T>{dys}, outer, inner, s.axis, count,
+                        false, KeepFinish{sumDy, 1.0});
+    if (status == AMPRT_OK)
+      status =
+          reduceInto(e, op, DyXhatChannelValue<T, S>{dys, xs, mu, is}, outer,
+                     inner, s.axis, count, false, KeepFinish{sumDyXhat, 1.0});
+    if (status == AMPRT_OK)
+      status = e.launch(
+          BatchNormGradKernel<T, S>{
+              dys, xs, static_cast<const S *>(scale->data), mu, is, sumDy,
+              sumDyXhat, static_cast<T *>(dx->data), s.axis, s.inner,
+              double(count)},
+          x->numel);
+    if (status == AMPRT_OK)
+      status = e.launch(
+          StoreStatsKernel<S>{sumDyXhat, static_cast<S *>(dscale->data)},
+          s.axis);
+    if (status == AMPRT_OK)
+      status = e.launch(
+          StoreStatsKernel<S>{sumDy, static_cast<S *>(doffset->data)}, s.axis);
+  });
+  return status;
+}
+
+template <typename Exec>
+amprt_status layerNorm(Exec &e, const amprt_tensor *x,
+                       const amprt_tensor *gamma, const amprt_tensor *beta,
+                       double epsilon, amprt_tensor *y, amprt_tensor *mean,
+                       amprt_tensor *invStd) {
+  int64_t d = x->shape.back(), rows = d ? x->numel / d : 0;
+  amprt_status status = AMPRT_OK;
+  AMPRT_FLOAT_DISPATCH(x->dtype, T, {
+    using S = StatsType<T>;
+    status = e.launch(LayerNormKernel<T, S>{static_cast<const T *>(x->data),
+                                            static_cast<const S *>(gamma->data),
+                                            static_cast<const S *>(beta->data),
+                                            static_cast<T *>(y->data),
+                                            static_cast<S *>(mean->data),
+                                            static_cast<S *>(invStd->data), d,
+                                            epsilon},
+                      rows);
+  });
+  return status;
+}
+
+template <typename Exec>
+amprt_status layerNormGrad(Exec &e, const amprt_tensor *dy,
+                           const amprt_tensor *x, const amprt_tensor *gamma,
+                           const amprt_tensor *mean, const amprt_tensor *invStd,
+                           amprt_tensor *dx, amprt_tensor *dgamma,
+                           amprt_tensor *dbeta) {
+  const char *op = "amprt_layer_norm_grad";
+  int64_t d = x->shape.back(), rows = d ? x->numel / d : 0;
+  // dgamma[j] and dbeta[j] fold column j over the rows.
+  Index outer, inner;
+  outer.rank = inner.rank = 1;
+  outer.shape[0] = d;
+  outer.stride[0] = 1;
+  inner.shape[0] = rows;
+  inner.stride[0] = d;
+  amprt_status status = AMPRT_OK;
+  AMPRT_FLOAT_DISPATCH(x->dtype, T, {
+    using S = StatsType<T>;
+    const T *xs = static_cast<const T *>(x->data);
+    const T *dys = static_cast<const T *>(dy->data);
+    const S *mu = static_cast<const S *>(mean->data);
+    const S *is = static_cast<const S *>(invStd->data);
+    status = e.launch(
+        LayerNormGradKernel<T, S>{dys, xs, static_cast<const S *>(gamma->data),
+                                  mu, is, static_cast<T *>(dx->data), d},
+        rows);
+    if (status == AMPRT_OK)
+      status = reduceInto(e, op, DyXhatRowValue<T, S>{dys, xs, mu, is, d},
+                          outer, inner, d, rows, false,
+                          StoreFinish<S>{static_cast<S *>(dgamma->data), 1.0});
+    if (status == AMPRT_OK)
+      status =
+          reduceInto(e, op, LoadValue<T>{dys}, outer, inner, d, rows, false,
+                     StoreFinish<S>{static_cast<S *>(dbeta->data), 1.0});
+  });
+  return status;
+}
+
+//===--------------------------------------------------------------------===//
+// Softmax and loss
+//===--------------------------------------------------------------------===//
+
+/// Forward kinds: a = x, b unused; gradients: a = dy, b = y.
+template <typename Exec>
+amprt_status softmax(Exec &e, SoftmaxKind kind, const amprt_tensor *a,
+                     const amprt_tensor *b, const Split &s, amprt_tensor *out) {
+  amprt_status status = AMPRT_OK;
+  AMPRT_FLOAT_DISPATCH(a->dtype, T, {
+    status =
+        e.launch(SoftmaxKernel<T>{static_cast<const T *>(a->data),
+                                  b ? static_cast<const T *>(b->data) : nullptr,
+                                  static_cast<T *>(out->data), s, kind},
+                 s.outer * s.inner);
+  });
+  return status;
+}
+
+/// The forward (dloss null, out = loss) or the gradient (out = dlogits).
+template <typename Exec>
+amprt_status crossEntropy(Exec &e, const char *op, const amprt_tensor *logits,
+                          const amprt_tensor *labels, const amprt_tensor *dloss,
+                          amprt_tensor *out) {
+  int64_t n = logits->shape[0], c = logits->shape[1];
+  bool indices = labels->dtype == AMPRT_I32 || labels->dtype == AMPRT_I64;
+  if (indices)
+    AMPRT_DEVICE_CHECK(checkIndices(e, op, labels, c, "label"));
+  amprt_status status = AMPRT_OK;
+  AMPRT_FLOAT_DISPATCH(logits->dtype, T, {
+    auto run = [&](auto tag) {
+      using I = decltype(tag);
+      return e.launch(
+          CrossEntropyKernel<T, I>{
+              static_cast<const T *>(logits->data), labels->data,
+              dloss ? static_cast<const T *>(dloss->data) : nullptr,
+              static_cast<T *>(out->data), c},
+          n);
+    };
+    status = labels->dtype == AMPRT_I32   ? run(int32_t())
+             : labels->dtype == AMPRT_I64 ? run(int64_t())
+                                          : run(char());
+  });
+  return status;
+}
+
+//===--------------------------------------------------------------------===//
+// Optimizer and loss scaling
+//===--------------------------------------------------------------------===//
+
+/// Runs f(T()) with T = double for f64 state and float for f32.
+template <typename F> amprt_status withState(amprt_dtype dtype, F f) {
+  return dtype == AMPRT_F64 ? f(double()) : f(float());
+}
+
+template <typename Exec>
+amprt_status sgd(Exec &e, const amprt_tensor *param, const amprt_tensor *grad,
+                 const amprt_tensor *lr, amprt_tensor *newParam) {
+  return withState(param->dtype, [&](auto tag) {
+    using T = decltype(tag);
+    return e.launch(SgdKernel<T>{static_cast<const T *>(param->data),
+                                 static_cast<const T *>(grad->data),
+                                 static_cast<const float *>(lr->data),
+                                 static_cast<T *>(newParam->data)},
+                    param->numel);
+  });
+}
+
+template <typename Exec>
+amprt_status momentum(Exec &e, const amprt_tensor *param,
+                      const amprt_tensor *grad, const amprt_tensor *velocity,
+                      const amprt_tensor *lr, double momentum, bool nesterov,
+                      amprt_tensor *newParam, amprt_tensor *newVelocity) {
+  return withState(param->dtype, [&](auto tag) {
+    using T = decltype(tag);
+    return e.launch(MomentumKernel<T>{static_cast<const T *>(param->data),
+                                      static_cast<const T *>(grad->data),
+                                      static_cast<const T *>(velocity->data),
+                                      static_cast<const float *>(lr->data),
+                                      momentum, nesterov,
+                                      static_cast<T *>(newParam->data),
+                                      static_cast<T *>(newVelocity->data)},
+                    param->numel);
+  });
+}
+
+template <typename Exec>
+amprt_status adam(Exec &e, const amprt_tensor *param, const amprt_tensor *grad,
+                  const amprt_tensor *m, const amprt_tensor *v,
+                  const amprt_tensor *step, const amprt_tensor *lr,
+                  double beta1, double beta2, double epsilon,
+                  double weightDecay, amprt_tensor *newParam,
+                  amprt_tensor *newM, amprt_tensor *newV) {
+  return withState(param->dtype, [&](auto tag) {
+    using T = decltype(tag);
+    return e.launch(
+        AdamKernel<T>{
+            static_cast<const T *>(param->data),
+            static_cast<const T *>(grad->data), static_cast<const T *>(m->data),
+            static_cast<const T *>(v->data),
+            static_cast<const int64_t *>(step->data),
+            static_cast<const float *>(lr->data), beta1, beta2, epsilon,
+            weightDecay, static_cast<T *>(newParam->data),
+            static_cast<T *>(newM->data), static_cast<T *>(newV->data)},
+        param->numel);
+  });
+}
+
+template <typename Exec>
+amprt_status clipByGlobalNorm(Exec &e, const amprt_tensor *const *grads,
+                              int count, double maxNorm,
+                              amprt_tensor *const *clipped) {
+  const char *op = "amprt_clip_by_global_norm";
+  Scratch<Exec> squares(e, (size_t)(count + 1) * sizeof(double));
+  AMPRT_DEVICE_CHECK(squares.status(op));
+  double *sq = squares.template as<double>(), *factor = sq + count;
+  for (int i = 0; i < count; ++i) {
+    Index outer, inner;
+    inner.rank = 1;
+    inner.shape[0] = grads[i]->numel;
+    inner.stride[0] = 1;
+    amprt_status status = AMPRT_OK;
+    AMPRT_FLOAT_DISPATCH(grads[i]->dtype, T, {
+      status = reduceInto(
+          e, op, SquareValue<T>{static_cast<const T *>(grads[i]->data)}, outer,
+          inner, 1, grads[i]->numel, false, KeepFinish{sq + i, 1.0});
+    });
+    AMPRT_DEVICE_CHECK(status);
+  }
+  AMPRT_DEVICE_CHECK(e.launch(ClipFactorKernel{sq, count, maxNorm, factor}, 1));
+  for (int i = 0; i < count; ++i) {
+    amprt_status status = AMPRT_OK;
+    AMPRT_FLOAT_DISPATCH(grads[i]->dtype, T, {
+      status =
+          e.launch(ClipKernel<T>{static_cast<const T *>(grads[i]->data),
+                                 static_cast<T *>(clipped[i]->data), factor},
+                   grads[i]->numel);
+    });
+    AMPRT_DEVICE_CHECK(status);
+  }
+  return AMPRT_OK;
+}
+
+/// all_finite (scale and unscaled null) or the fused unscale + check.
+template <typename Exec>
+amprt_status finiteCheck(Exec &e, const amprt_tensor *const *gs, int count,
+                         const amprt_tensor *scale,
+                         amprt_tensor *const *unscaled, amprt_tensor *finite) {
+  uint8_t *flag = static_cast<uint8_t *>(finite->data);
+  AMPRT_DEVICE_CHECK(e.launch(FillKernel<uint8_t>{flag, 1}, 1));
+  const float *s = scale ? static_cast<const float *>(scale->data) : nullptr;
+  for (int i = 0; i < count; ++i) {
+    amprt_status status = AMPRT_OK;
+    AMPRT_FLOAT_DISPATCH(gs[i]->dtype, T, {
+      const T *g = static_cast<const T *>(gs[i]->data);
+      if (!unscaled)
+        status = e.launch(FiniteCheckKernel<T, float>{g, nullptr, s, flag},
+                          gs[i]->numel);
+      else
+        status = withState(unscaled[i]->dtype, [&](auto tag) {
+          using U = decltype(tag);
+          return e.launch(
+              FiniteCheckKernel<T, U>{g, static_cast<U *>(unscaled[i]->data), s,
+                                      flag},
+              gs[i]->numel);
+        });
+    });
+    AMPRT_DEVICE_CHECK(status);
+  }
+  return AMPRT_OK;
+}
+
+template <typename Exec>
+amprt_status
+updateScale(Exec &e, const amprt_tensor *scale, const amprt_tensor *goodSteps,
+            const amprt_tensor *finite, double growth, double backoff,
+            int64_t interval, double minScale, double maxScale,
+            amprt_tensor *newScale, amprt_tensor *newGoodSteps) {
+  return e.launch(
+      UpdateScaleKernel{static_cast<const float *>(scale->data),
+                        static_cast<const int64_t *>(goodSteps->data),
+                        static_cast<const uint8_t *>(finite->data), growth,
+                        backoff, interval, minScale, maxScale,
+                        static_cast<float *>(newScale->data),
+                        static_cast<int64_t *>(newGoodSteps->data)},
+      1);
+}
+
+} // namespace amprt::device
+
+#endif // AMPRT_DEVICE_DEVICEOPS_H

@@ -1,0 +1,43 @@
+//===- HostExec.h - Runs the device backend's kernels on the host -*- C++
+//-*-===//
+//
+// The executor the unit tests give DeviceOps.h: every kernel index in a
+// serial loop over host memory. The CUDA executor runs the same kernels in
+// grid-stride loops, so a test through HostExec checks the GPU's
+// per-element code without a GPU.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef AMPRT_DEVICE_HOSTEXEC_H
+#define AMPRT_DEVICE_HOSTEXEC_H
+
+#include "DeviceOps.h"
+#include <cstdlib>
+#include <cstring>
+
+namespace amprt::device {
+
+struct HostExec {
+  explicit HostExec(amprt_context * = nullptr) {}
+  int64_t launches = 0;
+  template <typename K> amprt_status launch(const K &kernel, int64_t n) {
+    ++launches;
+    for (int64_t i = 0; i < n; ++i)
+      kernel(i);
+    return AMPRT_OK;
+  }
+  void *alloc(size_t bytes) { return std::malloc(bytes ? bytes : 1); }
+  void release(void *p) { std::free(p); }
+  amprt_status toHost(void *dst, const void *src, size_t bytes) {
+    std::memcpy(dst, src, bytes);
+    return AMPRT_OK;
+  }
+  amprt_status copy(void *dst, const void *src, size_t bytes) {
+    std::memcpy(dst, src, bytes);
+    return AMPRT_OK;
+  }
+};
+
+} // namespace amprt::device
+
+#endif // AMPRT_DEVICE_HOSTEXEC_H

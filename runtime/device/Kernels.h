@@ -1,0 +1,735 @@
+//===- Kernels.h - Per-element bodies of the device backend ----*- C++ -*-===//
+//
+// Every device kernel is a struct of plain pointers and sizes whose
+// `operator()(i)` computes element (or row, or window) `i`. The CUDA
+// backend runs it in a grid-stride loop; the unit tests run the same
+// struct in a host loop (HostExec) against the CPU backend, so the GPU's
+// indexing and arithmetic are tested on machines without a GPU. Formulas
+// come from common/amprt_math.h, as on the CPU.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef AMPRT_DEVICE_KERNELS_H
+#define AMPRT_DEVICE_KERNELS_H
+
+#include "../common/Geometry.h"
+#include "../common/amprt_math.h"
+
+namespace amprt::device {
+
+constexpr int kMaxRank = 8;
+
+/// Linear index -> offset through a row-major shape and per-dimension
+/// strides (0 for a broadcast dimension).
+struct Index {
+  int rank = 0;
+  int64_t shape[kMaxRank] = {};
+  int64_t stride[kMaxRank] = {};
+  AMPRT_HD int64_t offset(int64_t linear) const {
+    int64_t off = 0;
+    for (int d = rank - 1; d >= 0; --d) {
+      off += (linear % shape[d]) * stride[d];
+      linear /= shape[d];
+    }
+    return off;
+  }
+};
+
+/// Adds `v` to `*p` atomically on the device (plain add on the host, where
+/// the loop is serial).
+template <typename C> AMPRT_HD inline void accumulate(C *p, C v) {
+#if defined(__CUDA_ARCH__)
+  atomicAdd(p, v);
+#else
+  *p += v;
+#endif
+}
+
+//===--------------------------------------------------------------------===//
+// Elementwise
+//===--------------------------------------------------------------------===//
+
+template <typename T> struct UnaryKernel {
+  using C = typename Compute<T>::type;
+  const T *x;
+  T *y;
+  Unary op;
+  C alpha;
+  AMPRT_HD void operator()(int64_t i) const {
+    store(y, i, applyUnary<C>(op, load(x, i), alpha));
+  }
+};
+
+template <typename T> struct BinaryKernel {
+  using C = typename Compute<T>::type;
+  const T *a, *b;
+  T *c;
+  Index ia, ib; // c's shape with a's / b's broadcast strides
+  Binary op;
+  AMPRT_HD void operator()(int64_t i) const {
+    store(c, i,
+          applyBinary<C>(op, load(a, ia.offset(i)), load(b, ib.offset(i))));
+  }
+};
+
+template <typename I> struct IntBinaryKernel {
+  const I *a, *b;
+  I *c;
+  Index ia, ib;
+  Binary op;
+  AMPRT_HD void operator()(int64_t i) const {
+    c[i] = applyIntBinary<I>(op, a[ia.offset(i)], b[ib.offset(i)]);
+  }
+};
+
+/// Compare on floats (loaded to the compute type) or integers (as is).
+template <typename T, bool IsInt> struct CompareKernel {
+  const T *a, *b;
+  uint8_t *c;
+  Index ia, ib;
+  Compare op;
+  AMPRT_HD void operator()(int64_t i) const {
+    if constexpr (IsInt)
+      c[i] = applyCompare<T>(op, a[ia.offset(i)], b[ib.offset(i)]);
+    else
+      c[i] = applyCompare<typename Compute<T>::type>(op, load(a, ia.offset(i)),
+                                                     load(b, ib.offset(i)));
+  }
+};
+
+/// select on raw elements of E bytes (any element type).
+template <typename E> struct SelectKernel {
+  const uint8_t *cond;
+  const E *a, *b;
+  E *c;
+  Index ic, ia, ib;
+  AMPRT_HD void operator()(int64_t i) const {
+    c[i] = cond[ic.offset(i)] ? a[ia.offset(i)] : b[ib.offset(i)];
+  }
+};
+
+template <typename T> struct IsFiniteKernel {
+  const T *x;
+  uint8_t *y;
+  AMPRT_HD void operator()(int64_t i) const { y[i] = m_isfinite(load(x, i)); }
+};
+
+template <typename T> struct ActivationGradKernel {
+  using C = typename Compute<T>::type;
+  const T *dy, *saved;
+  T *dx;
+  ActivationGrad op;
+  C alpha;
+  AMPRT_HD void operator()(int64_t i) const {
+    store(dx, i,
+          applyActivationGrad<C>(op, load(dy, i), load(saved, i), alpha));
+  }
+};
+
+/// Widen exactly, round once (as the CPU cast).
+template <typename T, typename U> struct CastKernel {
+  const T *x;
+  U *y;
+  AMPRT_HD void operator()(int64_t i) const {
+    store(y, i, (typename Compute<U>::type)(double)load(x, i));
+  }
+};
+
+/// y = x * scale, or x * (1 / scale) in f32 (GradScaler's unscale); the
+/// scale is read on the device.
+template <typename T, typename U> struct ScaleKernel {
+  const T *x;
+  U *y;
+  const float *scale;
+  bool unscale;
+  AMPRT_HD void operator()(int64_t i) const {
+    float factor = unscale ? 1.0f / *scale : *scale;
+    store(y, i, (typename Compute<U>::type)(load(x, i) * factor));
+  }
+};
+
+template <typename E> struct FillKernel {
+  E *p;
+  E value;
+  AMPRT_HD void operator()(int64_t i) const { p[i] = value; }
+};
+
+//===--------------------------------------------------------------------===//
+// Data movement
+//===--------------------------------------------------------------------===//
+
+/// dst[dstBase + dst.offset(i)] = src[srcBase + src.offset(i)] over one
+/// iteration shape: transpose, broadcast, slice, pad and concat are each
+/// a choice of strides.
+template <typename E> struct StridedCopyKernel {
+  const E *src;
+  E *dst;
+  Index from, to; // equal shapes, different strides
+  int64_t srcBase, dstBase;
+  AMPRT_HD void operator()(int64_t i) const {
+    dst[dstBase + to.offset(i)] = src[srcBase + from.offset(i)];
+  }
+};
+
+template <typename E, typename I> struct GatherKernel {
+  const E *table;
+  const I *indices;
+  E *y;
+  int64_t row;
+  AMPRT_HD void operator()(int64_t i) const {
+    y[i] = table[(int64_t)indices[i / row] * row + i % row];
+  }
+};
+
+/// Scatter-add of dy rows into an accumulator (f32, f64 for f64 data).
+template <typename T, typename I> struct GatherGradKernel {
+  using C = typename Compute<T>::type;
+  const T *dy;
+  const I *indices;
+  C *acc;
+  int64_t row;
+  AMPRT_HD void operator()(int64_t i) const {
+    accumulate(acc + (int64_t)indices[i / row] * row + i % row, (C)load(dy, i));
+  }
+};
+
+//===--------------------------------------------------------------------===//
+// Reductions: chunks of each output's elements sum into partials, then a
+// second kernel folds the partials of each output in chunk order.
+//===--------------------------------------------------------------------===//
+
+/// Sums (or maxes) chunk `i % chunks` of output `i / chunks`: value(o, off)
+/// gives each element, `outer` maps o and `inner` the reduced index to x.
+template <typename Value> struct PartialReduceKernel {
+  Value value;
+  Index outer, inner;
+  int64_t count, chunk, chunks;
+  bool isMax;
+  double *partial;
+  AMPRT_HD void operator()(int64_t i) const {
+    int64_t o = i / chunks, k = i % chunks;
+    int64_t base = outer.offset(o);
+    int64_t begin = k * chunk,
+            end = begin + chunk < count ? begin + chunk : count;
+    double acc = isMax ? -__builtin_huge_val() : 0.0;
+    for (int64_t j = begin; j < end; ++j) {
+      double v = value(o, base + inner.offset(j));
+      if (isMax)
+        acc = (v != v || v > acc) ? v : acc;
+      else
+        acc += v;
+    }
+    partial[i] = acc;
+  }
+};
+
+template <typename Finish> struct FinishReduceKernel {
+  Finish finish;
+  const double *partial;
+  int64_t chunks;
+  bool isMax;
+  AMPRT_HD void operator()(int64_t o) const {
+    double acc = isMax ? -__builtin_huge_val() : 0.0;
+    for (int64_t k = 0; k < chunks; ++k) {
+      double v = partial[o * chunks + k];
+      if (isMax)
+        acc = (v != v || v > acc) ? v : acc;
+      else
+        acc += v;
+    }
+    finish(o, acc);
+  }
+};
+
+/// Element values for the reductions.
+template <typename T> struct LoadValue {
+  const T *x;
+  AMPRT_HD double operator()(int64_t, int64_t off) const {
+    return (double)load(x, off);
+  }
+};
+template <typename T> struct SquareValue {
+  const T *x;
+  AMPRT_HD double operator()(int64_t, int64_t off) const {
+    double v = (double)load(x, off);
+    return v * v;
+  }
+};
+/// (x - mean[o])^2 for a channel `o`.
+template <typename T> struct CenteredSquareValue {
+  const T *x;
+  const double *mean;
+  AMPRT_HD double operator()(int64_t o, int64_t off) const {
+    double d = (double)load(x, off) - mean[o];
+    return d * d;
+  }
+};
+/// dy * xhat with per-channel statistics (batch norm).
+template <typename T, typename S> struct DyXhatChannelValue {
+  const T *dy, *x;
+  const S *mean, *invStd;
+  AMPRT_HD double operator()(int64_t c, int64_t off) const {
+    return (double)load(dy, off) *
+           (((double)load(x, off) - (double)mean[c]) * (double)invStd[c]);
+  }
+};
+/// dy * xhat with per-row statistics (layer norm; rows of d elements).
+template <typename T, typename S> struct DyXhatRowValue {
+  const T *dy, *x;
+  const S *mean, *invStd;
+  int64_t d;
+  AMPRT_HD double operator()(int64_t, int64_t off) const {
+    int64_t r = off / d;
+    return (double)load(dy, off) *
+           (((double)load(x, off) - (double)mean[r]) * (double)invStd[r]);
+  }
+};
+
+/// Stores acc (or acc / count) rounded to T.
+template <typename T> struct StoreFinish {
+  T *y;
+  double divisor;
+  AMPRT_HD void operator()(int64_t o, double acc) const {
+    store(y, o, (typename Compute<T>::type)(acc / divisor));
+  }
+};
+/// Keeps acc / divisor in a double buffer.
+struct KeepFinish {
+  double *out;
+  double divisor;
+  AMPRT_HD void operator()(int64_t o, double acc) const {
+    out[o] = acc / divisor;
+  }
+};
+
+//===--------------------------------------------------------------------===//
+// Bias and normalization
+//===--------------------------------------------------------------------===//
+
+template <typename T> struct BiasAddKernel {
+  const T *x, *b;
+  T *y;
+  int64_t axis, inner;
+  AMPRT_HD void operator()(int64_t i) const {
+    store(y, i, load(x, i) + load(b, (i / inner) % axis));
+  }
+};
+
+/// inv_std = 1 / sqrt(var + eps); writes the statistics tensors (S) too.
+template <typename S> struct BatchNormStatsKernel {
+  const double *mean, *var;
+  double epsilon;
+  double *invStd;
+  S *meanOut, *invStdOut;
+  AMPRT_HD void operator()(int64_t c) const {
+    invStd[c] = 1.0 / sqrt(var[c] + epsilon);
+    meanOut[c] = (S)mean[c];
+    invStdOut[c] = (S)invStd[c];
+  }
+};
+
+template <typename T, typename S> struct BatchNormApplyKernel {
+  const T *x;
+  const S *scale, *offset;
+  const double *mean, *invStd;
+  T *y;
+  int64_t axis, inner;
+  AMPRT_HD void operator()(int64_t i) const {
+    int64_t c = (i / inner) % axis;
+    double v = ((double)load(x, i) - mean[c]) * invStd[c] * (double)scale[c] +
+               (double)offset[c];
+    store(y, i, (typename Compute<T>::type)v);
+  }
+};
+
+template <typename T, typename S> struct BatchNormGradKernel {
+  const T *dy, *x;
+  const S *scale, *mean, *invStd;
+  const double *sumDy, *sumDyXhat;
+  T *dx;
+  int64_t axis, inner;
+  double count;
+  AMPRT_HD void operator()(int64_t i) const {
+    int64_t c = (i / inner) % axis;
+    double is = (double)invStd[c];
+    double xhat = ((double)load(x, i) - (double)mean[c]) * is;
+    double v = (double)scale[c] * is / count *
+               (count * (double)load(dy, i) - sumDy[c] - xhat * sumDyXhat[c]);
+    store(dx, i, (typename Compute<T>::type)v);
+  }
+};
+
+/// Copies double sums into statistics tensors of type S.
+template <typename S> struct StoreStatsKernel {
+  const double *from;
+  S *to;
+  AMPRT_HD void operator()(int64_t i) const { to[i] = (S)from[i]; }
+};
+
+/// One row of d elements per index, as the CPU's layer norm.
+template <typename T, typename S> struct LayerNormKernel {
+  const T *x;
+  const S *gamma, *beta;
+  T *y;
+  S *mean, *invStd;
+  int64_t d;
+  double epsilon;
+  AMPRT_HD void operator()(int64_t r) const {
+    const T *xr = x + r * d;
+    T *yr = y + r * d;
+    double sum = 0, sq = 0;
+    for (int64_t j = 0; j < d; ++j)
+      sum += (double)load(xr, j);
+    double mu = sum / d;
+    for (int64_t j = 0; j < d; ++j) {
+      double v = (double)load(xr, j) - mu;
+      sq += v * v;
+    }
+    double is = 1.0 / sqrt(sq / d + epsilon);
+    for (int64_t j = 0; j < d; ++j)
+      store(yr, j,
+            (typename Compute<T>::type)(((double)load(xr, j) - mu) * is *
+                                            (double)gamma[j] +
+                                        (double)beta[j]));
+    mean[r] = (S)mu;
+    invStd[r] = (S)is;
+  }
+};
+
+template <typename T, typename S> struct LayerNormGradKernel {
+  const T *dy, *x;
+  const S *gamma, *mean, *invStd;
+  T *dx;
+  int64_t d;
+  AMPRT_HD void operator()(int64_t r) const {
+    const T *xr = x + r * d, *dyr = dy + r * d;
+    double mu = mean[r], is = invStd[r];
+    double sumG = 0, sumGXhat = 0;
+    for (int64_t j = 0; j < d; ++j) {
+      double xhat = ((double)load(xr, j) - mu) * is;
+      double g = (double)load(dyr, j) * (double)gamma[j];
+      sumG += g;
+      sumGXhat += g * xhat;
+    }
+    T *dxr = dx + r * d;
+    for (int64_t j = 0; j < d; ++j) {
+      double xhat = ((double)load(xr, j) - mu) * is;
+      double g = (double)load(dyr, j) * (double)gamma[j];
+      store(dxr, j,
+            (typename Compute<T>::type)(is / d *
+                                        (d * g - sumG - xhat * sumGXhat)));
+    }
+  }
+};
+
+//===--------------------------------------------------------------------===//
+// Softmax and cross-entropy: one row per index
+//===--------------------------------------------------------------------===//
+
+enum class SoftmaxKind { Softmax, LogSoftmax, SoftmaxGrad, LogSoftmaxGrad };
+
+/// Row r = (outer o, inner i): elements first + j * inner, j < axis.
+/// Forward kinds read `a` = x; gradients read `a` = dy and `b` = y.
+template <typename T> struct SoftmaxKernel {
+  const T *a, *b;
+  T *out;
+  Split s;
+  SoftmaxKind kind;
+  AMPRT_HD void operator()(int64_t r) const {
+    using C = typename Compute<T>::type;
+    int64_t o = r / s.inner, in = r % s.inner;
+    int64_t first = o * s.axis * s.inner + in, step = s.inner;
+    if (kind == SoftmaxKind::SoftmaxGrad ||
+        kind == SoftmaxKind::LogSoftmaxGrad) {
+      double acc = 0;
+      for (int64_t j = 0; j < s.axis; ++j) {
+        int64_t k = first + j * step;
+        acc += kind == SoftmaxKind::SoftmaxGrad
+                   ? (double)load(a, k) * (double)load(b, k)
+                   : (double)load(a, k);
+      }
+      for (int64_t j = 0; j < s.axis; ++j) {
+        int64_t k = first + j * step;
+        double dy = load(a, k), y = load(b, k);
+        store(out, k,
+              (C)(kind == SoftmaxKind::SoftmaxGrad ? y * (dy - acc)
+                                                   : dy - exp(y) * acc));
+      }
+      return;
+    }
+    double m = -__builtin_huge_val();
+    for (int64_t j = 0; j < s.axis; ++j) {
+      double v = load(a, first + j * step);
+      m = m > v ? m : v;
+    }
+    double sum = 0;
+    for (int64_t j = 0; j < s.axis; ++j)
+      sum += exp((double)load(a, first + j * step) - m);
+    double lse = m + log(sum);
+    for (int64_t j = 0; j < s.axis; ++j) {
+      int64_t k = first + j * step;
+      double v = load(a, k);
+      store(out, k,
+            (C)(kind == SoftmaxKind::Softmax ? exp(v - m) / sum : v - lse));
+    }
+  }
+};
+
+/// Labels are class indices (I = int32_t / int64_t, checked in range on
+/// the host) or, with I = void, a distribution of T.
+template <typename T, typename I> struct CrossEntropyKernel {
+  const T *logits;
+  const void *labels;
+  const T *dloss; // null for the forward
+  T *out;         // loss [N] or dlogits [N, C]
+  int64_t classes;
+  AMPRT_HD double target(int64_t n, int64_t j) const {
+    if constexpr (sizeof(I) > 1)
+      return (int64_t) static_cast<const I *>(labels)[n] == j ? 1.0 : 0.0;
+    else
+      return (double)load(static_cast<const T *>(labels), n * classes + j);
+  }
+  AMPRT_HD void operator()(int64_t n) const {
+    using C = typename Compute<T>::type;
+    const T *row = logits + n * classes;
+    double m = -__builtin_huge_val();
+    for (int64_t j = 0; j < classes; ++j) {
+      double v = load(row, j);
+      m = m > v ? m : v;
+    }
+    double sum = 0;
+    for (int64_t j = 0; j < classes; ++j)
+      sum += exp((double)load(row, j) - m);
+    double lse = m + log(sum);
+    if (!dloss) {
+      double l = 0;
+      for (int64_t j = 0; j < classes; ++j) {
+        double p = target(n, j);
+        if (p != 0)
+          l -= p * ((double)load(row, j) - lse);
+      }
+      store(out, n, (C)l);
+      return;
+    }
+    double g = load(dloss, n), mass = 0;
+    for (int64_t j = 0; j < classes; ++j)
+      mass += target(n, j);
+    for (int64_t j = 0; j < classes; ++j) {
+      double p = exp((double)load(row, j) - lse);
+      store(out, n * classes + j, (C)(g * (p * mass - target(n, j))));
+    }
+  }
+};
+
+//===--------------------------------------------------------------------===//
+// Pooling
+//===--------------------------------------------------------------------===//
+
+/// One output element per index (output memory order).
+template <typename T> struct PoolKernel {
+  const T *x;
+  T *y;
+  Pool p;
+  bool isMax;
+  AMPRT_HD void operator()(int64_t i) const {
+    int64_t ox, oy, c, n;
+    if (p.nchw) {
+      ox = i % p.ow, oy = (i / p.ow) % p.oh, c = (i / (p.ow * p.oh)) % p.c;
+      n = i / (p.ow * p.oh * p.c);
+    } else {
+      c = i % p.c, ox = (i / p.c) % p.ow, oy = (i / (p.c * p.ow)) % p.oh;
+      n = i / (p.c * p.ow * p.oh);
+    }
+    int64_t y0 = oy * p.sh - p.pt, x0 = ox * p.sw - p.pl;
+    double acc = isMax ? -__builtin_huge_val() : 0.0;
+    for (int64_t ky = 0; ky < p.kh; ++ky)
+      for (int64_t kx = 0; kx < p.kw; ++kx) {
+        int64_t iy = y0 + ky, ix = x0 + kx;
+        if (iy < 0 || iy >= p.h || ix < 0 || ix >= p.w)
+          continue; // ignored by max, zeros for avg
+        double v = load(x, p.at(n, iy, ix, c, p.h, p.w));
+        if (isMax)
+          acc = (v != v || v > acc) ? v : acc;
+        else
+          acc += v;
+      }
+    store(y, i,
+          (typename Compute<T>::type)(isMax ? acc : acc / double(p.kh * p.kw)));
+  }
+};
+
+/// One input element per index: sums the gradient of every window that
+/// covers it (avg), or of every window whose first maximum it is (max),
+/// so no two threads write one element.
+template <typename T> struct PoolGradKernel {
+  const T *dy, *x, *y; // x, y only for max
+  T *dx;
+  Pool p;
+  bool isMax;
+  AMPRT_HD void operator()(int64_t i) const {
+    int64_t ix, iy, c, n;
+    if (p.nchw) {
+      ix = i % p.w, iy = (i / p.w) % p.h, c = (i / (p.w * p.h)) % p.c;
+      n = i / (p.w * p.h * p.c);
+    } else {
+      c = i % p.c, ix = (i / p.c) % p.w, iy = (i / (p.c * p.w)) % p.h;
+      n = i / (p.c * p.w * p.h);
+    }
+    // Windows oy with oy * sh - pt <= iy < oy * sh - pt + kh.
+    int64_t yl = iy + p.pt - p.kh + 1, xl = ix + p.pl - p.kw + 1;
+    int64_t oyBegin = yl <= 0 ? 0 : (yl + p.sh - 1) / p.sh;
+    int64_t oxBegin = xl <= 0 ? 0 : (xl + p.sw - 1) / p.sw;
+    int64_t oyEnd = (iy + p.pt) / p.sh + 1, oxEnd = (ix + p.pl) / p.sw + 1;
+    oyEnd = oyEnd < p.oh ? oyEnd : p.oh;
+    oxEnd = oxEnd < p.ow ? oxEnd : p.ow;
+    using C = typename Compute<T>::type;
+    C mine = isMax ? load(x, i) : C(0);
+    double acc = 0;
+    for (int64_t oy = oyBegin; oy < oyEnd; ++oy)
+      for (int64_t ox = oxBegin; ox < oxEnd; ++ox) {
+        int64_t out = p.at(n, oy, ox, c, p.oh, p.ow);
+        if (!isMax) {
+          acc += (double)load(dy, out) / double(p.kh * p.kw);
+          continue;
+        }
+        C target = load(y, out);
+        if (!(mine == target || (target != target && mine != mine)))
+          continue;
+        // Only the window's first maximum (in ky, kx order) takes it.
+        bool first = true;
+        int64_t y0 = oy * p.sh - p.pt, x0 = ox * p.sw - p.pl;
+        for (int64_t ky = 0; ky < p.kh && first; ++ky)
+          for (int64_t kx = 0; kx < p.kw; ++kx) {
+            int64_t yy = y0 + ky, xx = x0 + kx;
+            if (yy == iy && xx == ix) {
+              ky = p.kh; // reached this element: it is the first
+              break;
+            }
+            if (yy < 0 || yy >= p.h || xx < 0 || xx >= p.w)
+              continue;
+            C v = load(x, p.at(n, yy, xx, c, p.h, p.w));
+            if (v == target || (target != target && v != v)) {
+              first = false;
+              break;
+            }
+          }
+        if (first)
+          acc += (double)load(dy, out);
+      }
+    store(dx, i, (C)acc);
+  }
+};
+
+//===--------------------------------------------------------------------===//
+// Optimizer and loss scaling (state in f32, or f64 for reference runs)
+//===--------------------------------------------------------------------===//
+
+template <typename T> struct SgdKernel {
+  const T *param, *grad;
+  const float *lr;
+  T *newParam;
+  AMPRT_HD void operator()(int64_t i) const {
+    double p = param[i];
+    sgdStep(p, (double)grad[i], (double)*lr);
+    newParam[i] = (T)p;
+  }
+};
+
+template <typename T> struct MomentumKernel {
+  const T *param, *grad, *velocity;
+  const float *lr;
+  double momentum;
+  bool nesterov;
+  T *newParam, *newVelocity;
+  AMPRT_HD void operator()(int64_t i) const {
+    double p = param[i], v = velocity[i];
+    momentumStep(p, v, (double)grad[i], (double)*lr, momentum, nesterov);
+    newParam[i] = (T)p;
+    newVelocity[i] = (T)v;
+  }
+};
+
+/// The step is read on the device (nothing is read back); a step below 1
+/// counts as 1.
+template <typename T> struct AdamKernel {
+  const T *param, *grad, *m, *v;
+  const int64_t *step;
+  const float *lr;
+  double beta1, beta2, epsilon, weightDecay;
+  T *newParam, *newM, *newV;
+  AMPRT_HD void operator()(int64_t i) const {
+    double t = *step < 1 ? 1.0 : (double)*step;
+    double c1 = 1 - pow(beta1, t), c2 = 1 - pow(beta2, t);
+    double p = param[i], mi = m[i], vi = v[i];
+    adamStep(p, mi, vi, (double)grad[i], (double)*lr, beta1, beta2, epsilon,
+             weightDecay, c1, c2);
+    newParam[i] = (T)p;
+    newM[i] = (T)mi;
+    newV[i] = (T)vi;
+  }
+};
+
+/// `*flag` becomes 0 when an element is not finite (every writer writes 0,
+/// so the race is benign). With `out`, also stores the f32 unscaled value.
+template <typename T, typename U> struct FiniteCheckKernel {
+  const T *g;
+  U *out; // null: check only
+  const float *scale;
+  uint8_t *flag;
+  AMPRT_HD void operator()(int64_t i) const {
+    double u = load(g, i);
+    if (out) {
+      u = (double)(float)(u * (1.0f / *scale));
+      store(out, i, (typename Compute<U>::type)u);
+    }
+    if (!m_isfinite(u))
+      *flag = 0;
+  }
+};
+
+/// factor = min(1, max_norm / (sqrt(sum of the squares) + 1e-6)).
+struct ClipFactorKernel {
+  const double *squares;
+  int count;
+  double maxNorm;
+  double *factor;
+  AMPRT_HD void operator()(int64_t) const {
+    double sq = 0;
+    for (int k = 0; k < count; ++k)
+      sq += squares[k];
+    double f = maxNorm / (sqrt(sq) + 1e-6);
+    *factor = f > 1 ? 1 : f;
+  }
+};
+
+template <typename T> struct ClipKernel {
+  const T *g;
+  T *out;
+  const double *factor;
+  AMPRT_HD void operator()(int64_t i) const {
+    store(out, i, (typename Compute<T>::type)((double)load(g, i) * *factor));
+  }
+};
+
+struct UpdateScaleKernel {
+  const float *scale;
+  const int64_t *goodSteps;
+  const uint8_t *finite;
+  double growth, backoff;
+  int64_t interval;
+  double minScale, maxScale;
+  float *newScale;
+  int64_t *newGoodSteps;
+  AMPRT_HD void operator()(int64_t) const {
+    float s = *scale;
+    int64_t n = *goodSteps;
+    updateScale(s, n, *finite != 0, growth, backoff, interval, minScale,
+                maxScale);
+    *newScale = s;
+    *newGoodSteps = n;
+  }
+};
+
+} // namespace amprt::device
+
+#endif // AMPRT_DEVICE_KERNELS_H

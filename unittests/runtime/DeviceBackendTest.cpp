@@ -1,0 +1,630 @@
+//===- DeviceBackendTest.cpp - Every op on the device against the CPU -----===//
+//
+// Runs each op through the C API on a CUDA context and on a CPU context
+// with the same inputs and compares the results. On a machine with a GPU
+// this tests the CUDA backend; without one the tests skip, and ctest runs
+// them a second time against the host-emulated device
+// (AMPRT_CUDA_LIBRARY=libamprt_emulated_device.so), which executes the
+// CUDA backend's op code (DeviceOps.h, Kernels.h) in host loops.
+//
+//===----------------------------------------------------------------------===//
+
+#include "RuntimeTestUtils.h"
+#include <limits>
+#include <memory>
+#include <string>
+
+using namespace amprt_test;
+
+namespace {
+
+constexpr amprt_dtype kFloats[] = {AMPRT_F32, AMPRT_F16, AMPRT_BF16, AMPRT_F64};
+
+/// The same tensor on the CPU (c) and on the device (d).
+struct Pair {
+  Tensor c, d;
+  amprt_tensor *on(bool device) const { return device ? d.t : c.t; }
+};
+
+class DeviceBackendTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    if (amprt_cuda_device_count() == 0)
+      GTEST_SKIP() << "no CUDA device; the emulated-device run of this test "
+                      "covers the device backend's code here";
+    cpu = std::make_unique<Runtime>();
+    dev = std::make_unique<Runtime>(AMPRT_DEVICE_CUDA);
+  }
+
+  Pair input(amprt_dtype dtype, const Shape &shape,
+             const std::vector<double> &values) {
+    return {cpu->make(dtype, shape, values), dev->make(dtype, shape, values)};
+  }
+  Pair random(amprt_dtype dtype, const Shape &shape, unsigned seed,
+              double lo = -1, double hi = 1) {
+    return input(dtype, shape, randomValues(numel(shape), seed, lo, hi));
+  }
+  /// An output, pre-filled so an element left unwritten shows up.
+  Pair output(amprt_dtype dtype, const Shape &shape) {
+    Pair p{cpu->make(dtype, shape), dev->make(dtype, shape)};
+    EXPECT_EQ(amprt_tensor_fill(p.c, 1234), AMPRT_OK);
+    EXPECT_EQ(amprt_tensor_fill(p.d, -4321), AMPRT_OK) << amprt_last_error();
+    return p;
+  }
+
+  /// Runs op(ctx, onDevice) on both and compares `outs` within `tol`.
+  template <typename Op>
+  void check(Op op, std::initializer_list<const Pair *> outs, double tol,
+             const std::string &what) {
+    amprt_status onCpu = op(cpu->ctx, false);
+    ASSERT_EQ(onCpu, AMPRT_OK) << what << ": " << amprt_last_error();
+    amprt_status onDev = op(dev->ctx, true);
+    ASSERT_EQ(onDev, AMPRT_OK) << what << ": " << amprt_last_error();
+    ASSERT_EQ(amprt_synchronize(dev->ctx), AMPRT_OK) << amprt_last_error();
+    for (const Pair *p : outs) {
+      std::vector<double> want = cpu->read(p->c), got = dev->read(p->d);
+      ASSERT_EQ(got.size(), want.size()) << what;
+      for (size_t i = 0; i < got.size(); ++i) {
+        if (std::isnan(want[i])) {
+          EXPECT_TRUE(std::isnan(got[i])) << what << " element " << i;
+          continue;
+        }
+        if (std::isinf(want[i])) {
+          EXPECT_EQ(got[i], want[i]) << what << " element " << i;
+          continue;
+        }
+        double scale = std::max(1.0, std::fabs(want[i]));
+        EXPECT_NEAR(got[i], want[i], tol * scale) << what << " element " << i;
+      }
+    }
+  }
+
+  std::unique_ptr<Runtime> cpu, dev;
+};
+
+std::string name(const char *op, amprt_dtype dtype) {
+  static const char *names[] = {"f32", "f16", "bf16", "f64",
+                                "i32", "i64", "i1"};
+  return std::string(op) + " " + names[dtype];
+}
+
+TEST_F(DeviceBackendTest, ReportsTheDevice) {
+  amprt_device device;
+  int major = -1, minor = -1;
+  ASSERT_EQ(amprt_context_device(dev->ctx, &device, &major, &minor), AMPRT_OK);
+  EXPECT_EQ(device, AMPRT_DEVICE_CUDA);
+  EXPECT_GE(major, 0);
+  Tensor t = dev->make(AMPRT_F32, {1000});
+  size_t current = 0, peak = 0;
+  ASSERT_EQ(amprt_memory_stats(dev->ctx, &current, &peak), AMPRT_OK);
+  EXPECT_GE(current, 4000u);
+  std::vector<double> values = randomValues(1000, 1);
+  dev->write(t, values);
+  expectNear(dev->read(t), values, 1e-7, "round trip");
+}
+
+TEST_F(DeviceBackendTest, Unary) {
+  using Fn =
+      amprt_status (*)(amprt_context *, const amprt_tensor *, amprt_tensor *);
+  const std::pair<const char *, Fn> ops[] = {
+      {"neg", amprt_neg},       {"abs", amprt_abs},
+      {"exp", amprt_exp},       {"log", amprt_log},
+      {"sqrt", amprt_sqrt},     {"rsqrt", amprt_rsqrt},
+      {"square", amprt_square}, {"reciprocal", amprt_reciprocal},
+      {"tanh", amprt_tanh},     {"sigmoid", amprt_sigmoid},
+      {"relu", amprt_relu},     {"gelu", amprt_gelu},
+      {"erf", amprt_erf}};
+  for (amprt_dtype t : kFloats)
+    for (auto [opName, fn] : ops) {
+      bool positive = std::string(opName).find("sqrt") != std::string::npos ||
+                      std::string(opName) == "log";
+      Pair x = random(t, {3, 17}, 7, positive ? 0.1 : -2, 2);
+      Pair y = output(t, {3, 17});
+      check(
+          [&](amprt_context *ctx, bool d) { return fn(ctx, x.on(d), y.on(d)); },
+          {&y}, tolerance(t), name(opName, t));
+    }
+  Pair x = random(AMPRT_F32, {64}, 3, -2, 2), y = output(AMPRT_F32, {64});
+  check([&](amprt_context *ctx,
+            bool d) { return amprt_leaky_relu(ctx, x.on(d), 0.1, y.on(d)); },
+        {&y}, 1e-6, "leaky_relu");
+}
+
+TEST_F(DeviceBackendTest, BinaryBroadcastsLikeTheCpu) {
+  using Fn = amprt_status (*)(amprt_context *, const amprt_tensor *,
+                              const amprt_tensor *, amprt_tensor *);
+  const std::pair<const char *, Fn> ops[] = {
+      {"add", amprt_add},        {"sub", amprt_sub}, {"mul", amprt_mul},
+      {"div", amprt_div},        {"pow", amprt_pow}, {"maximum", amprt_maximum},
+      {"minimum", amprt_minimum}};
+  for (amprt_dtype t : kFloats)
+    for (auto [opName, fn] : ops) {
+      Pair a = random(t, {3, 1, 5}, 11, 0.5, 2),
+           b = random(t, {4, 5}, 12, 0.5, 2);
+      Pair c = output(t, {3, 4, 5});
+      check([&](amprt_context *ctx,
+                bool d) { return fn(ctx, a.on(d), b.on(d), c.on(d)); },
+            {&c}, tolerance(t), name(opName, t));
+    }
+  for (amprt_dtype t : {AMPRT_I32, AMPRT_I64}) {
+    Pair a = input(t, {2, 3}, {7, -8, 9, 10, 0, -3});
+    Pair b = input(t, {3}, {2, 0, -4});
+    Pair c = output(t, {2, 3});
+    check([&](amprt_context *ctx,
+              bool d) { return amprt_div(ctx, a.on(d), b.on(d), c.on(d)); },
+          {&c}, 0, name("integer div", t));
+  }
+}
+
+TEST_F(DeviceBackendTest, CompareSelectAndIsFinite) {
+  double inf = std::numeric_limits<double>::infinity(), nan = std::nan("");
+  for (amprt_dtype t : kFloats) {
+    Pair a = input(t, {2, 3}, {1, 2, 3, nan, -inf, 0.5});
+    Pair b = input(t, {3}, {2, 2, 2});
+    for (int p = AMPRT_EQ; p <= AMPRT_GE; ++p) {
+      Pair c = output(AMPRT_I1, {2, 3});
+      check(
+          [&](amprt_context *ctx, bool d) {
+            return amprt_compare(ctx, (amprt_predicate)p, a.on(d), b.on(d),
+                                 c.on(d));
+          },
+          {&c}, 0, name("compare", t));
+    }
+    Pair finite = output(AMPRT_I1, {2, 3});
+    check([&](amprt_context *ctx,
+              bool d) { return amprt_is_finite(ctx, a.on(d), finite.on(d)); },
+          {&finite}, 0, name("is_finite", t));
+    Pair cond = input(AMPRT_I1, {2, 1}, {1, 0});
+    Pair s = output(t, {2, 3});
+    check(
+        [&](amprt_context *ctx, bool d) {
+          return amprt_select(ctx, cond.on(d), a.on(d), b.on(d), s.on(d));
+        },
+        {&s}, 0, name("select", t));
+  }
+}
+
+TEST_F(DeviceBackendTest, ActivationGradients) {
+  using Fn = amprt_status (*)(amprt_context *, const amprt_tensor *,
+                              const amprt_tensor *, amprt_tensor *);
+  const std::pair<const char *, Fn> ops[] = {
+      {"relu_grad", amprt_relu_grad},
+      {"gelu_grad", amprt_gelu_grad},
+      {"tanh_grad", amprt_tanh_grad},
+      {"sigmoid_grad", amprt_sigmoid_grad}};
+  for (amprt_dtype t : kFloats) {
+    Pair dy = random(t, {5, 7}, 21), v = random(t, {5, 7}, 22, -2, 2);
+    for (auto [opName, fn] : ops) {
+      Pair dx = output(t, {5, 7});
+      check([&](amprt_context *ctx,
+                bool d) { return fn(ctx, dy.on(d), v.on(d), dx.on(d)); },
+            {&dx}, tolerance(t), name(opName, t));
+    }
+    Pair dx = output(t, {5, 7});
+    check(
+        [&](amprt_context *ctx, bool d) {
+          return amprt_leaky_relu_grad(ctx, dy.on(d), v.on(d), 0.2, dx.on(d));
+        },
+        {&dx}, tolerance(t), name("leaky_relu_grad", t));
+  }
+}
+
+TEST_F(DeviceBackendTest, CastsAndScaling) {
+  std::vector<double> values = randomValues(40, 31, -70000, 70000);
+  values[0] = 65504, values[1] = 65520, values[2] = 1e-7, values[3] = -6e-8;
+  for (amprt_dtype from : kFloats)
+    for (amprt_dtype to : kFloats) {
+      Pair x = input(from, {40}, values), y = output(to, {40});
+      check([&](amprt_context *ctx,
+                bool d) { return amprt_cast(ctx, x.on(d), y.on(d)); },
+            {&y}, 0, name("cast to", to) + " from " + name("", from));
+    }
+  Pair scale = input(AMPRT_F32, {}, {1024});
+  for (amprt_dtype t : kFloats) {
+    Pair x = random(t, {33}, 32, -100, 100);
+    Pair y = output(t, {33}), u = output(t == AMPRT_F64 ? t : AMPRT_F32, {33});
+    check(
+        [&](amprt_context *ctx, bool d) {
+          return amprt_scale(ctx, x.on(d), scale.on(d), y.on(d));
+        },
+        {&y}, 0, name("scale", t));
+    check(
+        [&](amprt_context *ctx, bool d) {
+          return amprt_unscale(ctx, x.on(d), scale.on(d), u.on(d));
+        },
+        {&u}, 0, name("unscale", t));
+  }
+}
+
+TEST_F(DeviceBackendTest, Contractions) {
+  for (amprt_dtype t : kFloats)
+    for (int ta = 0; ta < 2; ++ta)
+      for (int tb = 0; tb < 2; ++tb) {
+        Pair a = random(t, ta ? Shape{24, 13} : Shape{13, 24}, 41);
+        Pair b = random(t, tb ? Shape{9, 24} : Shape{24, 9}, 42);
+        Pair c = output(t, {13, 9});
+        check(
+            [&](amprt_context *ctx, bool d) {
+              return amprt_matmul(ctx, a.on(d), b.on(d), ta, tb, c.on(d));
+            },
+            {&c}, tolerance(t), name("matmul", t));
+        Pair ba = random(t, ta ? Shape{3, 24, 13} : Shape{3, 13, 24}, 43);
+        Pair bb = random(t, tb ? Shape{3, 9, 24} : Shape{3, 24, 9}, 44);
+        Pair bc = output(t, {3, 13, 9});
+        check(
+            [&](amprt_context *ctx, bool d) {
+              return amprt_batch_matmul(ctx, ba.on(d), bb.on(d), ta, tb,
+                                        bc.on(d));
+            },
+            {&bc}, tolerance(t), name("batch_matmul", t));
+      }
+}
+
+TEST_F(DeviceBackendTest, Convolutions) {
+  struct Case {
+    amprt_layout layout;
+    int64_t stride, dilation, pad[4];
+  };
+  const Case cases[] = {{AMPRT_NHWC, 1, 1, {1, 1, 1, 1}},
+                        {AMPRT_NCHW, 1, 1, {1, 1, 1, 1}},
+                        {AMPRT_NHWC, 2, 1, {0, 1, 0, 1}},
+                        {AMPRT_NCHW, 1, 2, {2, 0, 1, 2}}};
+  for (amprt_dtype t : {AMPRT_F32, AMPRT_F16, AMPRT_BF16})
+    for (const Case &k : cases) {
+      bool nchw = k.layout == AMPRT_NCHW;
+      int64_t n = 2, h = 7, w = 6, c = 3, o = 4, kh = 3, kw = 3;
+      auto windows = [&](int64_t size, int64_t lo, int64_t hi) {
+        return (size + lo + hi - k.dilation * (kh - 1) - 1) / k.stride + 1;
+      };
+      int64_t oh = windows(h, k.pad[0], k.pad[1]),
+              ow = windows(w, k.pad[2], k.pad[3]);
+      Shape xs = nchw ? Shape{n, c, h, w} : Shape{n, h, w, c};
+      Shape ws = nchw ? Shape{o, c, kh, kw} : Shape{o, kh, kw, c};
+      Shape ys = nchw ? Shape{n, o, oh, ow} : Shape{n, oh, ow, o};
+      int64_t strides[2] = {k.stride, k.stride},
+              dilations[2] = {k.dilation, k.dilation};
+      Pair x = random(t, xs, 51), wt = random(t, ws, 52),
+           dy = random(t, ys, 53);
+      Pair y = output(t, ys), dx = output(t, xs), dw = output(t, ws);
+      double tol = 4 * tolerance(t);
+      check(
+          [&](amprt_context *ctx, bool d) {
+            return amprt_conv2d(ctx, x.on(d), wt.on(d), strides, k.pad,
+                                dilations, k.layout, y.on(d));
+          },
+          {&y}, tol, name("conv2d", t));
+      check(
+          [&](amprt_context *ctx, bool d) {
+            return amprt_conv2d_backward_input(ctx, dy.on(d), wt.on(d), strides,
+                                               k.pad, dilations, k.layout,
+                                               dx.on(d));
+          },
+          {&dx}, tol, name("conv2d_backward_input", t));
+      check(
+          [&](amprt_context *ctx, bool d) {
+            return amprt_conv2d_backward_filter(ctx, x.on(d), dy.on(d), strides,
+                                                k.pad, dilations, k.layout,
+                                                dw.on(d));
+          },
+          {&dw}, tol, name("conv2d_backward_filter", t));
+    }
+}
+
+TEST_F(DeviceBackendTest, BiasAndPooling) {
+  for (amprt_dtype t : kFloats)
+    for (amprt_layout layout : {AMPRT_NHWC, AMPRT_NCHW}) {
+      bool nchw = layout == AMPRT_NCHW;
+      Shape xs = nchw ? Shape{2, 3, 7, 6} : Shape{2, 7, 6, 3};
+      Pair x = random(t, xs, 61), b = random(t, {3}, 62), y = output(t, xs);
+      check(
+          [&](amprt_context *ctx, bool d) {
+            return amprt_bias_add(ctx, x.on(d), b.on(d), layout, y.on(d));
+          },
+          {&y}, tolerance(t), name("bias_add", t));
+      Pair db = output(t, {3});
+      check(
+          [&](amprt_context *ctx, bool d) {
+            return amprt_bias_add_grad(ctx, x.on(d), layout, db.on(d));
+          },
+          {&db}, tolerance(t), name("bias_add_grad", t));
+      // Overlapping windows with padding; a tie to test "first maximum".
+      int64_t window[2] = {3, 3}, strides[2] = {2, 1},
+              padding[4] = {1, 1, 0, 1};
+      Shape ys = nchw ? Shape{2, 3, 4, 5} : Shape{2, 4, 5, 3};
+      std::vector<double> values = randomValues(numel(xs), 63);
+      values[5] = values[8] = 3;
+      Pair px = input(t, xs, values);
+      Pair my = output(t, ys), ay = output(t, ys), dy = random(t, ys, 64);
+      check(
+          [&](amprt_context *ctx, bool d) {
+            return amprt_max_pool2d(ctx, px.on(d), window, strides, padding,
+                                    layout, my.on(d));
+          },
+          {&my}, 0, name("max_pool2d", t));
+      check(
+          [&](amprt_context *ctx, bool d) {
+            return amprt_avg_pool2d(ctx, px.on(d), window, strides, padding,
+                                    layout, ay.on(d));
+          },
+          {&ay}, tolerance(t), name("avg_pool2d", t));
+      Pair mdx = output(t, xs), adx = output(t, xs);
+      check(
+          [&](amprt_context *ctx, bool d) {
+            return amprt_max_pool2d_grad(ctx, dy.on(d), px.on(d), my.on(d),
+                                         window, strides, padding, layout,
+                                         mdx.on(d));
+          },
+          {&mdx}, tolerance(t), name("max_pool2d_grad", t));
+      check(
+          [&](amprt_context *ctx, bool d) {
+            return amprt_avg_pool2d_grad(ctx, dy.on(d), window, strides,
+                                         padding, layout, adx.on(d));
+          },
+          {&adx}, tolerance(t), name("avg_pool2d_grad", t));
+    }
+}
+
+TEST_F(DeviceBackendTest, Normalization) {
+  for (amprt_dtype t : kFloats) {
+    amprt_dtype s = t == AMPRT_F64 ? AMPRT_F64 : AMPRT_F32;
+    for (amprt_layout layout : {AMPRT_NHWC, AMPRT_NCHW}) {
+      Shape xs = layout == AMPRT_NCHW ? Shape{4, 3, 5, 5} : Shape{4, 5, 5, 3};
+      Pair x = random(t, xs, 71, -3, 5), g = random(s, {3}, 72),
+           b = random(s, {3}, 73), dy = random(t, xs, 74);
+      Pair y = output(t, xs), mean = output(s, {3}), is = output(s, {3});
+      check(
+          [&](amprt_context *ctx, bool d) {
+            return amprt_batch_norm(ctx, x.on(d), g.on(d), b.on(d), 1e-5,
+                                    layout, y.on(d), mean.on(d), is.on(d));
+          },
+          {&y, &mean, &is}, tolerance(t), name("batch_norm", t));
+      Pair dx = output(t, xs), dg = output(s, {3}), dbt = output(s, {3});
+      check(
+          [&](amprt_context *ctx, bool d) {
+            return amprt_batch_norm_grad(ctx, dy.on(d), x.on(d), g.on(d),
+                                         mean.on(d), is.on(d), layout, dx.on(d),
+                                         dg.on(d), dbt.on(d));
+          },
+          {&dx, &dg, &dbt}, tolerance(t), name("batch_norm_grad", t));
+    }
+    Pair x = random(t, {6, 2, 16}, 75, -3, 5), g = random(s, {16}, 76),
+         b = random(s, {16}, 77), dy = random(t, {6, 2, 16}, 78);
+    Pair y = output(t, {6, 2, 16}), mean = output(s, {6, 2}),
+         is = output(s, {6, 2});
+    check(
+        [&](amprt_context *ctx, bool d) {
+          return amprt_layer_norm(ctx, x.on(d), g.on(d), b.on(d), 1e-5, y.on(d),
+                                  mean.on(d), is.on(d));
+        },
+        {&y, &mean, &is}, tolerance(t), name("layer_norm", t));
+    Pair dx = output(t, {6, 2, 16}), dg = output(s, {16}),
+         dbt = output(s, {16});
+    check(
+        [&](amprt_context *ctx, bool d) {
+          return amprt_layer_norm_grad(ctx, dy.on(d), x.on(d), g.on(d),
+                                       mean.on(d), is.on(d), dx.on(d), dg.on(d),
+                                       dbt.on(d));
+        },
+        {&dx, &dg, &dbt}, tolerance(t), name("layer_norm_grad", t));
+  }
+}
+
+TEST_F(DeviceBackendTest, SoftmaxAndCrossEntropy) {
+  using Fn = amprt_status (*)(amprt_context *, const amprt_tensor *, int64_t,
+                              amprt_tensor *);
+  using GradFn =
+      amprt_status (*)(amprt_context *, const amprt_tensor *,
+                       const amprt_tensor *, int64_t, amprt_tensor *);
+  for (amprt_dtype t : kFloats) {
+    Pair x = random(t, {3, 7, 4}, 81, -5, 5), dy = random(t, {3, 7, 4}, 82);
+    for (auto [opName, fn, grad] :
+         {std::tuple<const char *, Fn, GradFn>{"softmax", amprt_softmax,
+                                               amprt_softmax_grad},
+          {"log_softmax", amprt_log_softmax, amprt_log_softmax_grad}}) {
+      Pair y = output(t, {3, 7, 4}), dx = output(t, {3, 7, 4});
+      check([&](amprt_context *ctx,
+                bool d) { return fn(ctx, x.on(d), 1, y.on(d)); },
+            {&y}, tolerance(t), name(opName, t));
+      check([&](amprt_context *ctx,
+                bool d) { return grad(ctx, dy.on(d), y.on(d), -2, dx.on(d)); },
+            {&dx}, tolerance(t), name(opName, t) + " grad");
+    }
+    Pair logits = random(t, {5, 10}, 83, -4, 4), dloss = random(t, {5}, 84);
+    Pair dist = random(t, {5, 10}, 85, 0, 0.2);
+    for (amprt_dtype labelType : {AMPRT_I32, AMPRT_I64, t}) {
+      Pair labels = labelType == t ? std::move(dist)
+                                   : input(labelType, {5}, {3, 0, 9, 3, 1});
+      Pair loss = output(t, {5}), dlogits = output(t, {5, 10});
+      check(
+          [&](amprt_context *ctx, bool d) {
+            return amprt_softmax_cross_entropy(ctx, logits.on(d), labels.on(d),
+                                               loss.on(d));
+          },
+          {&loss}, tolerance(t), name("cross_entropy", t));
+      check(
+          [&](amprt_context *ctx, bool d) {
+            return amprt_softmax_cross_entropy_grad(
+                ctx, dloss.on(d), logits.on(d), labels.on(d), dlogits.on(d));
+          },
+          {&dlogits}, tolerance(t), name("cross_entropy_grad", t));
+    }
+  }
+}
+
+TEST_F(DeviceBackendTest, BadLabelsAndIndicesAreErrors) {
+  Tensor logits = dev->make(AMPRT_F32, {2, 3}, randomValues(6, 1));
+  Tensor labels = dev->make(AMPRT_I32, {2}, {1, 3});
+  Tensor loss = dev->make(AMPRT_F32, {2});
+  EXPECT_EQ(amprt_softmax_cross_entropy(dev->ctx, logits, labels, loss),
+            AMPRT_ERROR_INDEX);
+  EXPECT_NE(std::string(amprt_last_error()).find("label 3"), std::string::npos)
+      << amprt_last_error();
+  Tensor table = dev->make(AMPRT_F32, {4, 2}, randomValues(8, 2));
+  Tensor indices = dev->make(AMPRT_I64, {2}, {0, -1});
+  Tensor y = dev->make(AMPRT_F32, {2, 2});
+  EXPECT_EQ(amprt_gather(dev->ctx, table, indices, y), AMPRT_ERROR_INDEX);
+}
+
+TEST_F(DeviceBackendTest, ReductionsAndDataMovement) {
+  for (amprt_dtype t : kFloats) {
+    Pair x = random(t, {3, 4, 5}, 91, -3, 3);
+    using Fn = amprt_status (*)(amprt_context *, const amprt_tensor *,
+                                const int64_t *, int, amprt_tensor *);
+    for (auto [opName, fn] :
+         {std::pair<const char *, Fn>{"reduce_sum", amprt_reduce_sum},
+          {"reduce_mean", amprt_reduce_mean},
+          {"reduce_max", amprt_reduce_max}}) {
+      const int64_t middle[] = {1}, outer[] = {0, -1}, all[] = {0, 1, 2};
+      Pair y1 = output(t, {3, 5}), y2 = output(t, {1, 4, 1}),
+           y3 = output(t, {});
+      check([&](amprt_context *ctx,
+                bool d) { return fn(ctx, x.on(d), middle, 1, y1.on(d)); },
+            {&y1}, tolerance(t), name(opName, t));
+      check([&](amprt_context *ctx,
+                bool d) { return fn(ctx, x.on(d), outer, 2, y2.on(d)); },
+            {&y2}, tolerance(t), name(opName, t));
+      check([&](amprt_context *ctx,
+                bool d) { return fn(ctx, x.on(d), all, 3, y3.on(d)); },
+            {&y3}, tolerance(t), name(opName, t));
+    }
+    // Long reductions fold several chunks of partial sums.
+    Pair wide = random(t, {3, 2500}, 96);
+    const int64_t along[] = {1};
+    Pair sums = output(t, {3}), total = output(t, {});
+    check(
+        [&](amprt_context *ctx, bool d) {
+          return amprt_reduce_sum(ctx, wide.on(d), along, 1, sums.on(d));
+        },
+        {&sums}, tolerance(t), name("long reduce_sum", t));
+    const int64_t both[] = {0, 1};
+    check(
+        [&](amprt_context *ctx, bool d) {
+          return amprt_reduce_max(ctx, wide.on(d), both, 2, total.on(d));
+        },
+        {&total}, 0, name("long reduce_max", t));
+    Pair r = output(t, {12, 5});
+    check([&](amprt_context *ctx,
+              bool d) { return amprt_reshape(ctx, x.on(d), r.on(d)); },
+          {&r}, 0, name("reshape", t));
+    Pair small = random(t, {4, 1}, 92), big = output(t, {2, 4, 3});
+    check(
+        [&](amprt_context *ctx, bool d) {
+          return amprt_broadcast_to(ctx, small.on(d), big.on(d));
+        },
+        {&big}, 0, name("broadcast_to", t));
+    const int64_t perm[] = {2, 0, 1};
+    Pair tr = output(t, {5, 3, 4});
+    check([&](amprt_context *ctx,
+              bool d) { return amprt_transpose(ctx, x.on(d), perm, tr.on(d)); },
+          {&tr}, 0, name("transpose", t));
+    Pair other = random(t, {3, 2, 5}, 93), cat = output(t, {3, 6, 5});
+    check(
+        [&](amprt_context *ctx, bool d) {
+          const amprt_tensor *xs[] = {x.on(d), other.on(d)};
+          return amprt_concat(ctx, xs, 2, 1, cat.on(d));
+        },
+        {&cat}, 0, name("concat", t));
+    const int64_t offsets[] = {1, 0, 1}, steps[] = {1, 2, 3};
+    Pair sl = output(t, {2, 2, 2});
+    check(
+        [&](amprt_context *ctx, bool d) {
+          return amprt_slice(ctx, x.on(d), offsets, steps, sl.on(d));
+        },
+        {&sl}, 0, name("slice", t));
+    const int64_t low[] = {0, 2, 1}, high[] = {1, 0, 0};
+    Pair padded = output(t, {4, 6, 6});
+    check(
+        [&](amprt_context *ctx, bool d) {
+          return amprt_pad(ctx, x.on(d), low, high, -2.5, padded.on(d));
+        },
+        {&padded}, 0, name("pad", t));
+    Pair table = random(t, {6, 3}, 94), dy = random(t, {2, 2, 3}, 95);
+    Pair idx = input(AMPRT_I32, {2, 2}, {5, 0, 5, 2});
+    Pair gathered = output(t, {2, 2, 3}), dtable = output(t, {6, 3});
+    check(
+        [&](amprt_context *ctx, bool d) {
+          return amprt_gather(ctx, table.on(d), idx.on(d), gathered.on(d));
+        },
+        {&gathered}, 0, name("gather", t));
+    check(
+        [&](amprt_context *ctx, bool d) {
+          return amprt_gather_grad(ctx, dy.on(d), idx.on(d), dtable.on(d));
+        },
+        {&dtable}, tolerance(t), name("gather_grad", t));
+    Pair seed = output(t, {2, 3});
+    check([&](amprt_context *ctx,
+              bool d) { return amprt_grad_seed(ctx, seed.on(d)); },
+          {&seed}, 0, name("grad_seed", t));
+  }
+}
+
+TEST_F(DeviceBackendTest, OptimizersAndLossScaling) {
+  for (amprt_dtype t : {AMPRT_F32, AMPRT_F64}) {
+    Pair p = random(t, {37}, 101), g = random(t, {37}, 102),
+         v = random(t, {37}, 103), m = random(t, {37}, 104),
+         sq = random(t, {37}, 105, 0.01, 1);
+    Pair lr = input(AMPRT_F32, {}, {0.05}), step = input(AMPRT_I64, {}, {3});
+    Pair np = output(t, {37}), nv = output(t, {37}), nm = output(t, {37});
+    check(
+        [&](amprt_context *ctx, bool d) {
+          return amprt_sgd_update(ctx, p.on(d), g.on(d), lr.on(d), np.on(d));
+        },
+        {&np}, tolerance(t), name("sgd", t));
+    check(
+        [&](amprt_context *ctx, bool d) {
+          return amprt_momentum_update(ctx, p.on(d), g.on(d), v.on(d), lr.on(d),
+                                       0.9, 1, np.on(d), nv.on(d));
+        },
+        {&np, &nv}, tolerance(t), name("momentum", t));
+    check(
+        [&](amprt_context *ctx, bool d) {
+          return amprt_adam_update(ctx, p.on(d), g.on(d), m.on(d), sq.on(d),
+                                   step.on(d), lr.on(d), 0.9, 0.999, 1e-8, 0.01,
+                                   np.on(d), nm.on(d), nv.on(d));
+        },
+        {&np, &nm, &nv}, tolerance(t), name("adam", t));
+  }
+  double inf = std::numeric_limits<double>::infinity();
+  Pair a = random(AMPRT_F16, {50}, 106, -4, 4),
+       b = random(AMPRT_F32, {3, 3}, 107);
+  Pair bad = input(AMPRT_F16, {3}, {1, inf, 2});
+  Pair scale = input(AMPRT_F32, {}, {256});
+  Pair ca = output(AMPRT_F16, {50}), cb = output(AMPRT_F32, {3, 3});
+  check(
+      [&](amprt_context *ctx, bool d) {
+        const amprt_tensor *gs[] = {a.on(d), b.on(d)};
+        amprt_tensor *outs[] = {ca.on(d), cb.on(d)};
+        return amprt_clip_by_global_norm(ctx, gs, 2, 1.5, outs);
+      },
+      {&ca, &cb}, tolerance(AMPRT_F16), "clip_by_global_norm");
+  for (bool withBad : {false, true}) {
+    Pair finite = output(AMPRT_I1, {});
+    Pair ua = output(AMPRT_F32, {50}), ub = output(AMPRT_F32, {3}),
+         uc = output(AMPRT_F32, {3, 3});
+    check(
+        [&](amprt_context *ctx, bool d) {
+          const amprt_tensor *gs[] = {a.on(d), withBad ? bad.on(d) : b.on(d)};
+          return amprt_all_finite(ctx, gs, 2, finite.on(d));
+        },
+        {&finite}, 0, "all_finite");
+    check(
+        [&](amprt_context *ctx, bool d) {
+          const amprt_tensor *gs[] = {a.on(d), withBad ? bad.on(d) : b.on(d)};
+          amprt_tensor *outs[] = {ua.on(d), withBad ? ub.on(d) : uc.on(d)};
+          return amprt_unscale_all_finite(ctx, gs, 2, scale.on(d), outs,
+                                          finite.on(d));
+        },
+        {&finite, &ua}, 0, "unscale_all_finite");
+    // Three updates of the dynamic scale: growth every 2 good steps.
+    Pair s = input(AMPRT_F32, {}, {65536}), n = input(AMPRT_I64, {}, {1});
+    Pair ns = output(AMPRT_F32, {}), nn = output(AMPRT_I64, {});
+    check(
+        [&](amprt_context *ctx, bool d) {
+          return amprt_update_scale(ctx, s.on(d), n.on(d), finite.on(d), 2.0,
+                                    0.5, 2, 1.0, 1e9, ns.on(d), nn.on(d));
+        },
+        {&ns, &nn}, 0, "update_scale");
+  }
+}
+
+} // namespace

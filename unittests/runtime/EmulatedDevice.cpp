@@ -1,0 +1,110 @@
+//===- EmulatedDevice.cpp - The device backend's ops on the host, for tests
+//===//
+//
+// libamprt_emulated_device.so is a CUDA backend table (common/Cuda.h) whose
+// memory is host memory and whose executor is HostExec: every op but the
+// contractions runs the code the CUDA backend runs (BackendTable.h over
+// DeviceOps.h and Kernels.h), in host loops. Pointing AMPRT_CUDA_LIBRARY
+// at it makes AMPRT_DEVICE_CUDA contexts work on machines without a GPU,
+// so the device tests, amp-run --device=cuda and the lowering's device
+// path are exercised here. Contractions go through the CPU backend: the
+// cuBLAS and cuDNN calls themselves need a GPU to test.
+//
+//===----------------------------------------------------------------------===//
+
+#include "device/BackendTable.h"
+#include "device/HostExec.h"
+#include <cstdlib>
+#include <cstring>
+
+using namespace amprt;
+
+namespace {
+
+int deviceCount() { return 1; }
+
+amprt_status initContext(amprt_context *ctx, int index) {
+  if (index != 0)
+    return fail(AMPRT_ERROR_DEVICE,
+                "amprt_context_create: the emulated device has index 0");
+  ctx->ccMajor = ctx->ccMinor = 0;
+  return AMPRT_OK;
+}
+
+void destroyContext(amprt_context *) {}
+void *deviceAlloc(amprt_context *, size_t bytes) {
+  return std::aligned_alloc(64, (bytes + 63) / 64 * 64);
+}
+void deviceFree(amprt_context *, void *p) { std::free(p); }
+amprt_status synchronize(amprt_context *) { return AMPRT_OK; }
+amprt_status copy(amprt_context *, void *dst, const void *src, size_t bytes) {
+  std::memcpy(dst, src, bytes);
+  return AMPRT_OK;
+}
+
+/// A CPU-context copy of a device tensor (and back).
+struct CpuCopy {
+  amprt_tensor *t = nullptr;
+  CpuCopy(amprt_context *cpu, const amprt_tensor *of) {
+    if (amprt_tensor_create(cpu, of->dtype, (int)of->shape.size(),
+                            of->shape.data(), &t) == AMPRT_OK)
+      std::memcpy(t->data, of->data, of->bytes);
+  }
+  ~CpuCopy() { amprt_tensor_release(t); }
+  void copyBack(amprt_tensor *to) const {
+    std::memcpy(to->data, t->data, to->bytes);
+  }
+};
+
+amprt_context *cpuContext() {
+  static amprt_context *cpu = [] {
+    amprt_context *c = nullptr;
+    amprt_context_create(AMPRT_DEVICE_CPU, 0, &c);
+    return c;
+  }();
+  return cpu;
+}
+
+amprt_status matmul(amprt_context *, const amprt_tensor *a,
+                    const amprt_tensor *b, bool ta, bool tb, amprt_tensor *c,
+                    int64_t, int64_t, int64_t, int64_t) {
+  amprt_context *cpu = cpuContext();
+  CpuCopy ca(cpu, a), cb(cpu, b), cc(cpu, c);
+  amprt_status status = c->shape.size() > 2
+                            ? amprt_batch_matmul(cpu, ca.t, cb.t, ta, tb, cc.t)
+                            : amprt_matmul(cpu, ca.t, cb.t, ta, tb, cc.t);
+  if (status == AMPRT_OK)
+    cc.copyBack(c);
+  return status;
+}
+
+amprt_status conv(amprt_context *, ConvKind kind, const amprt_tensor *first,
+                  const amprt_tensor *second, amprt_tensor *result,
+                  const ConvGeometry &g) {
+  amprt_context *cpu = cpuContext();
+  CpuCopy a(cpu, first), b(cpu, second), r(cpu, result);
+  int64_t strides[2] = {g.sh, g.sw}, padding[4] = {g.pt, g.pb, g.pl, g.pr},
+          dilations[2] = {g.dh, g.dw};
+  amprt_layout layout = g.nchw ? AMPRT_NCHW : AMPRT_NHWC;
+  amprt_status status =
+      kind == ConvKind::Forward ? amprt_conv2d(cpu, a.t, b.t, strides, padding,
+                                               dilations, layout, r.t)
+      : kind == ConvKind::BackwardInput
+          ? amprt_conv2d_backward_input(cpu, a.t, b.t, strides, padding,
+                                        dilations, layout, r.t)
+          : amprt_conv2d_backward_filter(cpu, a.t, b.t, strides, padding,
+                                         dilations, layout, r.t);
+  if (status == AMPRT_OK)
+    r.copyBack(result);
+  return status;
+}
+
+} // namespace
+
+extern "C" const amprt::cuda::Backend *amprt_cuda_backend(void) {
+  static const amprt::cuda::Backend backend =
+      device::makeBackend<device::HostExec>(
+          {deviceCount, initContext, destroyContext, deviceAlloc, deviceFree,
+           synchronize, copy, copy, copy, matmul, conv});
+  return &backend;
+}
