@@ -12,7 +12,7 @@ config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
 config.suffixes = [".mlir", ".test"]
 config.test_source_root = config.amp_test_src_dir
 config.test_exec_root = config.amp_test_obj_dir
-config.excludes = ["CMakeLists.txt", "README.md", "lit.cfg.py", "lit.site.cfg.py", "check_report.py", "check_skips.py", "Install", "corpus", "regressions"]
+config.excludes = ["CMakeLists.txt", "README.md", "lit.cfg.py", "lit.site.cfg.py", "check_report.py", "check_skips.py", "check_same_run.py", "Install", "corpus", "regressions"]
 
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
 
@@ -29,6 +29,18 @@ config.substitutions.append(
 if config.sanitizer_flags:
     config.available_features.add("sanitizers")
 config.substitutions.append(("%amp_src", config.amp_src_root))
+
+# The CUDA backend when it was built, a GPU when the machine has one, and
+# the host-emulated device (a test library that runs the CUDA backend's op
+# code on the host) for the device paths everywhere else.
+amp_lib = os.path.join(config.amp_obj_root, "lib")
+if os.path.exists(os.path.join(amp_lib, "libamprt_cuda.so")):
+    config.available_features.add("cuda-backend")
+if os.path.exists("/dev/nvidiactl"):
+    config.available_features.add("cuda-device")
+config.substitutions.append(
+    ("%emulated_device",
+     "env AMPRT_CUDA_LIBRARY=" + os.path.join(amp_lib, "libamprt_emulated_device.so")))
 
 # Captured names must not leak between functions.
 config.environment["FILECHECK_OPTS"] = "-enable-var-scope"

@@ -1,0 +1,17 @@
+"""Checks that two amp-run reports trained the same: per-step losses, loss
+scales and skipped steps, and the final accuracy (reductions may sum in a
+different order on the device, hence a relative tolerance)."""
+import json
+import sys
+
+a, b = (json.load(open(path)) for path in sys.argv[1:3])
+assert b["device"] == "cuda", f"second run was on {b['device']}"
+assert len(a["per_step"]) == len(b["per_step"]) > 0
+for x, y in zip(a["per_step"], b["per_step"]):
+    assert abs(x["loss"] - y["loss"]) <= 1e-4 * max(1.0, abs(x["loss"])), (x, y)
+    assert x.get("loss_scale") == y.get("loss_scale"), (x, y)
+    assert x.get("skipped") == y.get("skipped"), (x, y)
+assert a["skipped_steps"] == b["skipped_steps"]
+assert abs(a["final_accuracy"] - b["final_accuracy"]) < 1e-9
+assert a["peak_activation_bytes"] == b["peak_activation_bytes"]
+print("ok: same run,", len(a["per_step"]), "steps, skipped", a["skipped_steps"])
