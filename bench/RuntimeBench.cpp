@@ -3,7 +3,7 @@
 // Prints GFLOP/s of amprt_matmul and amprt_conv2d per precision beside the
 // OpenBLAS call they wrap (cblas_sgemm on the same operands; for the
 // convolution, the sgemm of its im2col matrix), medians of side-by-side
-// runs in one process. On a CUDA device the same rows run on the GPU.
+// runs in one process. amprt-gpu-bench (GpuBench.cpp) is the GPU table.
 //
 // Usage: amprt-bench [--sizes=256,512,1024] [--repeats=R]
 //
