@@ -72,6 +72,7 @@ amprt_status initContext(amprt_context *ctx, int index) {
 }
 
 void destroyContext(amprt_context *ctx) {
+  cudaSetDevice(ctx->index);
   if (ctx->stream)
     cudaStreamSynchronize(streamOf(ctx));
   if (auto *h = static_cast<Handles *>(ctx->cudaHandles)) {
@@ -83,7 +84,8 @@ void destroyContext(amprt_context *ctx) {
     cudaStreamDestroy(streamOf(ctx));
 }
 
-void *deviceAlloc(amprt_context *, size_t bytes) {
+void *deviceAlloc(amprt_context *ctx, size_t bytes) {
+  cudaSetDevice(ctx->index);
   void *ptr = nullptr;
   if (cudaMalloc(&ptr, bytes) != cudaSuccess) {
     cudaGetLastError();
@@ -92,15 +94,20 @@ void *deviceAlloc(amprt_context *, size_t bytes) {
   return ptr;
 }
 
-void deviceFree(amprt_context *, void *ptr) { cudaFree(ptr); }
+void deviceFree(amprt_context *ctx, void *ptr) {
+  cudaSetDevice(ctx->index);
+  cudaFree(ptr);
+}
 
 amprt_status synchronize(amprt_context *ctx) {
+  cudaSetDevice(ctx->index);
   return check(cudaStreamSynchronize(streamOf(ctx)), "amprt_synchronize");
 }
 
 amprt_status copyToDevice(amprt_context *ctx, void *dst, const void *src,
                           size_t bytes) {
   // Synchronous for the caller: `src` may be reused as soon as this returns.
+  cudaSetDevice(ctx->index);
   AMPRT_CUDA_CHECK(
       cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, streamOf(ctx)),
       "amprt_tensor_write");

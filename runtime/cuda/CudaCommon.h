@@ -75,7 +75,11 @@ template <typename K> __global__ void gridStride(K kernel, int64_t n) {
 /// scratch from its caching allocator (stream order makes reuse safe).
 class CudaExec {
 public:
-  explicit CudaExec(amprt_context *ctx) : ctx(ctx) {}
+  /// Makes the context's device current on this thread (a context may be
+  /// used from a thread other than the one that created it).
+  explicit CudaExec(amprt_context *ctx) : ctx(ctx) {
+    cudaSetDevice(ctx->index);
+  }
   ~CudaExec() {
     for (auto [ptr, bytes] : blocks)
       deallocate(ctx, ptr, bytes);
