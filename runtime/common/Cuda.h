@@ -19,7 +19,7 @@
 namespace amprt::cuda {
 
 /// Bumped whenever the table changes, so a stale library is refused.
-constexpr int kBackendVersion = 1;
+constexpr int kBackendVersion = 2;
 
 using Tensor = amprt_tensor;
 using Ctx = amprt_context;
@@ -32,6 +32,7 @@ struct Backend {
   void (*destroyContext)(Ctx *ctx);
   void *(*deviceAlloc)(Ctx *ctx, size_t bytes);
   void (*deviceFree)(Ctx *ctx, void *data);
+  size_t (*memoryCapacity)(const Ctx *ctx);
   amprt_status (*synchronize)(Ctx *ctx);
   amprt_status (*copyToDevice)(Ctx *ctx, void *dst, const void *src,
                                size_t bytes);

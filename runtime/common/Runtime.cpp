@@ -96,11 +96,13 @@ void *amprt::allocate(amprt_context *ctx, size_t bytes, size_t *blockBytes) {
     data = it->second.back();
     it->second.pop_back();
     ctx->cachedBytes -= size;
+  } else if (size > ctx->capacityBytes) {
+    // Fail here rather than in the allocator, where an overcommitting
+    // kernel or a sanitizer's allocator would not return null.
+    return nullptr;
   } else if (ctx->device == AMPRT_DEVICE_CUDA) {
     data = cuda::backend()->deviceAlloc(ctx, size);
-  } else if (size <= hostMemoryBytes()) {
-    // Larger requests fail here rather than in the allocator, where an
-    // overcommitting kernel or a sanitizer's allocator would not return null.
+  } else {
     data = std::aligned_alloc(64, size);
   }
   if (!data)
@@ -275,6 +277,7 @@ amprt_status amprt_context_create(amprt_device device, int index,
     return fail(AMPRT_ERROR_OUT_OF_MEMORY, "amprt_context_create: no memory");
   ctx->device = device;
   ctx->index = index;
+  ctx->capacityBytes = hostMemoryBytes();
   if (device == AMPRT_DEVICE_CUDA) {
     const cuda::Backend *backend = cuda::backend();
     amprt_status status = backend ? backend->initContext(ctx, index)
@@ -285,6 +288,9 @@ amprt_status amprt_context_create(amprt_device device, int index,
       delete ctx;
       return status;
     }
+    ctx->capacityBytes = cuda::backend()->memoryCapacity(ctx);
+    if (ctx->capacityBytes == 0)
+      ctx->capacityBytes = SIZE_MAX;
   } else if (index != 0) {
     delete ctx;
     return fail(AMPRT_ERROR_DEVICE,
@@ -343,6 +349,14 @@ amprt_status amprt_memory_stats(const amprt_context *ctx, size_t *current,
     *current = ctx->currentBytes;
   if (peak)
     *peak = ctx->peakBytes;
+  return ok();
+}
+
+amprt_status amprt_memory_capacity(const amprt_context *ctx, size_t *bytes) {
+  if (!ctx || !bytes)
+    return fail(AMPRT_ERROR_INVALID_ARGUMENT,
+                "amprt_memory_capacity: null context or output");
+  *bytes = ctx->capacityBytes;
   return ok();
 }
 

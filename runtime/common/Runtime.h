@@ -22,6 +22,7 @@ struct amprt_context {
   void *cudaHandles = nullptr; // cuBLASLt / cuDNN handles on CUDA
   std::unordered_map<size_t, std::vector<void *>> freeBlocks;
   size_t currentBytes = 0, peakBytes = 0, cachedBytes = 0;
+  size_t capacityBytes = 0; // the device's memory; larger requests fail
   amprt_status stickyStatus = AMPRT_OK;
   std::string stickyError;
 };

@@ -99,6 +99,16 @@ void deviceFree(amprt_context *ctx, void *ptr) {
   cudaFree(ptr);
 }
 
+size_t memoryCapacity(const amprt_context *ctx) {
+  size_t free = 0, total = 0;
+  cudaSetDevice(ctx->index);
+  if (cudaMemGetInfo(&free, &total) != cudaSuccess) {
+    cudaGetLastError();
+    return 0;
+  }
+  return total;
+}
+
 amprt_status synchronize(amprt_context *ctx) {
   cudaSetDevice(ctx->index);
   return check(cudaStreamSynchronize(streamOf(ctx)), "amprt_synchronize");
@@ -131,7 +141,7 @@ amprt_status copyOnDevice(amprt_context *ctx, void *dst, const void *src,
 extern "C" const Backend *amprt_cuda_backend(void) {
   static const Backend backend = device::makeBackend<CudaExec>(
       {deviceCount, initContext, destroyContext, deviceAlloc, deviceFree,
-       synchronize, copyToDevice, copyToHost, copyOnDevice, amprt::cuda::matmul,
-       amprt::cuda::conv});
+       memoryCapacity, synchronize, copyToDevice, copyToHost, copyOnDevice,
+       amprt::cuda::matmul, amprt::cuda::conv});
   return &backend;
 }

@@ -25,6 +25,7 @@ struct Platform {
   decltype(Backend::destroyContext) destroyContext;
   decltype(Backend::deviceAlloc) deviceAlloc;
   decltype(Backend::deviceFree) deviceFree;
+  decltype(Backend::memoryCapacity) memoryCapacity;
   decltype(Backend::synchronize) synchronize;
   decltype(Backend::copyToDevice) copyToDevice;
   decltype(Backend::copyToHost) copyToHost;
@@ -196,6 +197,7 @@ template <typename Exec> Backend makeBackend(const Platform &p) {
       p.destroyContext,
       p.deviceAlloc,
       p.deviceFree,
+      p.memoryCapacity,
       p.synchronize,
       p.copyToDevice,
       p.copyToHost,

@@ -124,19 +124,23 @@ std::optional<amprt_dtype> dtypeOf(Type element) {
   return std::nullopt;
 }
 
-uint64_t physicalMemoryBytes() {
-  long pages = sysconf(_SC_PHYS_PAGES), pageSize = sysconf(_SC_PAGE_SIZE);
-  if (pages <= 0 || pageSize <= 0)
-    return UINT64_MAX;
-  return (uint64_t)pages * (uint64_t)pageSize;
-}
 
 /// Every argument and result of `f` must be a statically shaped tensor of a
-/// type the runtime holds, and the arguments must fit in this machine's
-/// memory. Checked with overflow-safe sizes before anything is allocated, so
+/// type the runtime holds, and the arguments must fit in the memory of the
+/// device they will live on (`memory` bytes). Checked with overflow-safe sizes before anything is allocated, so
 /// a hostile shape is an error, not an abort inside an allocator.
-std::optional<std::string> checkSignature(func::FuncOp f) {
-  uint64_t memory = physicalMemoryBytes(), total = 0;
+/// The host's memory, as the runtime's CPU context reports it.
+uint64_t hostMemory() {
+  amprt_context *host = nullptr;
+  size_t bytes = SIZE_MAX;
+  if (amprt_context_create(AMPRT_DEVICE_CPU, 0, &host) == AMPRT_OK)
+    amprt_memory_capacity(host, &bytes);
+  amprt_context_destroy(host);
+  return bytes;
+}
+
+std::optional<std::string> checkSignature(func::FuncOp f, uint64_t memory) {
+  uint64_t total = 0;
   auto check = [&](Type type, const char *what,
                    unsigned i) -> std::optional<std::string> {
     std::string where = std::string(what) + " #" + std::to_string(i) + " of @" +
@@ -157,11 +161,11 @@ std::optional<std::string> checkSignature(func::FuncOp f) {
         return where + " (" + typeText + ") is too large to allocate";
     if (bytes > memory)
       return where + " (" + typeText + ") needs " + std::to_string(bytes) +
-             " bytes; this machine has " + std::to_string(memory);
+             " bytes; the device has " + std::to_string(memory);
     if (__builtin_add_overflow(total, bytes, &total) || total > memory)
       return std::string("the ") + what + "s of @" + f.getSymName().str() +
              " up to #" + std::to_string(i) + " need more than " +
-             std::to_string(memory) + " bytes, this machine's memory";
+             std::to_string(memory) + " bytes, the device's memory";
     return std::nullopt;
   };
   for (unsigned i = 0; i < f.getNumArguments(); ++i)
@@ -333,9 +337,12 @@ int main(int argc, char **argv) {
   });
   if (failed(pm.run(*module)))
     return fatal("the amp pipeline failed (see the diagnostics above)");
+  size_t deviceMemory = 0;
+  amprt_memory_capacity(ctx, &deviceMemory);
   for (StringRef name : {StringRef(entryName), StringRef(evalName)})
     if (!name.empty())
-      if (auto error = checkSignature(module->lookupSymbol<func::FuncOp>(name)))
+      if (auto error = checkSignature(module->lookupSymbol<func::FuncOp>(name),
+                                      deviceMemory))
         return fatal(*error);
   Signature step = signatureOf(module->lookupSymbol<func::FuncOp>(entryName));
   Signature eval;
@@ -402,7 +409,7 @@ int main(int argc, char **argv) {
     uint64_t examples = 4096 + 1024, bytes = 0;
     if (__builtin_mul_overflow(examples + (uint64_t)lossClasses,
                                (uint64_t)features * 4, &bytes) ||
-        bytes > physicalMemoryBytes())
+        bytes > hostMemory())
       return fatal("synthetic data of " + std::to_string(features) +
                    " features per example would need more memory than "
                    "this machine has");

@@ -98,6 +98,9 @@ TEST_F(DeviceBackendTest, ReportsTheDevice) {
   size_t current = 0, peak = 0;
   ASSERT_EQ(amprt_memory_stats(dev->ctx, &current, &peak), AMPRT_OK);
   EXPECT_GE(current, 4000u);
+  size_t capacity = 0;
+  ASSERT_EQ(amprt_memory_capacity(dev->ctx, &capacity), AMPRT_OK);
+  EXPECT_GT(capacity, current);
   std::vector<double> values = randomValues(1000, 1);
   dev->write(t, values);
   expectNear(dev->read(t), values, 1e-7, "round trip");

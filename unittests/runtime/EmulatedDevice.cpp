@@ -21,6 +21,17 @@ using namespace amprt;
 
 namespace {
 
+/// The CPU context the emulated device borrows contractions and its
+/// memory size from.
+amprt_context *cpuContext() {
+  static amprt_context *cpu = [] {
+    amprt_context *c = nullptr;
+    amprt_context_create(AMPRT_DEVICE_CPU, 0, &c);
+    return c;
+  }();
+  return cpu;
+}
+
 int deviceCount() { return 1; }
 
 amprt_status initContext(amprt_context *ctx, int index) {
@@ -36,6 +47,12 @@ void *deviceAlloc(amprt_context *, size_t bytes) {
   return std::aligned_alloc(64, (bytes + 63) / 64 * 64);
 }
 void deviceFree(amprt_context *, void *p) { std::free(p); }
+/// Host memory, as the CPU context reports it.
+size_t memoryCapacity(const amprt_context *) {
+  size_t bytes = 0;
+  amprt_memory_capacity(cpuContext(), &bytes);
+  return bytes;
+}
 amprt_status synchronize(amprt_context *) { return AMPRT_OK; }
 amprt_status copy(amprt_context *, void *dst, const void *src, size_t bytes) {
   std::memcpy(dst, src, bytes);
@@ -55,15 +72,6 @@ struct CpuCopy {
     std::memcpy(to->data, t->data, to->bytes);
   }
 };
-
-amprt_context *cpuContext() {
-  static amprt_context *cpu = [] {
-    amprt_context *c = nullptr;
-    amprt_context_create(AMPRT_DEVICE_CPU, 0, &c);
-    return c;
-  }();
-  return cpu;
-}
 
 amprt_status matmul(amprt_context *, const amprt_tensor *a,
                     const amprt_tensor *b, bool ta, bool tb, amprt_tensor *c,
@@ -105,6 +113,6 @@ extern "C" const amprt::cuda::Backend *amprt_cuda_backend(void) {
   static const amprt::cuda::Backend backend =
       device::makeBackend<device::HostExec>(
           {deviceCount, initContext, destroyContext, deviceAlloc, deviceFree,
-           synchronize, copy, copy, copy, matmul, conv});
+           memoryCapacity, synchronize, copy, copy, copy, matmul, conv});
   return &backend;
 }

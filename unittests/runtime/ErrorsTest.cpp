@@ -1,6 +1,7 @@
 //===- ErrorsTest.cpp - Every bad argument is a code and a message --------===//
 
 #include "RuntimeTestUtils.h"
+#include <unistd.h>
 
 using namespace amprt_test;
 
@@ -28,6 +29,12 @@ TEST(RuntimeErrors, ContextsAndTensors) {
   int64_t big[] = {int64_t(1) << 46};
   expectError(amprt_tensor_create(rt.ctx, AMPRT_F32, 1, big, &t),
               AMPRT_ERROR_OUT_OF_MEMORY, "cannot allocate");
+  size_t capacity = 0;
+  ASSERT_EQ(amprt_memory_capacity(rt.ctx, &capacity), AMPRT_OK);
+  EXPECT_EQ(capacity, (size_t)sysconf(_SC_PHYS_PAGES) *
+                          (size_t)sysconf(_SC_PAGE_SIZE));
+  expectError(amprt_memory_capacity(nullptr, &capacity),
+              AMPRT_ERROR_INVALID_ARGUMENT, "null context");
   int64_t zero[] = {0};
   expectError(amprt_tensor_create(rt.ctx, AMPRT_F32, 1, zero, &t),
               AMPRT_ERROR_SHAPE, "sizes must be >= 1");

@@ -88,6 +88,9 @@ amprt_status amprt_synchronize(amprt_context *ctx);
 amprt_status amprt_memory_stats(const amprt_context *ctx, size_t *current,
                                 size_t *peak);
 void amprt_memory_reset_peak(amprt_context *ctx);
+/* Bytes of memory the context's device has: physical memory for the CPU,
+ * global memory for a GPU. Allocations beyond it fail up front. */
+amprt_status amprt_memory_capacity(const amprt_context *ctx, size_t *bytes);
 
 /* --- Tensors ------------------------------------------------------------ */
 
