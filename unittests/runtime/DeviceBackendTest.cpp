@@ -118,7 +118,8 @@ TEST_F(DeviceBackendTest, Unary) {
       {"relu", amprt_relu},     {"gelu", amprt_gelu},
       {"erf", amprt_erf}};
   for (amprt_dtype t : kFloats)
-    for (auto [opName, fn] : ops) {
+    for (auto [opName, fnBinding] : ops) {
+      auto fn = fnBinding; // lambdas cannot capture bindings before C++20
       bool positive = std::string(opName).find("sqrt") != std::string::npos ||
                       std::string(opName) == "log";
       Pair x = random(t, {3, 17}, 7, positive ? 0.1 : -2, 2);
@@ -141,7 +142,8 @@ TEST_F(DeviceBackendTest, BinaryBroadcastsLikeTheCpu) {
       {"div", amprt_div},        {"pow", amprt_pow}, {"maximum", amprt_maximum},
       {"minimum", amprt_minimum}};
   for (amprt_dtype t : kFloats)
-    for (auto [opName, fn] : ops) {
+    for (auto [opName, fnBinding] : ops) {
+      auto fn = fnBinding; // lambdas cannot capture bindings before C++20
       Pair a = random(t, {3, 1, 5}, 11, 0.5, 2),
            b = random(t, {4, 5}, 12, 0.5, 2);
       Pair c = output(t, {3, 4, 5});
@@ -197,7 +199,8 @@ TEST_F(DeviceBackendTest, ActivationGradients) {
       {"sigmoid_grad", amprt_sigmoid_grad}};
   for (amprt_dtype t : kFloats) {
     Pair dy = random(t, {5, 7}, 21), v = random(t, {5, 7}, 22, -2, 2);
-    for (auto [opName, fn] : ops) {
+    for (auto [opName, fnBinding] : ops) {
+      auto fn = fnBinding; // lambdas cannot capture bindings before C++20
       Pair dx = output(t, {5, 7});
       check([&](amprt_context *ctx,
                 bool d) { return fn(ctx, dy.on(d), v.on(d), dx.on(d)); },
@@ -420,10 +423,12 @@ TEST_F(DeviceBackendTest, SoftmaxAndCrossEntropy) {
                        const amprt_tensor *, int64_t, amprt_tensor *);
   for (amprt_dtype t : kFloats) {
     Pair x = random(t, {3, 7, 4}, 81, -5, 5), dy = random(t, {3, 7, 4}, 82);
-    for (auto [opName, fn, grad] :
+    for (auto [opName, fnBinding, gradBinding] :
          {std::tuple<const char *, Fn, GradFn>{"softmax", amprt_softmax,
                                                amprt_softmax_grad},
           {"log_softmax", amprt_log_softmax, amprt_log_softmax_grad}}) {
+      auto fn = fnBinding;
+      auto grad = gradBinding;
       Pair y = output(t, {3, 7, 4}), dx = output(t, {3, 7, 4});
       check([&](amprt_context *ctx,
                 bool d) { return fn(ctx, x.on(d), 1, y.on(d)); },
@@ -473,10 +478,11 @@ TEST_F(DeviceBackendTest, ReductionsAndDataMovement) {
     Pair x = random(t, {3, 4, 5}, 91, -3, 3);
     using Fn = amprt_status (*)(amprt_context *, const amprt_tensor *,
                                 const int64_t *, int, amprt_tensor *);
-    for (auto [opName, fn] :
+    for (auto [opName, fnBinding] :
          {std::pair<const char *, Fn>{"reduce_sum", amprt_reduce_sum},
           {"reduce_mean", amprt_reduce_mean},
           {"reduce_max", amprt_reduce_max}}) {
+      auto fn = fnBinding; // lambdas cannot capture bindings before C++20
       const int64_t middle[] = {1}, outer[] = {0, -1}, all[] = {0, 1, 2};
       Pair y1 = output(t, {3, 5}), y2 = output(t, {1, 4, 1}),
            y3 = output(t, {});
