@@ -788,14 +788,20 @@ amprt_status adam(Exec &e, const amprt_tensor *param, const amprt_tensor *grad,
                   double beta1, double beta2, double epsilon,
                   double weightDecay, amprt_tensor *newParam,
                   amprt_tensor *newM, amprt_tensor *newV) {
+  Scratch<Exec> corrections(e, 2 * sizeof(double));
+  AMPRT_DEVICE_CHECK(corrections.status("amprt_adam_update"));
+  double *c = corrections.template as<double>();
+  AMPRT_DEVICE_CHECK(
+      e.launch(AdamCorrectionKernel{static_cast<const int64_t *>(step->data),
+                                    beta1, beta2, c},
+               1));
   return withState(param->dtype, [&](auto tag) {
     using T = decltype(tag);
     return e.launch(
         AdamKernel<T>{
             static_cast<const T *>(param->data),
             static_cast<const T *>(grad->data), static_cast<const T *>(m->data),
-            static_cast<const T *>(v->data),
-            static_cast<const int64_t *>(step->data),
+            static_cast<const T *>(v->data), c,
             static_cast<const float *>(lr->data), beta1, beta2, epsilon,
             weightDecay, static_cast<T *>(newParam->data),
             static_cast<T *>(newM->data), static_cast<T *>(newV->data)},

@@ -649,20 +649,30 @@ template <typename T> struct MomentumKernel {
   }
 };
 
-/// The step is read on the device (nothing is read back); a step below 1
-/// counts as 1.
+/// Adam's bias corrections 1 - beta^step, once per update. The step is
+/// read where it lives (nothing is read back from a device); a step below
+/// 1 counts as 1.
+struct AdamCorrectionKernel {
+  const int64_t *step;
+  double beta1, beta2;
+  double *corrections; // [2]
+  AMPRT_HD void operator()(int64_t) const {
+    double t = *step < 1 ? 1.0 : (double)*step;
+    corrections[0] = 1 - pow(beta1, t);
+    corrections[1] = 1 - pow(beta2, t);
+  }
+};
+
 template <typename T> struct AdamKernel {
   const T *param, *grad, *m, *v;
-  const int64_t *step;
+  const double *corrections;
   const float *lr;
   double beta1, beta2, epsilon, weightDecay;
   T *newParam, *newM, *newV;
   AMPRT_HD void operator()(int64_t i) const {
-    double t = *step < 1 ? 1.0 : (double)*step;
-    double c1 = 1 - pow(beta1, t), c2 = 1 - pow(beta2, t);
     double p = param[i], mi = m[i], vi = v[i];
     adamStep(p, mi, vi, (double)grad[i], (double)*lr, beta1, beta2, epsilon,
-             weightDecay, c1, c2);
+             weightDecay, corrections[0], corrections[1]);
     newParam[i] = (T)p;
     newM[i] = (T)mi;
     newV[i] = (T)vi;
