@@ -139,6 +139,59 @@ void poolRowsNHWC(const Pool &p, const T *xs, T *ys) {
   });
 }
 
+/// NHWC max-pool gradient, one image per task (windows of one image may
+/// overlap), accumulated in the compute type in an image-sized buffer and
+/// stored once. Per window, a branch-free pass over its positions finds
+/// each channel's first maximum (a vector of positions, so the channel loop
+/// vectorises); one scalar add per channel then routes the gradient.
+template <typename T>
+void maxPoolGradNHWC(const Pool &p, const T *xs, const T *ys, const T *dys,
+                     T *dxs) {
+  using C = typename Compute<T>::type;
+  int64_t image = p.h * p.w * p.c;
+  parallelFor(p.n, 1, [&](int64_t begin, int64_t end) {
+    std::vector<C> acc(image), target(p.c);
+    std::vector<int32_t> first(p.c);
+    std::vector<int64_t> offsets(p.kh * p.kw);
+    for (int64_t n = begin; n < end; ++n) {
+      std::fill(acc.begin(), acc.end(), C(0));
+      const T *xn = xs + n * image;
+      for (int64_t oy = 0; oy < p.oh; ++oy)
+        for (int64_t ox = 0; ox < p.ow; ++ox) {
+          int64_t out = ((n * p.oh + oy) * p.ow + ox) * p.c;
+          for (int64_t c = 0; c < p.c; ++c) {
+            target[c] = load(ys, out + c);
+            first[c] = -1;
+          }
+          // The window's positions inside the image, in (ky, kx) order.
+          int32_t count = 0;
+          int64_t y0 = oy * p.sh - p.pt, x0 = ox * p.sw - p.pl;
+          for (int64_t iy = std::max<int64_t>(y0, 0),
+                       ey = std::min(y0 + p.kh, p.h);
+               iy < ey; ++iy)
+            for (int64_t ix = std::max<int64_t>(x0, 0),
+                         ex = std::min(x0 + p.kw, p.w);
+                 ix < ex; ++ix)
+              offsets[count++] = (iy * p.w + ix) * p.c;
+          for (int32_t k = 0; k < count; ++k) {
+            const T *in = xn + offsets[k];
+            for (int64_t c = 0; c < p.c; ++c) {
+              C v = load(in, c), t = target[c];
+              bool equal = (v == t) | ((t != t) & (v != v));
+              first[c] = (first[c] < 0) & equal ? k : first[c];
+            }
+          }
+          for (int64_t c = 0; c < p.c; ++c)
+            if (first[c] >= 0)
+              acc[offsets[first[c]] + c] += (C)load(dys, out + c);
+        }
+      T *dxn = dxs + n * image;
+      for (int64_t i = 0; i < image; ++i)
+        store(dxn, i, acc[i]);
+    }
+  });
+}
+
 amprt_status pool(const char *op, bool isMax, amprt_context *ctx,
                   const amprt_tensor *x, const int64_t *window,
                   const int64_t *strides, const int64_t *padding,
@@ -399,52 +452,10 @@ amprt_status amprt_max_pool2d_grad(amprt_context *ctx, const amprt_tensor *dy,
                            layout, p));
   AMPRT_ON_CUDA(ctx, poolGrad(ctx, true, dy, x, y, p, dx));
   if (!p.nchw) {
-    // NHWC: a channel vector per window position, as in poolRowsNHWC; one
-    // image per task (windows of one image may overlap), summed in the
-    // compute type in an image-sized buffer, then stored once.
     AMPRT_FLOAT_DISPATCH(x->dtype, T, {
-      using C = typename Compute<T>::type;
-      const T *xs = static_cast<const T *>(x->data);
-      const T *ys = static_cast<const T *>(y->data);
-      const T *dys = static_cast<const T *>(dy->data);
-      T *dxs = static_cast<T *>(dx->data);
-      int64_t image = p.h * p.w * p.c;
-      parallelFor(p.n, 1, [&](int64_t begin, int64_t end) {
-        std::vector<C> acc(image), target(p.c), grad(p.c);
-        std::vector<char> found(p.c);
-        for (int64_t n = begin; n < end; ++n) {
-          std::fill(acc.begin(), acc.end(), C(0));
-          const T *xn = xs + n * image;
-          for (int64_t oy = 0; oy < p.oh; ++oy)
-            for (int64_t ox = 0; ox < p.ow; ++ox) {
-              int64_t out = ((n * p.oh + oy) * p.ow + ox) * p.c;
-              for (int64_t c = 0; c < p.c; ++c) {
-                target[c] = load(ys, out + c);
-                grad[c] = load(dys, out + c);
-                found[c] = 0;
-              }
-              int64_t y0 = oy * p.sh - p.pt, x0 = ox * p.sw - p.pl;
-              for (int64_t iy = std::max<int64_t>(y0, 0),
-                           ey = std::min(y0 + p.kh, p.h);
-                   iy < ey; ++iy)
-                for (int64_t ix = std::max<int64_t>(x0, 0),
-                             ex = std::min(x0 + p.kw, p.w);
-                     ix < ex; ++ix) {
-                  int64_t in = (iy * p.w + ix) * p.c;
-                  for (int64_t c = 0; c < p.c; ++c) {
-                    C v = load(xn, in + c), t = target[c];
-                    // The first maximum of the window takes the gradient.
-                    bool hit = !found[c] && (v == t || (t != t && v != v));
-                    acc[in + c] += hit ? grad[c] : C(0);
-                    found[c] |= hit;
-                  }
-                }
-            }
-          T *dxn = dxs + n * image;
-          for (int64_t i = 0; i < image; ++i)
-            store(dxn, i, acc[i]);
-        }
-      });
+      maxPoolGradNHWC<T>(
+          p, static_cast<const T *>(x->data), static_cast<const T *>(y->data),
+          static_cast<const T *>(dy->data), static_cast<T *>(dx->data));
     });
     return ok();
   }
@@ -734,8 +745,8 @@ amprt_status amprt_layer_norm_grad(amprt_context *ctx, const amprt_tensor *dy,
     AMPRT_CHECK(checkSameDtype(op, name, t, x->dtype));
     AMPRT_CHECK(checkShape(op, name, t, x->shape));
   }
-  AMPRT_ON_CUDA(ctx, layerNormGrad(ctx, dy, x, gamma, mean, inv_std, dx,
-                                   dgamma, dbeta));
+  AMPRT_ON_CUDA(
+      ctx, layerNormGrad(ctx, dy, x, gamma, mean, inv_std, dx, dgamma, dbeta));
   // dx row by row in parallel; dgamma and dbeta sum over rows in row order
   // in a second, serial pass, so the result does not depend on threads.
   AMPRT_FLOAT_DISPATCH(x->dtype, T, {
