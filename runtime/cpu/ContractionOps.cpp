@@ -150,8 +150,20 @@ void im2col(const C *x, C *col, const ConvGeometry &g) {
     for (int64_t r = begin; r < end; ++r) {
       int64_t ox = r % g.ow, oy = (r / g.ow) % g.oh, n = r / (g.ow * g.oh);
       C *dst = col + r * width;
+      int64_t ix0 = ox * g.sw - g.pl;
+      // Undilated windows inside the row: each filter row is one run of
+      // kw * c values in x (a 3x3 window over one channel would otherwise
+      // be nine one-element copies).
+      bool interior = g.dw == 1 && ix0 >= 0 && ix0 + g.kw <= g.w;
       for (int64_t ky = 0; ky < g.kh; ++ky) {
         int64_t iy = oy * g.sh - g.pt + ky * g.dh;
+        if (interior && iy >= 0 && iy < g.h) {
+          const C *s = x + ((n * g.h + iy) * g.w + ix0) * g.c;
+          C *d = dst + ky * g.kw * g.c;
+          for (int64_t j = 0; j < g.kw * g.c; ++j)
+            d[j] = s[j];
+          continue;
+        }
         for (int64_t kx = 0; kx < g.kw; ++kx) {
           int64_t ix = ox * g.sw - g.pl + kx * g.dw;
           C *d = dst + (ky * g.kw + kx) * g.c;
