@@ -3,11 +3,13 @@
 #ifndef AMPRT_CPU_COMMON_H
 #define AMPRT_CPU_COMMON_H
 
-#include "../common/Geometry.h"
 #include "../common/Cuda.h"
+#include "../common/Geometry.h"
 #include "../common/Runtime.h"
 #include "Parallel.h"
+#include <algorithm>
 #include <type_traits>
+#include <vector>
 
 #define AMPRT_CHECK(expr)                                                      \
   do {                                                                         \
@@ -56,16 +58,43 @@ inline Split split(const Shape &shape, int64_t axis) {
   return s;
 }
 
-/// Calls f(channel, flat index) for every element in memory order, so a
-/// per-channel accumulation sees each channel's elements in (outer, inner)
-/// order whatever the layout.
-template <typename F> void forEachInOrder(const Split &s, F f) {
-  for (int64_t o = 0, k = 0; o < s.outer; ++o)
-    for (int64_t c = 0; c < s.axis; ++c)
-      for (int64_t i = 0; i < s.inner; ++i, ++k)
-        f(c, k);
+/// Per-channel sums over a Split, in double: f(c, k, acc) adds element k's
+/// contributions to acc[c], acc[axis + c], ... (`width` sums per channel).
+/// Fixed-size blocks of outer rows go to the threads and their partial sums
+/// are added in block order, so the result does not depend on the thread
+/// count; memory is read in order whatever the layout.
+template <typename F>
+std::vector<double> channelSums(const Split &s, int64_t width, F f) {
+  int64_t row = std::max<int64_t>(1, s.axis * s.inner);
+  int64_t blockRows = std::max<int64_t>(1, (1 << 15) / row);
+  int64_t blocks = (s.outer + blockRows - 1) / blockRows;
+  int64_t stride = s.axis * width;
+  std::vector<double> partial(blocks * stride, 0.0);
+  parallelFor(blocks, 1, [&](int64_t begin, int64_t end) {
+    for (int64_t b = begin; b < end; ++b) {
+      double *acc = partial.data() + b * stride;
+      int64_t last = std::min(s.outer, (b + 1) * blockRows);
+      if (s.inner == 1) { // channels last: a row is one value per channel
+        for (int64_t o = b * blockRows; o < last; ++o)
+          for (int64_t c = 0; c < s.axis; ++c)
+            f(c, o * s.axis + c, acc);
+        continue;
+      }
+      for (int64_t o = b * blockRows; o < last; ++o)
+        for (int64_t c = 0; c < s.axis; ++c)
+          for (int64_t i = 0, k = (o * s.axis + c) * s.inner; i < s.inner;
+               ++i, ++k)
+            f(c, k, acc);
+    }
+  });
+  std::vector<double> sums(stride, 0.0);
+  for (int64_t b = 0; b < blocks; ++b)
+    for (int64_t j = 0; j < stride; ++j)
+      sums[j] += partial[b * stride + j];
+  return sums;
 }
-/// forEachInOrder for independent elements, split over `outer` by threads.
+/// Calls f(channel, flat index) for independent elements in memory order,
+/// split over `outer` by threads.
 template <typename F> void parallelForInOrder(const Split &s, F f) {
   int64_t row = s.axis * s.inner;
   parallelFor(s.outer,

@@ -392,22 +392,14 @@ amprt_status amprt_bias_add_grad(amprt_context *ctx, const amprt_tensor *dy,
   AMPRT_CHECK(checkShape(op, "db", db, {dy->shape[dim]}));
   Split s = split(dy->shape, dim);
   AMPRT_ON_CUDA(ctx, biasAddGrad(ctx, dy, s, db));
-  // One typed pass in memory order (a channel-by-channel walk re-reads the
-  // whole tensor per channel); each channel still sums in (outer, inner)
-  // order, in double, so the result does not depend on the thread count.
-  std::vector<double> sums(s.axis, 0.0);
+  // Typed passes in memory order (a channel-by-channel walk re-reads the
+  // whole tensor per channel), in double.
+  std::vector<double> sums;
   AMPRT_FLOAT_DISPATCH(dy->dtype, T, {
     const T *g = static_cast<const T *>(dy->data);
-    if (s.inner == 1) {
-      for (int64_t o = 0; o < s.outer; ++o) {
-        const T *row = g + o * s.axis;
-        for (int64_t c = 0; c < s.axis; ++c)
-          sums[c] += (double)load(row, c);
-      }
-    } else {
-      forEachInOrder(
-          s, [&](int64_t c, int64_t k) { sums[c] += (double)load(g, k); });
-    }
+    sums = channelSums(s, 1, [&](int64_t c, int64_t k, double *acc) {
+      acc[c] += (double)load(g, k);
+    });
   });
   for (int64_t c = 0; c < s.axis; ++c)
     set(db, c, sums[c]);
@@ -550,18 +542,21 @@ amprt_status amprt_batch_norm(amprt_context *ctx, const amprt_tensor *x,
                 batchNorm(ctx, x, scale, offset, epsilon, s, y, mean, inv_std));
   double count = double(s.outer * s.inner);
   // Statistics in double, visiting memory in order (channels-last data
-  // strided per channel was 14% of the CNN step); each channel still sums
-  // its elements in (outer, inner) order.
-  std::vector<double> sum(s.axis, 0.0), sq(s.axis, 0.0), mu(s.axis), is(s.axis);
+  // strided per channel was 14% of the CNN step), on all cores.
+  std::vector<double> mu(s.axis), is(s.axis);
   AMPRT_FLOAT_DISPATCH(x->dtype, T, {
     const T *xs = static_cast<const T *>(x->data);
-    forEachInOrder(s, [&](int64_t c, int64_t k) { sum[c] += load(xs, k); });
+    std::vector<double> sum =
+        channelSums(s, 1, [&](int64_t c, int64_t k, double *acc) {
+          acc[c] += (double)load(xs, k);
+        });
     for (int64_t c = 0; c < s.axis; ++c)
       mu[c] = sum[c] / count;
-    forEachInOrder(s, [&](int64_t c, int64_t k) {
-      double d = load(xs, k) - mu[c];
-      sq[c] += d * d;
-    });
+    std::vector<double> sq =
+        channelSums(s, 1, [&](int64_t c, int64_t k, double *acc) {
+          double d = (double)load(xs, k) - mu[c];
+          acc[c] += d * d;
+        });
     std::vector<double> g(s.axis), b(s.axis);
     for (int64_t c = 0; c < s.axis; ++c) {
       is[c] = 1.0 / std::sqrt(sq[c] / count + epsilon);
@@ -626,11 +621,14 @@ amprt_batch_norm_grad(amprt_context *ctx, const amprt_tensor *dy,
   AMPRT_FLOAT_DISPATCH(x->dtype, T, {
     const T *xs = static_cast<const T *>(x->data);
     const T *dys = static_cast<const T *>(dy->data);
-    forEachInOrder(s, [&](int64_t c, int64_t k) {
-      double d = load(dys, k);
-      sumDy[c] += d;
-      sumDyXhat[c] += d * (load(xs, k) - mu[c]) * is[c];
-    });
+    std::vector<double> sums =
+        channelSums(s, 2, [&](int64_t c, int64_t k, double *acc) {
+          double d = load(dys, k);
+          acc[c] += d;
+          acc[s.axis + c] += d * (load(xs, k) - mu[c]) * is[c];
+        });
+    std::copy(sums.begin(), sums.begin() + s.axis, sumDy.begin());
+    std::copy(sums.begin() + s.axis, sums.end(), sumDyXhat.begin());
     T *dxs = static_cast<T *>(dx->data);
     parallelForInOrder(s, [&](int64_t c, int64_t k) {
       double xhat = (load(xs, k) - mu[c]) * is[c];
