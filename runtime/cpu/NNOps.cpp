@@ -7,6 +7,7 @@
 
 #include "../common/amprt_math.h"
 #include "Common.h"
+#include "CpuExec.h"
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -17,6 +18,9 @@ using namespace amprt;
 using namespace amprt::cpu;
 
 namespace {
+
+/// Rows (of softmax, cross-entropy, layer norm) worth a thread.
+constexpr int64_t kRowGrain = 16;
 
 amprt_status channelDim(const char *op, const amprt_tensor *x,
                         amprt_layout layout, int64_t &dim) {
@@ -272,15 +276,6 @@ amprt_status softmaxCheck(const char *op, amprt_context *ctx,
   return AMPRT_OK;
 }
 
-template <typename Fn> void forEachRow(const Split &s, Fn fn) {
-  parallelFor(s.outer * s.inner, 16, [&](int64_t begin, int64_t end) {
-    for (int64_t r = begin; r < end; ++r) {
-      int64_t o = r / s.inner, i = r % s.inner;
-      fn(o * s.axis * s.inner + i, s.inner); // first element, step
-    }
-  });
-}
-
 amprt_status crossEntropyCheck(const char *op, amprt_context *ctx,
                                const amprt_tensor *logits,
                                const amprt_tensor *labels, bool &indices) {
@@ -307,35 +302,6 @@ amprt_status crossEntropyCheck(const char *op, amprt_context *ctx,
   }
   AMPRT_CHECK(checkSameDtype(op, "labels", labels, logits->dtype));
   return checkShape(op, "labels", labels, logits->shape);
-}
-
-/// log-sum-exp of row `n`, max-subtracted.
-/// The largest of `count` elements from `first` by `step`, and the sum of
-/// exp(element - largest): the stable ingredients of softmax.
-void maxAndExpSum(const amprt_tensor *x, int64_t first, int64_t step,
-                  int64_t count, double &maxOut, double &sumOut) {
-  double m = -std::numeric_limits<double>::infinity();
-  for (int64_t j = 0; j < count; ++j)
-    m = std::max(m, get(x, first + j * step));
-  double sum = 0;
-  for (int64_t j = 0; j < count; ++j)
-    sum += std::exp(get(x, first + j * step) - m);
-  maxOut = m;
-  sumOut = sum;
-}
-
-double logSumExp(const amprt_tensor *logits, int64_t n, int64_t c,
-                 double &maxOut) {
-  double sum;
-  maxAndExpSum(logits, n * c, 1, c, maxOut, sum);
-  return maxOut + std::log(sum);
-}
-
-double targetProbability(const amprt_tensor *labels, bool indices, int64_t n,
-                         int64_t c, int64_t j) {
-  if (indices)
-    return getIndex(labels, n) == j ? 1.0 : 0.0;
-  return get(labels, n * c + j);
 }
 
 } // namespace
@@ -665,7 +631,7 @@ amprt_status amprt_layer_norm(amprt_context *ctx, const amprt_tensor *x,
                 "%s: x must have rank >= 1 and epsilon "
                 ">= 0",
                 op);
-  int64_t d = x->shape.back(), rows = x->numel / d;
+  int64_t d = x->shape.back();
   Shape rowShape(x->shape.begin(), x->shape.end() - 1);
   AMPRT_CHECK(normStatsCheck(op, gamma, "gamma", x->dtype, {d}));
   AMPRT_CHECK(normStatsCheck(op, beta, "beta", x->dtype, {d}));
@@ -674,40 +640,8 @@ amprt_status amprt_layer_norm(amprt_context *ctx, const amprt_tensor *x,
   AMPRT_CHECK(checkSameDtype(op, "y", y, x->dtype));
   AMPRT_CHECK(checkShape(op, "y", y, x->shape));
   AMPRT_ON_CUDA(ctx, layerNorm(ctx, x, gamma, beta, epsilon, y, mean, inv_std));
-  // Typed rows (statistics are f64 for f64 data, f32 otherwise); the same
-  // double arithmetic as a per-element get/set walk.
-  AMPRT_FLOAT_DISPATCH(x->dtype, T, {
-    using C = typename Compute<T>::type;
-    using S = StatsType<T>;
-    const T *xs = static_cast<const T *>(x->data);
-    T *ys = static_cast<T *>(y->data);
-    const S *gs = static_cast<const S *>(gamma->data);
-    const S *bs = static_cast<const S *>(beta->data);
-    S *ms = static_cast<S *>(mean->data),
-      *iss = static_cast<S *>(inv_std->data);
-    parallelFor(rows, 16, [&](int64_t begin, int64_t end) {
-      for (int64_t r = begin; r < end; ++r) {
-        const T *xr = xs + r * d;
-        T *yr = ys + r * d;
-        double sum = 0, sq = 0;
-        for (int64_t j = 0; j < d; ++j)
-          sum += (double)load(xr, j);
-        double mu = sum / d;
-        for (int64_t j = 0; j < d; ++j) {
-          double v = (double)load(xr, j) - mu;
-          sq += v * v;
-        }
-        double is = 1.0 / std::sqrt(sq / d + epsilon);
-        for (int64_t j = 0; j < d; ++j)
-          store(yr, j,
-                (C)(((double)load(xr, j) - mu) * is * (double)gs[j] +
-                    (double)bs[j]));
-        ms[r] = (S)mu;
-        iss[r] = (S)is;
-      }
-    });
-  });
-  return ok();
+  CpuExec exec(kRowGrain);
+  return device::layerNorm(exec, x, gamma, beta, epsilon, y, mean, inv_std);
 }
 
 amprt_status amprt_layer_norm_grad(amprt_context *ctx, const amprt_tensor *dy,
@@ -731,7 +665,7 @@ amprt_status amprt_layer_norm_grad(amprt_context *ctx, const amprt_tensor *dy,
   AMPRT_CHECK(checkFloat(op, "x", x));
   if (x->shape.empty())
     return fail(AMPRT_ERROR_SHAPE, "%s: x must have rank >= 1", op);
-  int64_t d = x->shape.back(), rows = x->numel / d;
+  int64_t d = x->shape.back();
   Shape rowShape(x->shape.begin(), x->shape.end() - 1);
   AMPRT_CHECK(normStatsCheck(op, gamma, "gamma", x->dtype, {d}));
   AMPRT_CHECK(normStatsCheck(op, dgamma, "dgamma", x->dtype, {d}));
@@ -745,54 +679,11 @@ amprt_status amprt_layer_norm_grad(amprt_context *ctx, const amprt_tensor *dy,
   }
   AMPRT_ON_CUDA(
       ctx, layerNormGrad(ctx, dy, x, gamma, mean, inv_std, dx, dgamma, dbeta));
-  // dx row by row in parallel; dgamma and dbeta sum over rows in row order
-  // in a second, serial pass, so the result does not depend on threads.
-  AMPRT_FLOAT_DISPATCH(x->dtype, T, {
-    using C = typename Compute<T>::type;
-    using S = StatsType<T>;
-    const T *xs = static_cast<const T *>(x->data);
-    const T *dys = static_cast<const T *>(dy->data);
-    T *dxs = static_cast<T *>(dx->data);
-    const S *gs = static_cast<const S *>(gamma->data);
-    const S *ms = static_cast<const S *>(mean->data);
-    const S *iss = static_cast<const S *>(inv_std->data);
-    parallelFor(rows, 16, [&](int64_t begin, int64_t end) {
-      for (int64_t r = begin; r < end; ++r) {
-        const T *xr = xs + r * d, *dyr = dys + r * d;
-        double mu = ms[r], is = iss[r];
-        double sumG = 0, sumGXhat = 0;
-        for (int64_t j = 0; j < d; ++j) {
-          double xhat = ((double)load(xr, j) - mu) * is;
-          double g = (double)load(dyr, j) * (double)gs[j];
-          sumG += g;
-          sumGXhat += g * xhat;
-        }
-        T *dxr = dxs + r * d;
-        for (int64_t j = 0; j < d; ++j) {
-          double xhat = ((double)load(xr, j) - mu) * is;
-          double g = (double)load(dyr, j) * (double)gs[j];
-          store(dxr, j, (C)(is / d * (d * g - sumG - xhat * sumGXhat)));
-        }
-      }
-    });
-    std::vector<double> dg(d, 0.0), db(d, 0.0);
-    for (int64_t r = 0; r < rows; ++r) {
-      const T *xr = xs + r * d, *dyr = dys + r * d;
-      double mu = ms[r], is = iss[r];
-      for (int64_t j = 0; j < d; ++j) {
-        double dyv = (double)load(dyr, j);
-        dg[j] += dyv * (((double)load(xr, j) - mu) * is);
-        db[j] += dyv;
-      }
-    }
-    S *dgs = static_cast<S *>(dgamma->data),
-      *dbs = static_cast<S *>(dbeta->data);
-    for (int64_t j = 0; j < d; ++j) {
-      dgs[j] = (S)dg[j];
-      dbs[j] = (S)db[j];
-    }
-  });
-  return ok();
+  // dgamma and dbeta fold each column over the rows in chunks added in
+  // order, so the result does not depend on the thread count.
+  CpuExec exec(kRowGrain);
+  return device::layerNormGrad(exec, dy, x, gamma, mean, inv_std, dx, dgamma,
+                               dbeta);
 }
 
 amprt_status amprt_softmax(amprt_context *ctx, const amprt_tensor *x,
@@ -800,13 +691,8 @@ amprt_status amprt_softmax(amprt_context *ctx, const amprt_tensor *x,
   Split s;
   AMPRT_CHECK(softmaxCheck("amprt_softmax", ctx, x, nullptr, y, axis, s));
   AMPRT_ON_CUDA(ctx, softmax(ctx, 0, x, nullptr, s, y));
-  forEachRow(s, [&](int64_t first, int64_t step) {
-    double m, sum;
-    maxAndExpSum(x, first, step, s.axis, m, sum);
-    for (int64_t j = 0; j < s.axis; ++j)
-      set(y, first + j * step, std::exp(get(x, first + j * step) - m) / sum);
-  });
-  return ok();
+  CpuExec exec(kRowGrain);
+  return device::softmax(exec, device::SoftmaxKind::Softmax, x, nullptr, s, y);
 }
 
 amprt_status amprt_log_softmax(amprt_context *ctx, const amprt_tensor *x,
@@ -814,14 +700,9 @@ amprt_status amprt_log_softmax(amprt_context *ctx, const amprt_tensor *x,
   Split s;
   AMPRT_CHECK(softmaxCheck("amprt_log_softmax", ctx, x, nullptr, y, axis, s));
   AMPRT_ON_CUDA(ctx, softmax(ctx, 1, x, nullptr, s, y));
-  forEachRow(s, [&](int64_t first, int64_t step) {
-    double m, sum;
-    maxAndExpSum(x, first, step, s.axis, m, sum);
-    double lse = m + std::log(sum);
-    for (int64_t j = 0; j < s.axis; ++j)
-      set(y, first + j * step, get(x, first + j * step) - lse);
-  });
-  return ok();
+  CpuExec exec(kRowGrain);
+  return device::softmax(exec, device::SoftmaxKind::LogSoftmax, x, nullptr, s,
+                         y);
 }
 
 amprt_status amprt_softmax_grad(amprt_context *ctx, const amprt_tensor *dy,
@@ -830,16 +711,8 @@ amprt_status amprt_softmax_grad(amprt_context *ctx, const amprt_tensor *dy,
   Split s;
   AMPRT_CHECK(softmaxCheck("amprt_softmax_grad", ctx, dy, y, dx, axis, s));
   AMPRT_ON_CUDA(ctx, softmax(ctx, 2, dy, y, s, dx));
-  forEachRow(s, [&](int64_t first, int64_t step) {
-    double dot = 0;
-    for (int64_t j = 0; j < s.axis; ++j)
-      dot += get(dy, first + j * step) * get(y, first + j * step);
-    for (int64_t j = 0; j < s.axis; ++j) {
-      int64_t i = first + j * step;
-      set(dx, i, get(y, i) * (get(dy, i) - dot));
-    }
-  });
-  return ok();
+  CpuExec exec(kRowGrain);
+  return device::softmax(exec, device::SoftmaxKind::SoftmaxGrad, dy, y, s, dx);
 }
 
 amprt_status amprt_log_softmax_grad(amprt_context *ctx, const amprt_tensor *dy,
@@ -848,16 +721,9 @@ amprt_status amprt_log_softmax_grad(amprt_context *ctx, const amprt_tensor *dy,
   Split s;
   AMPRT_CHECK(softmaxCheck("amprt_log_softmax_grad", ctx, dy, y, dx, axis, s));
   AMPRT_ON_CUDA(ctx, softmax(ctx, 3, dy, y, s, dx));
-  forEachRow(s, [&](int64_t first, int64_t step) {
-    double sum = 0;
-    for (int64_t j = 0; j < s.axis; ++j)
-      sum += get(dy, first + j * step);
-    for (int64_t j = 0; j < s.axis; ++j) {
-      int64_t i = first + j * step;
-      set(dx, i, get(dy, i) - std::exp(get(y, i)) * sum);
-    }
-  });
-  return ok();
+  CpuExec exec(kRowGrain);
+  return device::softmax(exec, device::SoftmaxKind::LogSoftmaxGrad, dy, y, s,
+                         dx);
 }
 
 amprt_status amprt_softmax_cross_entropy(amprt_context *ctx,
@@ -869,22 +735,12 @@ amprt_status amprt_softmax_cross_entropy(amprt_context *ctx,
   bool indices;
   AMPRT_CHECK(crossEntropyCheck(op, ctx, logits, labels, indices));
   AMPRT_CHECK(checkTensor(op, "loss", loss, ctx));
-  int64_t n = logits->shape[0], c = logits->shape[1];
+  int64_t n = logits->shape[0];
   AMPRT_CHECK(checkSameDtype(op, "loss", loss, logits->dtype));
   AMPRT_CHECK(checkShape(op, "loss", loss, {n}));
   AMPRT_ON_CUDA(ctx, crossEntropy(ctx, op, logits, labels, nullptr, loss));
-  parallelFor(n, 16, [&](int64_t begin, int64_t end) {
-    for (int64_t i = begin; i < end; ++i) {
-      double m, lse = logSumExp(logits, i, c, m), l = 0;
-      for (int64_t j = 0; j < c; ++j) {
-        double p = targetProbability(labels, indices, i, c, j);
-        if (p != 0)
-          l -= p * (get(logits, i * c + j) - lse);
-      }
-      set(loss, i, l);
-    }
-  });
-  return ok();
+  CpuExec exec(kRowGrain);
+  return device::crossEntropy(exec, op, logits, labels, nullptr, loss);
 }
 
 amprt_status amprt_softmax_cross_entropy_grad(amprt_context *ctx,
@@ -898,27 +754,14 @@ amprt_status amprt_softmax_cross_entropy_grad(amprt_context *ctx,
   AMPRT_CHECK(crossEntropyCheck(op, ctx, logits, labels, indices));
   AMPRT_CHECK(checkTensor(op, "dloss", dloss, ctx));
   AMPRT_CHECK(checkTensor(op, "dlogits", dlogits, ctx));
-  int64_t n = logits->shape[0], c = logits->shape[1];
+  int64_t n = logits->shape[0];
   AMPRT_CHECK(checkSameDtype(op, "dloss", dloss, logits->dtype));
   AMPRT_CHECK(checkShape(op, "dloss", dloss, {n}));
   AMPRT_CHECK(checkSameDtype(op, "dlogits", dlogits, logits->dtype));
   AMPRT_CHECK(checkShape(op, "dlogits", dlogits, logits->shape));
   AMPRT_ON_CUDA(ctx, crossEntropy(ctx, op, logits, labels, dloss, dlogits));
-  parallelFor(n, 16, [&](int64_t begin, int64_t end) {
-    for (int64_t i = begin; i < end; ++i) {
-      double m, lse = logSumExp(logits, i, c, m), g = get(dloss, i);
-      double mass = 0;
-      for (int64_t j = 0; j < c; ++j)
-        mass += targetProbability(labels, indices, i, c, j);
-      for (int64_t j = 0; j < c; ++j) {
-        double p = std::exp(get(logits, i * c + j) - lse);
-        // d/dz of -sum_j t_j log_softmax_j = softmax * sum(t) - t.
-        set(dlogits, i * c + j,
-            g * (p * mass - targetProbability(labels, indices, i, c, j)));
-      }
-    }
-  });
-  return ok();
+  CpuExec exec(kRowGrain);
+  return device::crossEntropy(exec, op, logits, labels, dloss, dlogits);
 }
 
 } // extern "C"
