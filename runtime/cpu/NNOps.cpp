@@ -104,6 +104,18 @@ void storeAll(amprt_tensor *dx, const std::vector<double> &acc) {
   });
 }
 
+/// The offsets in an NHWC image of the window of output (oy, ox), clipped
+/// to the image, in (ky, kx) order; returns how many there are.
+int64_t windowOffsets(const Pool &p, int64_t oy, int64_t ox, int64_t *offsets) {
+  int64_t count = 0, y0 = oy * p.sh - p.pt, x0 = ox * p.sw - p.pl;
+  for (int64_t iy = std::max<int64_t>(y0, 0), ey = std::min(y0 + p.kh, p.h);
+       iy < ey; ++iy)
+    for (int64_t ix = std::max<int64_t>(x0, 0), ex = std::min(x0 + p.kw, p.w);
+         ix < ex; ++ix)
+      offsets[count++] = (iy * p.w + ix) * p.c;
+  return count;
+}
+
 /// NHWC pooling, one output row per task: each window position adds a
 /// whole channel vector at once (contiguous, vectorisable), with the bounds
 /// checked per position rather than per element. Max accumulates in the
@@ -114,27 +126,23 @@ void poolRowsNHWC(const Pool &p, const T *xs, T *ys) {
   using Acc = std::conditional_t<IsMax, C, double>;
   parallelFor(p.n * p.oh, 1, [&](int64_t begin, int64_t end) {
     std::vector<Acc> acc(p.c);
+    std::vector<int64_t> offsets(p.kh * p.kw);
     for (int64_t row = begin; row < end; ++row) {
       int64_t n = row / p.oh, oy = row % p.oh;
       for (int64_t ox = 0; ox < p.ow; ++ox) {
         std::fill(acc.begin(), acc.end(),
                   IsMax ? -std::numeric_limits<Acc>::infinity() : Acc(0));
-        int64_t y0 = oy * p.sh - p.pt, x0 = ox * p.sw - p.pl;
-        for (int64_t iy = std::max<int64_t>(y0, 0),
-                     ey = std::min(y0 + p.kh, p.h);
-             iy < ey; ++iy)
-          for (int64_t ix = std::max<int64_t>(x0, 0),
-                       ex = std::min(x0 + p.kw, p.w);
-               ix < ex; ++ix) {
-            const T *in = xs + ((n * p.h + iy) * p.w + ix) * p.c;
-            for (int64_t c = 0; c < p.c; ++c) {
-              Acc v = (Acc)load(in, c);
-              if constexpr (IsMax)
-                acc[c] = (v != v || v > acc[c]) ? v : acc[c];
-              else
-                acc[c] += v;
-            }
+        int64_t count = windowOffsets(p, oy, ox, offsets.data());
+        for (int64_t k = 0; k < count; ++k) {
+          const T *in = xs + n * p.h * p.w * p.c + offsets[k];
+          for (int64_t c = 0; c < p.c; ++c) {
+            Acc v = (Acc)load(in, c);
+            if constexpr (IsMax)
+              acc[c] = (v != v || v > acc[c]) ? v : acc[c];
+            else
+              acc[c] += v;
           }
+        }
         T *out = ys + ((n * p.oh + oy) * p.ow + ox) * p.c;
         for (int64_t c = 0; c < p.c; ++c)
           store(out, c, IsMax ? (C)acc[c] : (C)(acc[c] / double(p.kh * p.kw)));
@@ -167,16 +175,7 @@ void maxPoolGradNHWC(const Pool &p, const T *xs, const T *ys, const T *dys,
             target[c] = load(ys, out + c);
             first[c] = -1;
           }
-          // The window's positions inside the image, in (ky, kx) order.
-          int32_t count = 0;
-          int64_t y0 = oy * p.sh - p.pt, x0 = ox * p.sw - p.pl;
-          for (int64_t iy = std::max<int64_t>(y0, 0),
-                       ey = std::min(y0 + p.kh, p.h);
-               iy < ey; ++iy)
-            for (int64_t ix = std::max<int64_t>(x0, 0),
-                         ex = std::min(x0 + p.kw, p.w);
-                 ix < ex; ++ix)
-              offsets[count++] = (iy * p.w + ix) * p.c;
+          int32_t count = (int32_t)windowOffsets(p, oy, ox, offsets.data());
           for (int32_t k = 0; k < count; ++k) {
             const T *in = xn + offsets[k];
             for (int64_t c = 0; c < p.c; ++c) {
