@@ -72,13 +72,12 @@ static OwningOpRef<ModuleOp> generate(MLIRContext *ctx, unsigned numOps,
       next = tg::ExpOp::create(b, loc, last);
       break;
     case 7:
-      next = tg::TransposeOp::create(b, loc, last,
-                                     b.getDenseI64ArrayAttr({1, 0}));
+      next =
+          tg::TransposeOp::create(b, loc, last, b.getDenseI64ArrayAttr({1, 0}));
       break;
     case 8: {
-      Value sum = tg::ReduceSumOp::create(b, loc, last,
-                                          b.getDenseI64ArrayAttr({1}),
-                                          b.getBoolAttr(true));
+      Value sum = tg::ReduceSumOp::create(
+          b, loc, last, b.getDenseI64ArrayAttr({1}), b.getBoolAttr(true));
       next = tg::SubOp::create(b, loc, last, sum);
       ++i;
       break;
@@ -154,13 +153,13 @@ int main(int argc, char **argv) {
     OwningOpRef<ModuleOp> module = generate(&ctx, n, 7);
     std::vector<double> ampMs, canonMs;
     for (unsigned r = 0; r < repeats; ++r) {
-      ampMs.push_back(only == "canonicalize"
-                          ? 0.0
-                          : timePass(&ctx, *module,
-                                     amp::createAutoMixedPrecisionPass()));
-      canonMs.push_back(only == "amp" ? 1.0
-                                      : timePass(&ctx, *module,
-                                                 createCanonicalizerPass()));
+      ampMs.push_back(
+          only == "canonicalize"
+              ? 0.0
+              : timePass(&ctx, *module, amp::createAutoMixedPrecisionPass()));
+      canonMs.push_back(
+          only == "amp" ? 1.0
+                        : timePass(&ctx, *module, createCanonicalizerPass()));
     }
     double a = median(ampMs), c = median(canonMs);
     llvm::outs() << llvm::format("| %u | %.1f | %.0f | %.1f | %.0f | %.2f |\n",

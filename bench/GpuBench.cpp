@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "BenchArgs.h"
 #include "amprt/amprt.h"
 #include <algorithm>
 #include <chrono>
@@ -75,27 +76,8 @@ amprt_tensor *make(amprt_context *ctx, amprt_dtype dtype,
 int main(int argc, char **argv) {
   std::vector<int64_t> sizes = {256, 1024, 2048, 4096};
   int repeats = 10;
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    if (a.rfind("--sizes=", 0) == 0) {
-      sizes.clear();
-      for (char *p = &a[8]; *p;) {
-        long v = strtol(p, &p, 10);
-        if (v < 1 || v > 16384) {
-          fprintf(stderr, "amprt-gpu-bench: sizes must be in [1, 16384]\n");
-          return 2;
-        }
-        sizes.push_back(v);
-        if (*p == ',')
-          ++p;
-      }
-    } else if (a.rfind("--repeats=", 0) == 0) {
-      repeats = std::max(1, atoi(a.c_str() + 10));
-    } else {
-      fprintf(stderr, "usage: amprt-gpu-bench [--sizes=N,...] [--repeats=R]\n");
-      return 2;
-    }
-  }
+  if (!parseBenchArgs(argc, argv, "amprt-gpu-bench", 16384, sizes, repeats))
+    return 2;
   printf("| op | size | precision | amprt TFLOP/s | raw cuBLAS TFLOP/s | "
          "amprt / raw | fraction of peak |\n"
          "|---|---:|---|---:|---:|---:|---:|\n");

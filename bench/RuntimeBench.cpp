@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "BenchArgs.h"
 #include "amprt/amprt.h"
 #include <algorithm>
 #include <cblas.h>
@@ -59,27 +60,8 @@ const char *name(amprt_dtype d) {
 int main(int argc, char **argv) {
   std::vector<int64_t> sizes = {256, 512, 1024, 2048};
   int repeats = 5;
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    if (a.rfind("--sizes=", 0) == 0) {
-      sizes.clear();
-      for (char *p = &a[8]; *p;) {
-        long v = strtol(p, &p, 10);
-        if (v < 1 || v > 8192) {
-          fprintf(stderr, "amprt-bench: sizes must be in [1, 8192]\n");
-          return 2;
-        }
-        sizes.push_back(v);
-        if (*p == ',')
-          ++p;
-      }
-    } else if (a.rfind("--repeats=", 0) == 0) {
-      repeats = std::max(1, atoi(a.c_str() + 10));
-    } else {
-      fprintf(stderr, "usage: amprt-bench [--sizes=N,...] [--repeats=R]\n");
-      return 2;
-    }
-  }
+  if (!parseBenchArgs(argc, argv, "amprt-bench", 8192, sizes, repeats))
+    return 2;
   amprt_context *ctx;
   amprt_context_create(AMPRT_DEVICE_CPU, 0, &ctx);
   printf("| op | size | precision | amprt GFLOP/s | raw sgemm GFLOP/s | "
@@ -107,12 +89,10 @@ int main(int argc, char **argv) {
     int64_t batch = 32, c = 64;
     int64_t rows = batch * hw * hw, width = 9 * c;
     double flops = 2.0 * rows * width * c;
-    std::vector<float> col(rows * width, 0.5f), w(c * width, 0.5f),
-        y(rows * c);
+    std::vector<float> col(rows * width, 0.5f), w(c * width, 0.5f), y(rows * c);
     double raw = median(repeats, [&] {
-      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, rows, c, width,
-                  1.0f, col.data(), width, w.data(), width, 0.0f, y.data(),
-                  c);
+      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, rows, c, width, 1.0f,
+                  col.data(), width, w.data(), width, 0.0f, y.data(), c);
     });
     int64_t strides[2] = {1, 1}, pad[4] = {1, 1, 1, 1}, dil[2] = {1, 1};
     for (amprt_dtype d : {AMPRT_F32, AMPRT_F16, AMPRT_BF16}) {
