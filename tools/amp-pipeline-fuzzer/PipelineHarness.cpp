@@ -190,12 +190,13 @@ struct StepResult {
   std::vector<std::vector<double>> results;
 };
 
-/// One step on a fresh CPU context. Integer and f64/f32 arguments get the
-/// data; 16-bit ones a constant, since the tests that need exact 16-bit
-/// data live in the runtime's unit tests.
-std::optional<StepResult> runStep(const Compiled &c, const StepData &data) {
+/// One step on a fresh context of `device`. Integer and f64/f32 arguments
+/// get the data; 16-bit ones a constant, since the tests that need exact
+/// 16-bit data live in the runtime's unit tests.
+std::optional<StepResult> runStep(const Compiled &c, const StepData &data,
+                                  amprt_device device = AMPRT_DEVICE_CPU) {
   amprt_context *ctx = nullptr;
-  if (amprt_context_create(AMPRT_DEVICE_CPU, 0, &ctx) != AMPRT_OK)
+  if (amprt_context_create(device, 0, &ctx) != AMPRT_OK)
     return std::nullopt;
   std::vector<amprt_tensor *> args;
   bool ok = true;
@@ -256,6 +257,33 @@ std::optional<StepResult> runStep(const Compiled &c, const StepData &data) {
     amprt_tensor_release(t);
   amprt_context_destroy(ctx);
   return out;
+}
+
+/// The device runs the step the CPU ran: same loss and updated params, up
+/// to summation order (reductions fold in another order on the device).
+void compareDevice(const Compiled &c, const StepData &data,
+                   const StepResult &cpu, const std::string &text) {
+  std::optional<StepResult> dev = runStep(c, data, AMPRT_DEVICE_CUDA);
+  if (!dev || dev->status != AMPRT_OK)
+    violation("the step failed on the device: " + (dev ? dev->error : ""),
+              text);
+  if (dev->results.size() != cpu.results.size())
+    violation("the device step returned another number of results", text);
+  for (size_t r = 0; r < cpu.results.size(); ++r) {
+    const std::vector<double> &a = cpu.results[r], &b = dev->results[r];
+    if (a.size() != b.size())
+      violation("a device result has the wrong size", text);
+    for (size_t k = 0; k < a.size(); ++k)
+      if (!(std::fabs(a[k] - b[k]) <= 1e-3 * std::max(1.0, std::fabs(a[k]))) &&
+          !(std::isnan(a[k]) && std::isnan(b[k])) && a[k] != b[k]) {
+        char buf[200];
+        snprintf(buf, sizeof buf,
+                 "result %zu element %zu: %.9g on the device, %.9g on the "
+                 "CPU",
+                 r, k, b[k], a[k]);
+        violation(buf, text);
+      }
+  }
 }
 
 /// Steps whose tensors are this small run in a few milliseconds.
@@ -449,6 +477,10 @@ void runGraph(llvm::ArrayRef<uint8_t> bytes) {
   // dynamic scaling exists for). Unscaled, in range, it must not happen.
   if (!std::isfinite(gradErr) && step.lossScale > 1)
     return;
+  // With a CUDA backend that has a device (a GPU, or the host-emulated
+  // device of the tests), the mixed step must train the same there.
+  if (amprt_cuda_device_count() > 0)
+    compareDevice(*mixed, data, *got, step.text);
   if (getenv("AMP_FUZZ_ERRORS")) {
     // Calibration (docs/hardening.md): print the errors instead of judging.
     fprintf(stderr, "errors %s %s loss %.3g grad %.3g\n",
