@@ -9,13 +9,13 @@ Prints a Markdown table of medians (the first 5 steps are warm-up); amp and
 PyTorch alternate REPEATS times per model and the median run is shown, as
 the machine is shared and noisy.
 """
-import json
 import os
 import statistics
-import subprocess
 import sys
-import tempfile
 import time
+
+from amp_run_report import run_report
+
 
 build = sys.argv[1]
 steps = int(sys.argv[2]) if len(sys.argv) > 2 else 60
@@ -30,16 +30,9 @@ MODELS = [("mlp_adam", "mlp_adam.mlir", 32, 1e-3),
 
 
 def amp_step_ms(example, lr):
-    with tempfile.TemporaryDirectory() as tmp:
-        report = os.path.join(tmp, "r.json")
-        subprocess.run(
-            [os.path.join(build, "bin", "amp-run"),
-             os.path.join(root, "python-bindings-free-examples", example),
-             "--precision=f32", f"--steps={steps}", f"--lr={lr}",
-             f"--report={report}", "--log-every=1000000"],
-            check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        times = [s["time_ms"] for s in json.load(open(report))["per_step"]]
-    return statistics.median(times[WARMUP:])
+    return run_report(os.path.join(build, "bin", "amp-run"),
+                      os.path.join(root, "python-bindings-free-examples",
+                                   example), "f32", steps, lr, WARMUP)[1]
 
 
 def torch_models():

@@ -19,8 +19,11 @@ import os
 import re
 import statistics
 import subprocess
+
 import sys
 import tempfile
+
+from amp_run_report import run_report
 
 build = sys.argv[1]
 sizes = sys.argv[2:] or ["10000", "100000", "1000000"]
@@ -100,15 +103,10 @@ def cast_rows(model, example):
                  f"{len(boundaries)} boundaries", ratio, "1.00 = no wasted cast"))
 
 
-def amp_run(example, precision, lr):
-    with tempfile.TemporaryDirectory() as tmp:
-        report = os.path.join(tmp, "r.json")
-        run([os.path.join(bin_dir, "amp-run"), os.path.join(examples, example),
-             f"--precision={precision}", f"--steps={STEPS}", f"--lr={lr}",
-             f"--report={report}", "--log-every=1000000"])
-        r = json.load(open(report))
-    times = [s["time_ms"] for s in r["per_step"][WARMUP:]]
-    return r, statistics.median(times)
+def amp_run(example, precision, lr, device=None):
+    return run_report(os.path.join(bin_dir, "amp-run"),
+                      os.path.join(examples, example), precision, STEPS, lr,
+                      WARMUP, device)
 
 
 def model_rows(model, example, lr):
@@ -135,14 +133,7 @@ def gpu_rows():
         return
     for model, example, lr in MODELS:
         for precision in ("f32", "f16"):
-            with tempfile.TemporaryDirectory() as tmp:
-                report = os.path.join(tmp, "r.json")
-                run([os.path.join(bin_dir, "amp-run"), os.path.join(examples, example),
-                     "--device=cuda", f"--precision={precision}",
-                     f"--steps={STEPS}", f"--lr={lr}", f"--report={report}",
-                     "--log-every=1000000"])
-                r = json.load(open(report))
-            t = statistics.median(s["time_ms"] for s in r["per_step"][WARMUP:])
+            _, t = amp_run(example, precision, lr, device="cuda")
             rows.append(("GPU step time", model, f"{t:.2f} ms ({precision})",
                          "-", "-", ""))
 
