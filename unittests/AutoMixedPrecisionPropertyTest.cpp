@@ -154,9 +154,10 @@ void checkInvariants(ModuleOp module, StringRef precision) {
           << "identity cast\n" << print(module);
       EXPECT_TRUE(castPairs.insert({castOp.getX(), castOp.getType()}).second)
           << "value cast twice to one type\n" << print(module);
-      if (auto inner = castOp.getX().getDefiningOp<amp::CastOp>())
+      if (auto inner = castOp.getX().getDefiningOp<amp::CastOp>()) {
         EXPECT_NE(inner.getX().getType(), castOp.getType())
             << "round trip through a cast\n" << print(module);
+      }
       return;
     }
     auto iface = dyn_cast<amp::PrecisionPolicyOpInterface>(op);
@@ -172,10 +173,12 @@ void checkInvariants(ModuleOp module, StringRef precision) {
       }
     if (!any)
       return;
-    if (cls == amp::PrecisionClass::Deny)
+    if (cls == amp::PrecisionClass::Deny) {
       EXPECT_FALSE(anyLow) << "deny op in low precision\n" << print(module);
-    if (cls == amp::PrecisionClass::Allow && iface.supportsPrecision(low))
+    }
+    if (cls == amp::PrecisionClass::Allow && iface.supportsPrecision(low)) {
       EXPECT_TRUE(allLow) << "allow op left in f32\n" << print(module);
+    }
   });
 }
 

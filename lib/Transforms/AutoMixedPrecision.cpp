@@ -340,11 +340,9 @@ struct AutoMixedPrecisionPass
                                                        rewriter);
       if (!entry)
         return;
-      if (annotate) {
-        if (const ColorNode *node = graph.lookup(op))
-          op->setAttr(AMPDialect::kColorAttrName,
-                      StringAttr::get(op->getContext(), entry->color));
-      }
+      if (annotate && graph.lookup(op))
+        op->setAttr(AMPDialect::kColorAttrName,
+                    StringAttr::get(op->getContext(), entry->color));
       if (remarks)
         op->emitRemark() << "amp: " << entry->precision << " ("
                          << entry->reason << ")";

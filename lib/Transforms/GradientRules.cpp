@@ -82,7 +82,7 @@ void GradientBuilder::accumulateUnbroadcast(Value operand, Value gradient) {
 LogicalResult GradientBuilder::differentiate(Operation *op) {
   Location savedLoc = loc;
   loc = op->getLoc();
-  auto restore = llvm::make_scope_exit([&] { loc = savedLoc; });
+  llvm::scope_exit restore([&] { loc = savedLoc; });
   Value dy = op->getNumResults() ? adjoint(op->getResult(0)) : Value();
   auto zerosLike = [&](Value v) { return zeros(v.getType()); };
   auto select = [&](Value cond, Value a, Value c) -> Value {

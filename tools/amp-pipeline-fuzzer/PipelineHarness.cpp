@@ -3,6 +3,7 @@
 #include "PipelineHarness.h"
 #include "GraphFromBytes.h"
 #include "amp/Conversion/Passes.h"
+#include "amp/Dialect/TG/IR/TGShapes.h"
 #include "amp/InitAll.h"
 #include "amp/Transforms/Passes.h"
 #include "amp/Transforms/Pipeline.h"
@@ -303,14 +304,7 @@ bool smallEnough(const Signature &s) {
 }
 
 int64_t labelClasses(ModuleOp module) {
-  int64_t classes = 2;
-  module.walk([&](Operation *op) {
-    if (op->getName().getStringRef() == "tg.softmax_cross_entropy")
-      if (auto t = dyn_cast<RankedTensorType>(op->getOperand(0).getType()))
-        if (t.getRank() == 2)
-          classes = t.getDimSize(1);
-  });
-  return classes;
+  return amp::tg::lossClassCount(module).value_or(2);
 }
 
 /// Hostile or mutated text: anything may fail, nothing may crash.

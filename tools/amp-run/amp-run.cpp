@@ -10,6 +10,7 @@
 
 #include "Dataset.h"
 #include "amp/Conversion/Passes.h"
+#include "amp/Dialect/TG/IR/TGShapes.h"
 #include "amp/InitAll.h"
 #include "amp/Transforms/Passes.h"
 #include "amp/Transforms/Pipeline.h"
@@ -328,13 +329,7 @@ int main(int argc, char **argv) {
     amp::buildAmpPipeline(pm, options);
   }
   // Synthetic data takes its class count from the loss's logits.
-  int64_t lossClasses = 10;
-  entry.walk([&](Operation *op) {
-    if (op->getName().getStringRef() == "tg.softmax_cross_entropy")
-      if (auto t = dyn_cast<RankedTensorType>(op->getOperand(0).getType()))
-        if (t.getRank() == 2)
-          lossClasses = t.getDimSize(1);
-  });
+  int64_t lossClasses = amp::tg::lossClassCount(entry).value_or(10);
   if (failed(pm.run(*module)))
     return fatal("the amp pipeline failed (see the diagnostics above)");
   size_t deviceMemory = 0;

@@ -1,6 +1,7 @@
 //===- TGShapes.cpp - Shape rules of the tg ops ---------------------------===//
 
 #include "amp/Dialect/TG/IR/TGShapes.h"
+#include "amp/Dialect/TG/IR/TG.h"
 #include "mlir/IR/Diagnostics.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/raw_ostream.h"
@@ -8,6 +9,16 @@
 using namespace mlir;
 
 namespace amp::tg {
+
+std::optional<int64_t> lossClassCount(Operation *root) {
+  std::optional<int64_t> classes;
+  root->walk([&](SoftmaxCrossEntropyOp op) {
+    auto logits = op.getLogits().getType();
+    if (logits.getRank() == 2)
+      classes = logits.getDimSize(1);
+  });
+  return classes;
+}
 
 std::string formatShape(ArrayRef<int64_t> shape) {
   if (shape.empty())

@@ -84,6 +84,11 @@ inferBroadcastingResult(std::optional<mlir::Location> loc,
 /// Renders a shape as "4x8" (or "scalar") for diagnostics.
 std::string formatShape(llvm::ArrayRef<int64_t> shape);
 
+/// The class count of a training step's loss: the last dimension of the
+/// [N, C] logits of the last tg.softmax_cross_entropy under `root`, if any
+/// (what tools that make labels for a step need).
+std::optional<int64_t> lossClassCount(mlir::Operation *root);
+
 } // namespace amp::tg
 
 #endif // AMP_DIALECT_TG_IR_TGSHAPES_H
