@@ -11,14 +11,12 @@
 #ifndef AMPRT_CPU_CPUEXEC_H
 #define AMPRT_CPU_CPUEXEC_H
 
-#include "../device/DeviceOps.h"
+#include "../device/HostExec.h"
 #include "Parallel.h"
-#include <cstdlib>
-#include <cstring>
 
 namespace amprt::cpu {
 
-class CpuExec {
+class CpuExec : public device::HostMemory {
 public:
   /// `grain`: indices worth a thread (small for row kernels).
   explicit CpuExec(int64_t grain) : grain(grain) {}
@@ -28,16 +26,6 @@ public:
       for (int64_t i = begin; i < end; ++i)
         kernel(i);
     });
-    return AMPRT_OK;
-  }
-  void *alloc(size_t bytes) { return std::malloc(bytes ? bytes : 1); }
-  void release(void *p) { std::free(p); }
-  amprt_status toHost(void *dst, const void *src, size_t bytes) {
-    std::memcpy(dst, src, bytes);
-    return AMPRT_OK;
-  }
-  amprt_status copy(void *dst, const void *src, size_t bytes) {
-    std::memcpy(dst, src, bytes);
     return AMPRT_OK;
   }
 

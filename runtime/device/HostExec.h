@@ -17,15 +17,8 @@
 
 namespace amprt::device {
 
-struct HostExec {
-  explicit HostExec(amprt_context * = nullptr) {}
-  int64_t launches = 0;
-  template <typename K> amprt_status launch(const K &kernel, int64_t n) {
-    ++launches;
-    for (int64_t i = 0; i < n; ++i)
-      kernel(i);
-    return AMPRT_OK;
-  }
+/// Scratch memory and copies of an executor whose memory is the host's.
+struct HostMemory {
   void *alloc(size_t bytes) { return std::malloc(bytes ? bytes : 1); }
   void release(void *p) { std::free(p); }
   amprt_status toHost(void *dst, const void *src, size_t bytes) {
@@ -34,6 +27,15 @@ struct HostExec {
   }
   amprt_status copy(void *dst, const void *src, size_t bytes) {
     std::memcpy(dst, src, bytes);
+    return AMPRT_OK;
+  }
+};
+
+struct HostExec : HostMemory {
+  explicit HostExec(amprt_context * = nullptr) {}
+  template <typename K> amprt_status launch(const K &kernel, int64_t n) {
+    for (int64_t i = 0; i < n; ++i)
+      kernel(i);
     return AMPRT_OK;
   }
 };
