@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "RuntimeTestUtils.h"
+#include "common/amprt_half.h"
 
 using namespace amprt_test;
 
@@ -232,6 +233,46 @@ TEST(RuntimeElementwise, ScaleUnscaleAndSeed) {
   Tensor seed = rt.make(AMPRT_BF16, {2, 2});
   ASSERT_EQ(amprt_grad_seed(rt.ctx, seed), AMPRT_OK);
   EXPECT_EQ(rt.read(seed), (std::vector<double>{1, 1, 1, 1}));
+}
+
+} // namespace
+
+namespace {
+
+// The per-element conversions every 16-bit kernel (CPU and CUDA) uses,
+// against the tests' arithmetic reference: all 65536 halves and bf16s
+// widened, and 2^20 float bit patterns spread over the whole range (plus
+// the boundaries) narrowed.
+TEST(RuntimeConversions, MatchTheReferenceBitForBit) {
+  for (uint32_t h = 0; h < 65536; ++h) {
+    double want = fromHalf((uint16_t)h);
+    float got = amprt::halfToFloat((uint16_t)h);
+    if (std::isnan(want)) {
+      ASSERT_TRUE(std::isnan(got)) << "half " << h;
+      continue;
+    }
+    ASSERT_EQ((double)got, want) << "half " << h;
+    ASSERT_EQ((double)amprt::bf16ToFloat((uint16_t)h), fromBf16((uint16_t)h))
+        << "bf16 " << h;
+  }
+  std::vector<uint32_t> patterns = {
+      0x00000000u, 0x80000000u, 0x7F800000u, 0xFF800000u, 0x7FC00000u,
+      0x477FE000u, 0x477FEFFFu, 0x477FF000u, 0x38800000u, 0x387FFFFFu,
+      0x33000000u, 0x33000001u, 0x32FFFFFFu, 0x33800000u};
+  for (uint32_t u = 0; u < (1u << 20); ++u)
+    patterns.push_back(u * 4093u + (u >> 7)); // every exponent, odd mantissas
+  for (uint32_t u : patterns) {
+    float f;
+    std::memcpy(&f, &u, 4);
+    uint16_t want = toHalf(f), got = amprt::floatToHalf(f);
+    if (std::isnan(f)) {
+      ASSERT_EQ(got & 0x7E00u, 0x7E00u) << std::hex << u;
+      continue;
+    }
+    ASSERT_EQ(got, want) << "float bits 0x" << std::hex << u;
+    ASSERT_EQ(amprt::floatToBf16(f), toBf16(f))
+        << "float bits 0x" << std::hex << u;
+  }
 }
 
 } // namespace
