@@ -39,46 +39,41 @@ AMPRT_HD inline float bitsFloat(uint32_t u) {
   return f;
 }
 
+// Both conversions are branch-free (selects only), so loops over 16-bit
+// data vectorise on the CPU and do not diverge on the GPU; the rounding is
+// the FPU's own round-to-nearest-even.
+
 AMPRT_HD inline float halfToFloat(uint16_t h) {
-  uint32_t sign = (uint32_t)(h & 0x8000u) << 16;
-  uint32_t exp = (h >> 10) & 0x1Fu;
-  uint32_t mant = h & 0x3FFu;
-  if (exp == 0x1F) // inf / NaN
-    return bitsFloat(sign | 0x7F800000u | (mant << 13));
-  if (exp == 0) {
-    if (mant == 0)
-      return bitsFloat(sign);
-    // Subnormal: value = mant * 2^-24.
-    float v = (float)mant * 5.9604644775390625e-8f;
-    return sign ? -v : v;
-  }
-  return bitsFloat(sign | ((exp + 112) << 23) | (mant << 13));
+  uint32_t bits = (uint32_t)(h & 0x7FFFu) << 13; // exponent and mantissa
+  uint32_t exp = bits & 0x0F800000u;
+  bits += (127 - 15) << 23; // rebias
+  // inf / NaN: all exponent bits; zero / subnormal: renormalise through an
+  // exact float subtraction of 2^-14.
+  uint32_t special = exp == 0x0F800000u ? (128 - 16) << 23 : 0u;
+  bits += special;
+  uint32_t tiny = bits + (1u << 23);
+  float renormalised = bitsFloat(tiny) - bitsFloat(113u << 23);
+  uint32_t result = exp == 0 ? floatBits(renormalised) : bits;
+  return bitsFloat(result | ((uint32_t)(h & 0x8000u) << 16));
 }
 
 AMPRT_HD inline uint16_t floatToHalf(float f) {
   uint32_t u = floatBits(f);
-  uint16_t sign = (uint16_t)((u >> 16) & 0x8000u);
+  uint32_t sign = (u >> 16) & 0x8000u;
   uint32_t abs = u & 0x7FFFFFFFu;
-  if (abs >= 0x7F800000u) // inf or NaN (NaN keeps a quiet payload bit)
-    return sign | (abs > 0x7F800000u ? 0x7E00u : 0x7C00u);
-  if (abs >= 0x477FF000u) // >= 65520: rounds to inf
-    return sign | 0x7C00u;
-  if (abs < 0x38800000u) { // below 2^-14: subnormal or zero
-    // Scale so the subnormal unit (2^-24) is 1.0 and round to even.
-    float scaled = bitsFloat(abs) * 16777216.0f;
-    uint32_t units = (uint32_t)scaled;
-    float rest = scaled - (float)units;
-    if (rest > 0.5f || (rest == 0.5f && (units & 1u)))
-      ++units;
-    return sign | (uint16_t)units;
-  }
-  uint32_t mant = abs & 0x7FFFFFu;
-  uint32_t exp = (abs >> 23) - 112;
-  uint32_t half = (exp << 10) | (mant >> 13);
-  uint32_t rest = mant & 0x1FFFu;
-  if (rest > 0x1000u || (rest == 0x1000u && (half & 1u)))
-    ++half; // may carry into the exponent, which is still correct
-  return sign | (uint16_t)half;
+  // >= 2^16: inf, or a quiet NaN (values in [65520, 2^16) round to inf
+  // through the normal path below).
+  uint32_t overflow = abs > 0x7F800000u ? 0x7E00u : 0x7C00u;
+  // Below 2^-14: adding 0.5 lines the subnormal unit up with the float's
+  // last mantissa bit, so the FPU rounds to nearest-even.
+  uint32_t subnormal = floatBits(bitsFloat(abs) + 0.5f) - 0x3F000000u;
+  // Normal: rebias, round to nearest-even on the 13 dropped bits.
+  uint32_t odd = (abs >> 13) & 1u;
+  uint32_t normal = (abs + ((uint32_t)(15 - 127) << 23) + 0xFFFu + odd) >> 13;
+  uint32_t half = abs >= 0x47800000u   ? overflow
+                  : abs < 0x38800000u ? subnormal
+                                      : normal;
+  return (uint16_t)(sign | half);
 }
 
 AMPRT_HD inline float bf16ToFloat(uint16_t b) {
