@@ -25,10 +25,7 @@ namespace amp {
 using namespace mlir;
 namespace tg = amp::tg;
 
-namespace {
-
-/// amprt_dtype codes (runtime/include/amprt/amprt.h).
-FailureOr<int32_t> dtypeCode(Type element) {
+std::optional<int32_t> amp::runtimeDtypeCode(Type element) {
   if (element.isF32())
     return 0;
   if (element.isF16())
@@ -43,8 +40,10 @@ FailureOr<int32_t> dtypeCode(Type element) {
     return 5;
   if (element.isInteger(1))
     return 6;
-  return failure();
+  return std::nullopt;
 }
+
+namespace {
 
 int32_t layoutCode(StringRef layout) { return layout == "NCHW" ? 1 : 0; }
 
@@ -160,7 +159,7 @@ Value FunctionLowering::ptrArray(ValueRange values) {
 
 Value FunctionLowering::newTensor(Type type) {
   auto tensor = cast<RankedTensorType>(type);
-  int32_t code = *dtypeCode(tensor.getElementType());
+  int32_t code = *amp::runtimeDtypeCode(tensor.getElementType());
   return call("amprt_tensor_new",
               {ctx, constI32(code), constI32(tensor.getRank()),
                i64Array(tensor.getShape())},
@@ -536,7 +535,7 @@ LogicalResult FunctionLowering::run() {
   for (Type t : llvm::concat<const Type>(func.getArgumentTypes(),
                                          func.getResultTypes())) {
     auto tensor = dyn_cast<RankedTensorType>(t);
-    if (!tensor || failed(dtypeCode(tensor.getElementType())))
+    if (!tensor || !amp::runtimeDtypeCode(tensor.getElementType()))
       return func.emitError("amp-lower-to-runtime: arguments and results "
                             "must be tensors of f32, f16, bf16, f64, i32, "
                             "i64 or i1, got ")
@@ -545,7 +544,7 @@ LogicalResult FunctionLowering::run() {
   for (Operation &op : body)
     for (Type t : op.getResultTypes()) {
       auto tensor = dyn_cast<RankedTensorType>(t);
-      if (!tensor || failed(dtypeCode(tensor.getElementType())))
+      if (!tensor || !amp::runtimeDtypeCode(tensor.getElementType()))
         return op.emitError("amp-lower-to-runtime: results must be tensors "
                             "of a runtime element type, got ")
                << t;

@@ -169,18 +169,8 @@ StepData makeData(const Signature &s, uint32_t seed, int64_t classes) {
 }
 
 std::optional<amprt_dtype> dtypeOf(Type element) {
-  if (element.isF32())
-    return AMPRT_F32;
-  if (element.isF64())
-    return AMPRT_F64;
-  if (element.isF16())
-    return AMPRT_F16;
-  if (element.isBF16())
-    return AMPRT_BF16;
-  if (element.isInteger(32))
-    return AMPRT_I32;
-  if (element.isInteger(64))
-    return AMPRT_I64;
+  if (std::optional<int32_t> code = amp::runtimeDtypeCode(element))
+    return static_cast<amprt_dtype>(*code);
   return std::nullopt;
 }
 

@@ -108,28 +108,11 @@ Signature signatureOf(func::FuncOp f) {
 
 /// The runtime's element type for `element`, if it has one.
 std::optional<amprt_dtype> dtypeOf(Type element) {
-  if (element.isF32())
-    return AMPRT_F32;
-  if (element.isF16())
-    return AMPRT_F16;
-  if (element.isBF16())
-    return AMPRT_BF16;
-  if (element.isF64())
-    return AMPRT_F64;
-  if (element.isInteger(32))
-    return AMPRT_I32;
-  if (element.isInteger(64))
-    return AMPRT_I64;
-  if (element.isInteger(1))
-    return AMPRT_I1;
+  if (std::optional<int32_t> code = amp::runtimeDtypeCode(element))
+    return static_cast<amprt_dtype>(*code);
   return std::nullopt;
 }
 
-
-/// Every argument and result of `f` must be a statically shaped tensor of a
-/// type the runtime holds, and the arguments must fit in the memory of the
-/// device they will live on (`memory` bytes). Checked with overflow-safe sizes before anything is allocated, so
-/// a hostile shape is an error, not an abort inside an allocator.
 /// The host's memory, as the runtime's CPU context reports it.
 uint64_t hostMemory() {
   amprt_context *host = nullptr;
@@ -140,6 +123,11 @@ uint64_t hostMemory() {
   return bytes;
 }
 
+/// Every argument and result of `f` must be a statically shaped tensor of a
+/// type the runtime holds, and the arguments must fit in the memory of the
+/// device they will live on (`memory` bytes). Checked with overflow-safe sizes
+/// before anything is allocated, so a hostile shape is an error, not an abort
+/// inside an allocator.
 std::optional<std::string> checkSignature(func::FuncOp f, uint64_t memory) {
   uint64_t total = 0;
   auto check = [&](Type type, const char *what,

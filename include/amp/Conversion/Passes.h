@@ -22,6 +22,12 @@ namespace amp {
 /// function so amp-run and embedders lower alike.
 void buildLowerToLLVMPipeline(mlir::OpPassManager &pm);
 
+/// The runtime's element-type code (amprt_dtype in amprt/amprt.h) for
+/// tensors of `element`, if the runtime holds that type. The lowering emits
+/// these codes; tools that create the runtime tensors a step takes use the
+/// same mapping.
+std::optional<int32_t> runtimeDtypeCode(mlir::Type element);
+
 } // namespace amp
 
 #endif // AMP_CONVERSION_PASSES_H
