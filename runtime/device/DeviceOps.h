@@ -419,10 +419,12 @@ amprt_status concat(Exec &e, const amprt_tensor *const *xs, int count,
   return AMPRT_OK;
 }
 
-/// Copies i32/i64 indices to the host and checks them against [0, limit).
+/// Copies i32/i64 indices to the host and checks them against [0, limit);
+/// the message names a bad one as "<what> V of <position> I".
 template <typename Exec>
 amprt_status checkIndices(Exec &e, const char *op, const amprt_tensor *indices,
-                          int64_t limit, const char *what) {
+                          int64_t limit, const char *what,
+                          const char *position) {
   std::vector<int64_t> host(indices->numel);
   if (indices->dtype == AMPRT_I64) {
     AMPRT_DEVICE_CHECK(e.toHost(host.data(), indices->data, indices->bytes));
@@ -434,9 +436,9 @@ amprt_status checkIndices(Exec &e, const char *op, const amprt_tensor *indices,
   for (int64_t i = 0; i < indices->numel; ++i)
     if (host[i] < 0 || host[i] >= limit)
       return fail(AMPRT_ERROR_INDEX,
-                  "%s: %s %lld of element %lld is outside "
-                  "[0, %lld)",
-                  op, what, (long long)host[i], (long long)i, (long long)limit);
+                  "%s: %s %lld of %s %lld is outside [0, %lld)", op, what,
+                  (long long)host[i], position, (long long)i,
+                  (long long)limit);
   return AMPRT_OK;
 }
 
@@ -444,7 +446,8 @@ template <typename Exec>
 amprt_status gather(Exec &e, const amprt_tensor *table,
                     const amprt_tensor *indices, amprt_tensor *y) {
   int64_t rows = table->shape[0], row = rows ? table->numel / rows : 0;
-  AMPRT_DEVICE_CHECK(checkIndices(e, "amprt_gather", indices, rows, "index"));
+  AMPRT_DEVICE_CHECK(
+      checkIndices(e, "amprt_gather", indices, rows, "index", "element"));
   amprt_status status = AMPRT_OK;
   withElementBits(table->dtype, [&](auto tag) {
     using E = decltype(tag);
@@ -465,7 +468,7 @@ amprt_status gatherGrad(Exec &e, const amprt_tensor *dy,
                         const amprt_tensor *indices, amprt_tensor *dtable) {
   const char *op = "amprt_gather_grad";
   int64_t rows = dtable->shape[0], row = rows ? dtable->numel / rows : 0;
-  AMPRT_DEVICE_CHECK(checkIndices(e, op, indices, rows, "index"));
+  AMPRT_DEVICE_CHECK(checkIndices(e, op, indices, rows, "index", "element"));
   amprt_status status = AMPRT_OK;
   AMPRT_FLOAT_DISPATCH(dy->dtype, T, {
     using C = typename Compute<T>::type;
@@ -722,7 +725,7 @@ amprt_status crossEntropy(Exec &e, const char *op, const amprt_tensor *logits,
   int64_t n = logits->shape[0], c = logits->shape[1];
   bool indices = labels->dtype == AMPRT_I32 || labels->dtype == AMPRT_I64;
   if (indices)
-    AMPRT_DEVICE_CHECK(checkIndices(e, op, labels, c, "label"));
+    AMPRT_DEVICE_CHECK(checkIndices(e, op, labels, c, "label", "example"));
   amprt_status status = AMPRT_OK;
   AMPRT_FLOAT_DISPATCH(logits->dtype, T, {
     auto run = [&](auto tag) {
