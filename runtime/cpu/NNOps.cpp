@@ -267,7 +267,7 @@ amprt_status softmaxCheck(const char *op, amprt_context *ctx,
   }
   AMPRT_CHECK(checkSameDtype(op, "output", out, a->dtype));
   AMPRT_CHECK(checkShape(op, "output", out, a->shape));
-  int64_t dim;
+  int64_t dim = 0; // set by the check below
   if (a->shape.empty() || !normalizeAxis(axis, a->shape.size(), dim))
     return fail(AMPRT_ERROR_INVALID_ARGUMENT, "%s: axis %lld out of range", op,
                 (long long)axis);
@@ -310,7 +310,7 @@ amprt_status amprt_bias_add(amprt_context *ctx, const amprt_tensor *x,
   AMPRT_CHECK(checkSameDtype(op, "b", b, x->dtype));
   AMPRT_CHECK(checkSameDtype(op, "y", y, x->dtype));
   AMPRT_CHECK(checkShape(op, "y", y, x->shape));
-  int64_t dim;
+  int64_t dim = 0; // set by the check below
   AMPRT_CHECK(channelDim(op, x, layout, dim));
   AMPRT_CHECK(checkShape(op, "b", b, {x->shape[dim]}));
   Split s = split(x->shape, dim);
@@ -343,7 +343,7 @@ amprt_status amprt_bias_add_grad(amprt_context *ctx, const amprt_tensor *dy,
   AMPRT_CHECK(checkTensor(op, "db", db, ctx));
   AMPRT_CHECK(checkFloat(op, "dy", dy));
   AMPRT_CHECK(checkSameDtype(op, "db", db, dy->dtype));
-  int64_t dim;
+  int64_t dim = 0; // set by the check below
   AMPRT_CHECK(channelDim(op, dy, layout, dim));
   AMPRT_CHECK(checkShape(op, "db", db, {dy->shape[dim]}));
   Split s = split(dy->shape, dim);
@@ -483,7 +483,7 @@ amprt_status amprt_batch_norm(amprt_context *ctx, const amprt_tensor *x,
   AMPRT_CHECK(checkFloat(op, "x", x));
   if (!(epsilon >= 0))
     return fail(AMPRT_ERROR_INVALID_ARGUMENT, "%s: epsilon must be >= 0", op);
-  int64_t dim;
+  int64_t dim = 0; // set by the check below
   AMPRT_CHECK(channelDim(op, x, layout, dim));
   Shape c{x->shape[dim]};
   for (auto [t, name] : {std::pair{scale, "scale"},
@@ -549,7 +549,7 @@ amprt_batch_norm_grad(amprt_context *ctx, const amprt_tensor *dy,
                          {(const amprt_tensor *)doffset, "doffset"}})
     AMPRT_CHECK(checkTensor(op, name, t, ctx));
   AMPRT_CHECK(checkFloat(op, "x", x));
-  int64_t dim;
+  int64_t dim = 0; // set by the check below
   AMPRT_CHECK(channelDim(op, x, layout, dim));
   Shape c{x->shape[dim]};
   for (auto [t, name] : {std::pair{scale, "scale"},

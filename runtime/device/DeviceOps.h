@@ -437,8 +437,7 @@ amprt_status checkIndices(Exec &e, const char *op, const amprt_tensor *indices,
     if (host[i] < 0 || host[i] >= limit)
       return fail(AMPRT_ERROR_INDEX,
                   "%s: %s %lld of %s %lld is outside [0, %lld)", op, what,
-                  (long long)host[i], position, (long long)i,
-                  (long long)limit);
+                  (long long)host[i], position, (long long)i, (long long)limit);
   return AMPRT_OK;
 }
 
