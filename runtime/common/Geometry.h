@@ -28,6 +28,15 @@ struct Pool {
     return nchw ? ((i * c + ch) * H + y) * W + x
                 : ((i * H + y) * W + x) * c + ch;
   }
+  /// The inverse of at(): the coordinates of linear index `k`.
+  AMPRT_HD void coordinates(int64_t k, int64_t H, int64_t W, int64_t &i,
+                            int64_t &y, int64_t &x, int64_t &ch) const {
+    if (nchw) {
+      x = k % W, y = (k / W) % H, ch = (k / (W * H)) % c, i = k / (W * H * c);
+    } else {
+      ch = k % c, x = (k / c) % W, y = (k / (c * W)) % H, i = k / (c * W * H);
+    }
+  }
 };
 
 /// A 2-D convolution, in NHWC terms (pb, pr: bottom and right padding).

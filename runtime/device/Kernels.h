@@ -533,13 +533,7 @@ template <typename T> struct PoolKernel {
   bool isMax;
   AMPRT_HD void operator()(int64_t i) const {
     int64_t ox, oy, c, n;
-    if (p.nchw) {
-      ox = i % p.ow, oy = (i / p.ow) % p.oh, c = (i / (p.ow * p.oh)) % p.c;
-      n = i / (p.ow * p.oh * p.c);
-    } else {
-      c = i % p.c, ox = (i / p.c) % p.ow, oy = (i / (p.c * p.ow)) % p.oh;
-      n = i / (p.c * p.ow * p.oh);
-    }
+    p.coordinates(i, p.oh, p.ow, n, oy, ox, c);
     int64_t y0 = oy * p.sh - p.pt, x0 = ox * p.sw - p.pl;
     double acc = isMax ? -__builtin_huge_val() : 0.0;
     for (int64_t ky = 0; ky < p.kh; ++ky)
@@ -568,13 +562,7 @@ template <typename T> struct PoolGradKernel {
   bool isMax;
   AMPRT_HD void operator()(int64_t i) const {
     int64_t ix, iy, c, n;
-    if (p.nchw) {
-      ix = i % p.w, iy = (i / p.w) % p.h, c = (i / (p.w * p.h)) % p.c;
-      n = i / (p.w * p.h * p.c);
-    } else {
-      c = i % p.c, ix = (i / p.c) % p.w, iy = (i / (p.c * p.w)) % p.h;
-      n = i / (p.c * p.w * p.h);
-    }
+    p.coordinates(i, p.h, p.w, n, iy, ix, c);
     // Windows oy with oy * sh - pt <= iy < oy * sh - pt + kh.
     int64_t yl = iy + p.pt - p.kh + 1, xl = ix + p.pl - p.kw + 1;
     int64_t oyBegin = yl <= 0 ? 0 : (yl + p.sh - 1) / p.sh;
