@@ -7,7 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "../common/amprt_math.h"
-#include "../device/Kernels.h"
+#include "../device/DeviceOps.h"
 #include "Common.h"
 #include <cmath>
 
@@ -38,23 +38,17 @@ amprt_status stateCheck(
 
 /// Runs a per-element update body (the CUDA backend's own, from
 /// device/Kernels.h) over n elements on the cores: typed loads, no
-/// per-element type dispatch.
-/// Element i reads and writes only element i of each operand, so the loop
-/// vectorises even if an output is an input (ivdep: gcc cannot prove it).
-template <typename Kernel> void runUpdate(const Kernel &kernel, int64_t n) {
+/// per-element type dispatch. Element i reads and writes only element i of
+/// each operand, so the loop vectorises even if an output is an input
+/// (ivdep: gcc cannot prove it).
+template <typename Kernel>
+amprt_status runUpdate(const Kernel &kernel, int64_t n) {
   parallelFor(n, 1 << 14, [&](int64_t begin, int64_t end) {
 #pragma GCC ivdep
     for (int64_t i = begin; i < end; ++i)
       kernel(i);
   });
-}
-
-/// Runs f(T()) with T = double for f64 state and float for f32.
-template <typename F> void withState(amprt_dtype dtype, F f) {
-  if (dtype == AMPRT_F64)
-    f(double());
-  else
-    f(float());
+  return AMPRT_OK;
 }
 
 } // namespace
@@ -70,14 +64,14 @@ amprt_status amprt_sgd_update(amprt_context *ctx, const amprt_tensor *param,
   AMPRT_ON_CUDA(ctx, sgd(ctx, param, grad, lr, new_param));
   // A local copy: the loop can keep it in a register.
   float rate = *static_cast<const float *>(lr->data);
-  withState(param->dtype, [&](auto tag) {
+  return device::withState(param->dtype, [&](auto tag) {
     using T = decltype(tag);
-    runUpdate(device::SgdKernel<T>{static_cast<const T *>(param->data),
-                                   static_cast<const T *>(grad->data), &rate,
-                                   static_cast<T *>(new_param->data)},
-              param->numel);
+    return runUpdate(device::SgdKernel<T>{static_cast<const T *>(param->data),
+                                          static_cast<const T *>(grad->data),
+                                          &rate,
+                                          static_cast<T *>(new_param->data)},
+                     param->numel);
   });
-  return ok();
 }
 
 amprt_status
@@ -99,17 +93,17 @@ amprt_momentum_update(amprt_context *ctx, const amprt_tensor *param,
                               nesterov != 0, new_param, new_velocity));
   // A local copy: the loop can keep it in a register.
   float rate = *static_cast<const float *>(lr->data);
-  withState(param->dtype, [&](auto tag) {
+  return device::withState(param->dtype, [&](auto tag) {
     using T = decltype(tag);
-    runUpdate(device::MomentumKernel<T>{static_cast<const T *>(param->data),
-                                        static_cast<const T *>(grad->data),
-                                        static_cast<const T *>(velocity->data),
-                                        &rate, momentum, nesterov != 0,
-                                        static_cast<T *>(new_param->data),
-                                        static_cast<T *>(new_velocity->data)},
-              param->numel);
+    return runUpdate(
+        device::MomentumKernel<T>{static_cast<const T *>(param->data),
+                                  static_cast<const T *>(grad->data),
+                                  static_cast<const T *>(velocity->data), &rate,
+                                  momentum, nesterov != 0,
+                                  static_cast<T *>(new_param->data),
+                                  static_cast<T *>(new_velocity->data)},
+        param->numel);
   });
-  return ok();
 }
 
 amprt_status amprt_adam_update(amprt_context *ctx, const amprt_tensor *param,
@@ -149,9 +143,9 @@ amprt_status amprt_adam_update(amprt_context *ctx, const amprt_tensor *param,
                                beta2, corrections}(0);
   // A local copy: the loop can keep it in a register.
   float rate = *static_cast<const float *>(lr->data);
-  withState(param->dtype, [&](auto tag) {
+  return device::withState(param->dtype, [&](auto tag) {
     using T = decltype(tag);
-    runUpdate(
+    return runUpdate(
         device::AdamKernel<T>{
             static_cast<const T *>(param->data),
             static_cast<const T *>(grad->data), static_cast<const T *>(m->data),
@@ -160,7 +154,6 @@ amprt_status amprt_adam_update(amprt_context *ctx, const amprt_tensor *param,
             static_cast<T *>(new_m->data), static_cast<T *>(new_v->data)},
         param->numel);
   });
-  return ok();
 }
 
 amprt_status amprt_clip_by_global_norm(amprt_context *ctx,
