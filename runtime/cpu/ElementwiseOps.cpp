@@ -9,6 +9,7 @@
 #include "../common/amprt_math.h"
 #include "Common.h"
 #include "Convert.h"
+#include "CpuExec.h"
 #include "Elementwise.h"
 #include <algorithm>
 #include <cstring>
@@ -413,25 +414,8 @@ amprt_status amprt_tensor_fill(amprt_tensor *t, double value) {
     return fail(AMPRT_ERROR_INVALID_ARGUMENT, "%s: tensor is null", op);
   AMPRT_CHECK(requireContext(op, t->ctx));
   AMPRT_ON_CUDA(t->ctx, fill(t, value));
-  switch (t->dtype) {
-  case AMPRT_I32:
-    std::fill_n(static_cast<int32_t *>(t->data), t->numel, (int32_t)value);
-    return ok();
-  case AMPRT_I64:
-    std::fill_n(static_cast<int64_t *>(t->data), t->numel, (int64_t)value);
-    return ok();
-  case AMPRT_I1:
-    std::fill_n(static_cast<uint8_t *>(t->data), t->numel, value != 0);
-    return ok();
-  default:
-    break;
-  }
-  AMPRT_FLOAT_DISPATCH(t->dtype, T, {
-    T *out = static_cast<T *>(t->data);
-    for (int64_t i = 0; i < t->numel; ++i)
-      store(out, i, (typename Compute<T>::type)value);
-  });
-  return ok();
+  CpuExec exec(kGrain);
+  return device::fill(exec, t, value);
 }
 
 amprt_status amprt_grad_seed(amprt_context *ctx, amprt_tensor *seed) {
@@ -439,13 +423,7 @@ amprt_status amprt_grad_seed(amprt_context *ctx, amprt_tensor *seed) {
   AMPRT_CHECK(requireContext(op, ctx));
   AMPRT_CHECK(checkTensor(op, "seed", seed, ctx));
   AMPRT_CHECK(checkFloat(op, "seed", seed));
-  AMPRT_ON_CUDA(ctx, fill(seed, 1.0));
-  AMPRT_FLOAT_DISPATCH(seed->dtype, T, {
-    T *out = static_cast<T *>(seed->data);
-    for (int64_t i = 0; i < seed->numel; ++i)
-      store(out, i, (typename Compute<T>::type)1);
-  });
-  return ok();
+  return amprt_tensor_fill(seed, 1.0);
 }
 
 } // extern "C"
