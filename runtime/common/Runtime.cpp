@@ -298,7 +298,7 @@ amprt_status amprt_context_create(amprt_device device, int index,
       delete ctx;
       return status;
     }
-    ctx->capacityBytes = cuda::backend()->memoryCapacity(ctx);
+    ctx->capacityBytes = backend->memoryCapacity(ctx);
     if (ctx->capacityBytes == 0)
       ctx->capacityBytes = SIZE_MAX;
   } else if (index != 0) {
