@@ -61,8 +61,8 @@ class FunctionLowering {
 public:
   FunctionLowering(ModuleOp module, func::FuncOp func)
       : module(module), func(func), b(func.getContext()),
-        ptr(LLVM::LLVMPointerType::get(func.getContext())),
-        i32(b.getI32Type()), i64(b.getI64Type()), f64(b.getF64Type()) {}
+        ptr(LLVM::LLVMPointerType::get(func.getContext())), i32(b.getI32Type()),
+        i64(b.getI64Type()), f64(b.getF64Type()) {}
 
   LogicalResult run();
 
@@ -195,8 +195,8 @@ LogicalResult FunctionLowering::lowerConstant(arith::ConstantOp op) {
         RankedTensorType::get({(int64_t)bytes.size()}, storage),
         ArrayRef<int8_t>(bytes));
   } else {
-    data = dense.reshape(
-        RankedTensorType::get({type.getNumElements()}, element));
+    data =
+        dense.reshape(RankedTensorType::get({type.getNumElements()}, element));
   }
   auto arrayType = LLVM::LLVMArrayType::get(storage, type.getNumElements());
   std::string name = (baseName + "_cst" + Twine(globals++)).str();
@@ -224,8 +224,8 @@ LogicalResult FunctionLowering::lowerOp(Operation *op) {
   };
   auto binary = [&](StringRef name) {
     SmallVector<Value> out = newResults(op);
-    callChecked(name, {ctx, h(op->getOperand(0)), h(op->getOperand(1)),
-                       out[0]});
+    callChecked(name,
+                {ctx, h(op->getOperand(0)), h(op->getOperand(1)), out[0]});
     return success();
   };
   return llvm::TypeSwitch<Operation *, LogicalResult>(op)
@@ -284,11 +284,11 @@ LogicalResult FunctionLowering::lowerOp(Operation *op) {
       })
       .Case<tg::MatmulOp, tg::BatchMatmulOp>([&](auto o) {
         SmallVector<Value> out = newResults(op);
-        StringRef name = isa<tg::MatmulOp>(op) ? "amprt_matmul"
-                                               : "amprt_batch_matmul";
-        callChecked(name, {ctx, h(o.getA()), h(o.getB()),
-                           constI32(o.getTransposeA()),
-                           constI32(o.getTransposeB()), out[0]});
+        StringRef name =
+            isa<tg::MatmulOp>(op) ? "amprt_matmul" : "amprt_batch_matmul";
+        callChecked(name,
+                    {ctx, h(o.getA()), h(o.getB()), constI32(o.getTransposeA()),
+                     constI32(o.getTransposeB()), out[0]});
         return success();
       })
       .Case<tg::Conv2DOp, tg::Conv2DBackwardInputOp,
@@ -306,16 +306,16 @@ LogicalResult FunctionLowering::lowerOp(Operation *op) {
       })
       .Case([&](tg::BiasAddOp o) {
         SmallVector<Value> out = newResults(op);
-        callChecked("amprt_bias_add", {ctx, h(o.getX()), h(o.getB()),
-                                       constI32(layoutCode(o.getLayout())),
-                                       out[0]});
+        callChecked("amprt_bias_add",
+                    {ctx, h(o.getX()), h(o.getB()),
+                     constI32(layoutCode(o.getLayout())), out[0]});
         return success();
       })
       .Case([&](tg::BiasAddGradOp o) {
         SmallVector<Value> out = newResults(op);
-        callChecked("amprt_bias_add_grad",
-                    {ctx, h(o.getDy()), constI32(layoutCode(o.getLayout())),
-                     out[0]});
+        callChecked(
+            "amprt_bias_add_grad",
+            {ctx, h(o.getDy()), constI32(layoutCode(o.getLayout())), out[0]});
         return success();
       })
       .Case<tg::MaxPool2DOp, tg::AvgPool2DOp>([&](auto o) {
@@ -366,16 +366,15 @@ LogicalResult FunctionLowering::lowerOp(Operation *op) {
         SmallVector<Value> out = newResults(op);
         callChecked("amprt_layer_norm",
                     {ctx, h(o.getX()), h(o.getGamma()), h(o.getBeta()),
-                     constF64(o.getEpsilon().convertToDouble()), out[0],
-                     out[1], out[2]});
+                     constF64(o.getEpsilon().convertToDouble()), out[0], out[1],
+                     out[2]});
         return success();
       })
       .Case([&](tg::LayerNormGradOp o) {
         SmallVector<Value> out = newResults(op);
         callChecked("amprt_layer_norm_grad",
                     {ctx, h(o.getDy()), h(o.getX()), h(o.getGamma()),
-                     h(o.getMean()), h(o.getInvStd()), out[0], out[1],
-                     out[2]});
+                     h(o.getMean()), h(o.getInvStd()), out[0], out[1], out[2]});
         return success();
       })
       .Case<tg::SoftmaxOp, tg::LogSoftmaxOp>([&](auto o) {
@@ -387,10 +386,10 @@ LogicalResult FunctionLowering::lowerOp(Operation *op) {
       })
       .Case<tg::SoftmaxGradOp, tg::LogSoftmaxGradOp>([&](auto o) {
         SmallVector<Value> out = newResults(op);
-        callChecked(isa<tg::SoftmaxGradOp>(op) ? "amprt_softmax_grad"
-                                               : "amprt_log_softmax_grad",
-                    {ctx, h(o.getDy()), h(o.getY()), constI64(o.getAxis()),
-                     out[0]});
+        callChecked(
+            isa<tg::SoftmaxGradOp>(op) ? "amprt_softmax_grad"
+                                       : "amprt_log_softmax_grad",
+            {ctx, h(o.getDy()), h(o.getY()), constI64(o.getAxis()), out[0]});
         return success();
       })
       .Case([&](tg::SoftmaxCrossEntropyOp o) {
@@ -401,9 +400,9 @@ LogicalResult FunctionLowering::lowerOp(Operation *op) {
       })
       .Case([&](tg::SoftmaxCrossEntropyGradOp o) {
         SmallVector<Value> out = newResults(op);
-        callChecked("amprt_softmax_cross_entropy_grad",
-                    {ctx, h(o.getDloss()), h(o.getLogits()),
-                     h(o.getLabels()), out[0]});
+        callChecked(
+            "amprt_softmax_cross_entropy_grad",
+            {ctx, h(o.getDloss()), h(o.getLogits()), h(o.getLabels()), out[0]});
         return success();
       })
       .Case<tg::ReduceSumOp, tg::ReduceMeanOp, tg::ReduceMaxOp>([&](auto o) {
@@ -428,9 +427,8 @@ LogicalResult FunctionLowering::lowerOp(Operation *op) {
         for (Value x : o.getXs())
           ins.push_back(h(x));
         SmallVector<Value> out = newResults(op);
-        callChecked("amprt_concat",
-                    {ctx, ptrArray(ins), constI32(ins.size()),
-                     constI64(o.getAxis()), out[0]});
+        callChecked("amprt_concat", {ctx, ptrArray(ins), constI32(ins.size()),
+                                     constI64(o.getAxis()), out[0]});
         return success();
       })
       .Case([&](tg::SliceOp o) {
@@ -508,15 +506,14 @@ LogicalResult FunctionLowering::lowerOp(Operation *op) {
       })
       .Case([&](amp::UpdateScaleOp o) {
         SmallVector<Value> out = newResults(op);
-        callChecked("amprt_update_scale",
-                    {ctx, h(o.getScale()), h(o.getGoodSteps()),
-                     h(o.getFinite()),
-                     constF64(o.getGrowthFactor().convertToDouble()),
-                     constF64(o.getBackoffFactor().convertToDouble()),
-                     constI64(o.getGrowthInterval()),
-                     constF64(o.getMinScale().convertToDouble()),
-                     constF64(o.getMaxScale().convertToDouble()), out[0],
-                     out[1]});
+        callChecked(
+            "amprt_update_scale",
+            {ctx, h(o.getScale()), h(o.getGoodSteps()), h(o.getFinite()),
+             constF64(o.getGrowthFactor().convertToDouble()),
+             constF64(o.getBackoffFactor().convertToDouble()),
+             constI64(o.getGrowthInterval()),
+             constF64(o.getMinScale().convertToDouble()),
+             constF64(o.getMaxScale().convertToDouble()), out[0], out[1]});
         return success();
       })
       .Default([&](Operation *other) {
@@ -540,6 +537,10 @@ LogicalResult FunctionLowering::run() {
                             "must be tensors of f32, f16, bf16, f64, i32, "
                             "i64 or i1, got ")
              << t;
+    if (!tensor.hasStaticShape())
+      return func.emitError("amp-lower-to-runtime: the runtime needs static "
+                            "shapes, got ")
+             << t << "; give the step concrete sizes";
   }
   for (Operation &op : body)
     for (Type t : op.getResultTypes()) {
@@ -547,6 +548,10 @@ LogicalResult FunctionLowering::run() {
       if (!tensor || !amp::runtimeDtypeCode(tensor.getElementType()))
         return op.emitError("amp-lower-to-runtime: results must be tensors "
                             "of a runtime element type, got ")
+               << t;
+      if (!tensor.hasStaticShape())
+        return op.emitError("amp-lower-to-runtime: the runtime needs static "
+                            "shapes, got ")
                << t;
     }
 

@@ -1,6 +1,7 @@
 //===- PrecisionPolicyInterface.cpp - How an op joins AMP -----------------===//
 
 #include "amp/Interfaces/PrecisionPolicyInterface.h"
+#include "mlir/IR/TypeUtilities.h"
 
 using namespace mlir;
 
@@ -11,6 +12,15 @@ bool amp::isFloatTensor(Type type) {
   auto tensor = dyn_cast<RankedTensorType>(type);
   return tensor && isa<Float16Type, BFloat16Type, Float32Type, Float64Type>(
                        tensor.getElementType());
+}
+
+bool amp::hasOnlyRankedFloatTensors(Operation *op) {
+  auto retypable = [](Type type) {
+    return !isa<FloatType>(getElementTypeOrSelf(type)) ||
+           isa<RankedTensorType>(type);
+  };
+  return llvm::all_of(op->getOperandTypes(), retypable) &&
+         llvm::all_of(op->getResultTypes(), retypable);
 }
 
 FloatType amp::parseLowPrecisionType(MLIRContext *context, StringRef name) {

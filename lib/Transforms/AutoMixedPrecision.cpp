@@ -11,14 +11,26 @@
 #include "PrecisionColoring.h"
 #include "PrecisionReport.h"
 #include "amp/Dialect/AMP/IR/AMP.h"
+#include "amp/Dialect/TG/IR/TG.h"
 #include "amp/Transforms/Passes.h"
+#include "mlir/Analysis/CFGLoopInfo.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Tosa/IR/TosaOps.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Dominance.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/IR/SymbolTable.h"
+#include "mlir/IR/TypeUtilities.h"
+#include "mlir/IR/Verifier.h"
 #include "mlir/Interfaces/CallInterfaces.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
+#include "mlir/Transforms/RegionUtils.h"
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/StringSwitch.h"
 
 namespace amp {
 #define GEN_PASS_DEF_AUTOMIXEDPRECISIONPASS
@@ -40,13 +52,44 @@ RankedTensorType withElement(Type type, Type element) {
   return cast<RankedTensorType>(type).clone(element);
 }
 
+/// The op the pass writes for a precision conversion.
+enum class CastKind { Auto, Amp, Arith, Tosa };
+
+/// One conversion of `value` to `type` (same shape, float elements) with ops
+/// of `kind`: arith converts through f32 between two types of one width.
+Value createCast(OpBuilder &builder, Location loc, CastKind kind, Value value,
+                 Type type) {
+  switch (kind) {
+  case CastKind::Auto:
+  case CastKind::Amp:
+    return CastOp::create(builder, loc, type, value);
+  case CastKind::Tosa:
+    return tosa::CastOp::create(builder, loc, type, value);
+  case CastKind::Arith: {
+    auto from = cast<FloatType>(getElementTypeOrSelf(value.getType()));
+    auto to = cast<FloatType>(getElementTypeOrSelf(type));
+    if (from.getWidth() == to.getWidth()) {
+      Type wide =
+          cast<ShapedType>(type).clone(Float32Type::get(builder.getContext()));
+      value = arith::ExtFOp::create(builder, loc, wide, value);
+      return arith::TruncFOp::create(builder, loc, type, value);
+    }
+    if (from.getWidth() < to.getWidth())
+      return arith::ExtFOp::create(builder, loc, type, value);
+    return arith::TruncFOp::create(builder, loc, type, value);
+  }
+  }
+  llvm_unreachable("unknown cast kind");
+}
+
 /// Rewrites one function from its colouring.
 class FunctionRewriter {
 public:
   /// `signatureFixed`: a caller in the module depends on the signature.
   FunctionRewriter(FunctionOpInterface function, const ColoringGraph &graph,
-                   bool keepIoTypes, bool signatureFixed)
-      : function(function), graph(graph), rewriter(function.getContext()) {
+                   bool keepIoTypes, bool signatureFixed, CastKind castKind)
+      : function(function), graph(graph), rewriter(function.getContext()),
+        castKind(castKind) {
     auto func = dyn_cast<func::FuncOp>(function.getOperation());
     // Results may change type only where no caller depends on the signature
     // and the training-step contract (tg.role) does not fix it.
@@ -72,14 +115,20 @@ private:
   void retype(Value value, FloatType element);
   Type lowered(Type type, FloatType element);
   Value getOrCreateCast(Value value, Type type);
+  void
+  placeCastsOutsideLoops(ArrayRef<std::pair<OpOperand *, Type>> mismatches);
   void retypeExistingCasts();
   void updateSignature();
 
   FunctionOpInterface function;
   const ColoringGraph &graph;
   IRRewriter rewriter;
+  CastKind castKind;
   llvm::DenseMap<std::pair<Type, Type>, Type> loweredTypes;
   llvm::DenseMap<std::pair<Value, Type>, Value> casts;
+  /// Casts placed at the start of a block other than their value's, because
+  /// every use is there and that block runs less often (outside a cf loop).
+  llvm::DenseMap<std::pair<Value, Type>, Block *> castBlocks;
   llvm::DenseSet<unsigned> flexibleResults;
 };
 
@@ -100,36 +149,86 @@ Value FunctionRewriter::getOrCreateCast(Value value, Type type) {
   if (!inserted)
     return it->second;
   auto target = cast<FloatType>(cast<RankedTensorType>(type).getElementType());
-  if (auto constant = value.getDefiningOp<arith::ConstantOp>()) {
-    if (auto dense = dyn_cast<DenseFPElementsAttr>(constant.getValue())) {
-      // Casts of constants fold: the low-precision users get their own
-      // constant and the f32 one stays for everyone else.
-      const llvm::fltSemantics &semantics = target.getFloatSemantics();
-      Attribute folded = dense.mapValues(target, [&](const APFloat &v) {
-        APFloat converted = v;
-        bool losesInfo = false;
-        converted.convert(semantics, APFloat::rmNearestTiesToEven,
-                          &losesInfo);
-        return converted.bitcastToAPInt();
-      });
-      rewriter.setInsertionPointAfter(constant);
-      auto lowConstant = arith::ConstantOp::create(
-          rewriter, constant.getLoc(), type, cast<TypedAttr>(folded));
-      created.insert(lowConstant);
-      foldedConstants.insert(constant);
-      ++numFolded;
-      return it->second = lowConstant;
-    }
+  Operation *producer = value.getDefiningOp();
+  DenseFPElementsAttr dense;
+  if (producer && producer->hasTrait<OpTrait::ConstantLike>() &&
+      matchPattern(value, m_Constant(&dense))) {
+    // Casts of constants fold: the low-precision users get their own
+    // constant, made by the constant's dialect (arith.constant,
+    // tosa.const...), and the f32 one stays for everyone else.
+    const llvm::fltSemantics &semantics = target.getFloatSemantics();
+    Attribute folded = dense.mapValues(target, [&](const APFloat &v) {
+      APFloat converted = v;
+      bool losesInfo = false;
+      converted.convert(semantics, APFloat::rmNearestTiesToEven, &losesInfo);
+      return converted.bitcastToAPInt();
+    });
+    rewriter.setInsertionPointAfter(producer);
+    Operation *lowConstant = producer->getDialect()->materializeConstant(
+        rewriter, folded, type, producer->getLoc());
+    if (!lowConstant)
+      lowConstant = arith::ConstantOp::create(rewriter, producer->getLoc(),
+                                              type, cast<TypedAttr>(folded));
+    created.insert(lowConstant);
+    foldedConstants.insert(producer);
+    ++numFolded;
+    return it->second = lowConstant->getResult(0);
   }
-  if (auto result = dyn_cast<OpResult>(value))
-    rewriter.setInsertionPointAfter(result.getOwner());
+  if (auto empty = dyn_cast_if_present<tensor::EmptyOp>(producer)) {
+    // An uninitialised tensor needs no conversion, only its own type.
+    rewriter.setInsertionPointAfter(empty);
+    auto lowEmpty = tensor::EmptyOp::create(rewriter, empty.getLoc(),
+                                            cast<RankedTensorType>(type),
+                                            empty.getDynamicSizes());
+    created.insert(lowEmpty);
+    return it->second = lowEmpty;
+  }
+  if (Block *block = castBlocks.lookup({value, type}))
+    rewriter.setInsertionPointToStart(block);
+  else if (producer)
+    rewriter.setInsertionPointAfter(producer);
   else
-    rewriter.setInsertionPointToStart(
-        cast<BlockArgument>(value).getOwner());
-  auto castOp = CastOp::create(rewriter, value.getLoc(), type, value);
-  created.insert(castOp);
+    rewriter.setInsertionPointToStart(cast<BlockArgument>(value).getOwner());
+  Value converted = createCast(rewriter, value.getLoc(), castKind, value, type);
+  // One op, or two for arith between types of one width.
+  for (Value v = converted; v != value; v = v.getDefiningOp()->getOperand(0))
+    created.insert(v.getDefiningOp());
   ++numCasts;
-  return it->second = castOp;
+  return it->second = converted;
+}
+
+void FunctionRewriter::placeCastsOutsideLoops(
+    ArrayRef<std::pair<OpOperand *, Type>> mismatches) {
+  // Casts go right after their value, shared by every user, unless the
+  // value is computed in a cf loop and used only after it: then the cast
+  // moves to the users' block, out of the loop.
+  std::optional<DominanceInfo> dominance;
+  llvm::DenseMap<Region *, std::unique_ptr<CFGLoopInfo>> loops;
+  llvm::DenseMap<std::pair<Value, Type>, Block *> useBlocks;
+  for (auto [use, type] : mismatches) {
+    Value value = use->get();
+    Block *home = value.getParentBlock();
+    if (home->getParent()->hasOneBlock())
+      continue;
+    Block *at = home->getParent()->findAncestorBlockInRegion(
+        *use->getOwner()->getBlock());
+    auto [it, inserted] = useBlocks.try_emplace({value, type}, at);
+    if (!inserted && it->second != at)
+      it->second = nullptr;
+  }
+  for (auto &[key, block] : useBlocks) {
+    Block *home = key.first.getParentBlock();
+    if (!block || block == home)
+      continue;
+    Region *region = home->getParent();
+    if (!dominance)
+      dominance.emplace(function);
+    std::unique_ptr<CFGLoopInfo> &info = loops[region];
+    if (!info)
+      info = std::make_unique<CFGLoopInfo>(dominance->getDomTree(region));
+    if (info->getLoopDepth(block) < info->getLoopDepth(home))
+      castBlocks[key] = block;
+  }
 }
 
 void FunctionRewriter::retypeExistingCasts() {
@@ -164,14 +263,31 @@ void FunctionRewriter::updateSignature() {
   if (!func || flexibleResults.empty())
     return;
   auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
-  func.setFunctionType(FunctionType::get(func.getContext(),
-                                         func.getArgumentTypes(),
-                                         ret.getOperandTypes()));
+  func.setFunctionType(FunctionType::get(
+      func.getContext(), func.getArgumentTypes(), ret.getOperandTypes()));
 }
 
 LogicalResult FunctionRewriter::run() {
   FloatType f32 = Float32Type::get(function.getContext());
   ArrayRef<ColorNode> nodes = graph.getNodes();
+
+  // What feeds a converted op may lose its last user to a converted copy
+  // (a folded constant, a fresh empty tensor, a converted fill value):
+  // remembered now, erased at the end if so.
+  llvm::SetVector<Operation *> feeders;
+  for (const ColorNode &node : nodes) {
+    if (!node.allow)
+      continue;
+    auto addFeeder = [&](Value v) {
+      if (Operation *op = v.getDefiningOp())
+        feeders.insert(op);
+    };
+    if (node.op)
+      llvm::for_each(node.op->getOperands(), addFeeder);
+    else
+      for (OpOperand *feed : graph.getCarried(node).feeds)
+        addFeeder(feed->get());
+  }
 
   // Allow ops and carried values take the low type in place.
   SmallVector<Value> retyped;
@@ -187,7 +303,7 @@ LogicalResult FunctionRewriter::run() {
     }
     ++numConverted;
     for (OpResult result : node.op->getResults())
-      if (ColoringGraph::isPrecisionResult(node, result.getResultNumber())) {
+      if (ColoringGraph::isRetypedResult(node, result.getResultNumber())) {
         retype(result, node.target);
         retyped.push_back(result);
       }
@@ -242,6 +358,7 @@ LogicalResult FunctionRewriter::run() {
       for (OpOperand *use : graph.getCarried(node).feeds)
         require(*use, lowered(use->get().getType(), node.target));
 
+  placeCastsOutsideLoops(mismatches);
   for (auto [use, type] : mismatches)
     if (use->get().getType() != type)
       use->set(getOrCreateCast(use->get(), type));
@@ -262,6 +379,19 @@ LogicalResult FunctionRewriter::run() {
       castOp.getResult().replaceAllUsesWith(castOp.getX());
   }
   updateSignature();
+
+  // Drop what the conversion left unused, and what that leaves unused.
+  while (!feeders.empty()) {
+    Operation *op = feeders.pop_back_val();
+    if (created.contains(op) || retypedCasts.contains(op) ||
+        !isOpTriviallyDead(op))
+      continue;
+    for (Value operand : op->getOperands())
+      if (Operation *producer = operand.getDefiningOp())
+        feeders.insert(producer);
+    foldedConstants.erase(op);
+    rewriter.eraseOp(op);
+  }
   return success();
 }
 
@@ -276,41 +406,85 @@ struct AutoMixedPrecisionPass
     lists.infer.assign(inferOps.begin(), inferOps.end());
     lists.clear.assign(clearOps.begin(), clearOps.end());
     lists.deny.assign(denyOps.begin(), denyOps.end());
-    FailureOr<PrecisionPolicy> policy =
-        PrecisionPolicy::create(&getContext(), module.getLoc(), precision,
-                                level, lists, listsFile);
+    FailureOr<PrecisionPolicy> policy = PrecisionPolicy::create(
+        &getContext(), module.getLoc(), precision, level, lists, listsFile);
     if (failed(policy))
       return signalPassFailure();
+    std::optional<CastKind> requestedCasts =
+        llvm::StringSwitch<std::optional<CastKind>>(castOp)
+            .Case("auto", CastKind::Auto)
+            .Case("amp", CastKind::Amp)
+            .Case("arith", CastKind::Arith)
+            .Case("tosa", CastKind::Tosa)
+            .Default(std::nullopt);
+    if (!requestedCasts) {
+      emitError(module.getLoc())
+          << "amp-auto-mixed-precision: cast-op must be auto, amp, arith or "
+             "tosa, got '"
+          << castOp << "'";
+      return signalPassFailure();
+    }
 
-    // Functions that something in the module calls keep their signature.
-    llvm::DenseSet<StringAttr> called;
+    // Every function of the module and of modules nested in it; those that
+    // something calls keep their signature.
+    SmallVector<FunctionOpInterface> functions;
+    module.walk([&](FunctionOpInterface function) {
+      if (!function.isExternal() && isa<ModuleOp>(function->getParentOp()))
+        functions.push_back(function);
+      return WalkResult::skip();
+    });
+    llvm::DenseSet<Operation *> called;
     if (!keepIoTypes)
       module.walk([&](CallOpInterface call) {
-        if (auto symbol = dyn_cast_if_present<SymbolRefAttr>(
-                call.getCallableForCallee()))
-          called.insert(symbol.getRootReference());
+        if (Operation *callee = call.resolveCallable())
+          called.insert(callee);
+      });
+    // IR that holds no amp or tg op comes back in its own dialects' ops, so
+    // the compiler that gave it lowers it with its own pipeline.
+    bool ampModule = false;
+    if (*requestedCasts == CastKind::Auto)
+      module.walk([&](Operation *op) {
+        StringRef ns = op->getName().getDialectNamespace();
+        ampModule = ns == AMPDialect::getDialectNamespace() ||
+                    ns == tg::TGDialect::getDialectNamespace();
+        return ampModule ? WalkResult::interrupt() : WalkResult::advance();
       });
 
     PrecisionReport report(*policy, level);
-    for (auto function : module.getOps<FunctionOpInterface>()) {
-      if (function.isExternal())
-        continue;
-      bool signatureFixed = called.contains(
-          SymbolTable::getSymbolName(function.getOperation()));
-      if (failed(runOnFunction(function, *policy, report, signatureFixed)))
+    for (FunctionOpInterface function : functions) {
+      CastKind kind = *requestedCasts != CastKind::Auto ? *requestedCasts
+                      : ampModule                       ? CastKind::Amp
+                      : containsTosa(function)          ? CastKind::Tosa
+                                                        : CastKind::Arith;
+      if (failed(runOnFunction(function, *policy, report,
+                               called.contains(function.getOperation()), kind)))
         return signalPassFailure();
     }
-    if (!reportPath.empty() && failed(report.write(reportPath, module.getLoc())))
+    if (!reportPath.empty() &&
+        failed(report.write(reportPath, module.getLoc())))
       return signalPassFailure();
+  }
+
+  static bool containsTosa(FunctionOpInterface function) {
+    return function
+        ->walk([](Operation *op) {
+          return op->getName().getDialectNamespace() ==
+                         tosa::TosaDialect::getDialectNamespace()
+                     ? WalkResult::interrupt()
+                     : WalkResult::advance();
+        })
+        .wasInterrupted();
   }
 
   LogicalResult runOnFunction(FunctionOpInterface function,
                               const PrecisionPolicy &policy,
-                              PrecisionReport &report, bool signatureFixed) {
+                              PrecisionReport &report, bool signatureFixed,
+                              CastKind castKind) {
     ColoringGraph graph(policy);
     if (failed(graph.build(function)))
       return failure();
-    FunctionRewriter rewriter(function, graph, keepIoTypes, signatureFixed);
+    FunctionRewriter rewriter(function, graph, keepIoTypes, signatureFixed,
+                              castKind);
     if (graph.color()) {
       if (failed(rewriter.run()))
         return failure();
@@ -322,6 +496,8 @@ struct AutoMixedPrecisionPass
           rewriter.retypedCasts.erase(op);
           op->erase();
         }
+      if (failed(verifyRewrite(function, graph, rewriter, policy.getLowType())))
+        return failure();
     }
     numConverted += rewriter.numConverted;
     numCasts += rewriter.numCasts;
@@ -334,21 +510,75 @@ struct AutoMixedPrecisionPass
     if (!annotate && !remarks && reportPath.empty())
       return success();
     function->walk<WalkOrder::PreOrder>([&](Operation *op) {
-      if (op == function.getOperation() || rewriter.created.contains(op))
+      if (op == function.getOperation() ||
+          (rewriter.created.contains(op) &&
+           !op->hasTrait<OpTrait::ConstantLike>()))
         return;
-      std::optional<PrecisionEntry> entry = describeOp(op, graph, policy,
-                                                       rewriter);
+      std::optional<PrecisionEntry> entry =
+          describeOp(op, graph, policy, rewriter);
       if (!entry)
         return;
       if (annotate && graph.lookup(op))
         op->setAttr(AMPDialect::kColorAttrName,
                     StringAttr::get(op->getContext(), entry->color));
       if (remarks)
-        op->emitRemark() << "amp: " << entry->precision << " ("
-                         << entry->reason << ")";
+        op->emitRemark() << "amp: " << entry->precision << " (" << entry->reason
+                         << ")";
       report.add(function, op, *entry);
     });
     return success();
+  }
+
+  /// The pass's own check that what it changed verifies, so a defect of
+  /// the pass (or of an op's precision model) is reported as such, naming
+  /// the op, instead of as an error in the user's input. Only the ops whose
+  /// types changed are verified: the rest of the function is untouched.
+  LogicalResult verifyRewrite(FunctionOpInterface function,
+                              const ColoringGraph &graph,
+                              const FunctionRewriter &rewriter,
+                              FloatType lowType) {
+    SetVector<Operation *> changed;
+    for (const ColorNode &node : graph.getNodes()) {
+      if (!node.allow)
+        continue;
+      if (node.op) {
+        changed.insert(node.op);
+        continue;
+      }
+      for (OpOperand *feed : graph.getCarried(node).feeds)
+        changed.insert(feed->getOwner());
+    }
+    for (Operation *op : graph.getCarryingOps())
+      changed.insert(op);
+    changed.insert(rewriter.created.begin(), rewriter.created.end());
+
+    std::string messages;
+    Operation *broken = nullptr;
+    {
+      ScopedDiagnosticHandler capture(&getContext(), [&](Diagnostic &diag) {
+        if (diag.getSeverity() == DiagnosticSeverity::Error)
+          messages += (messages.empty() ? "" : "; ") + diag.str();
+        return success();
+      });
+      for (Operation *op : changed) {
+        // Ops the pass converted with their regions (linalg bodies) are
+        // checked with them; loops only for their own types.
+        bool withRegions = graph.lookup(op) != nullptr;
+        if (failed(mlir::verify(op, withRegions))) {
+          broken = op;
+          break;
+        }
+      }
+    }
+    if (!broken)
+      return success();
+    return function->emitError()
+           << "amp-auto-mixed-precision: converting '" << broken->getName()
+           << "' at " << formatLocation(broken->getLoc()) << " to " << lowType
+           << " produced invalid IR (" << messages
+           << "); this is a defect of the pass or of the op's precision "
+              "model, not of the input: exclude the op with amp.precision = "
+              "\"f32\" to go on";
   }
 
   std::optional<PrecisionEntry>
@@ -361,15 +591,13 @@ struct AutoMixedPrecisionPass
       entry.cls = stringifyPrecisionClass(node->cls).str();
       entry.precision = node->allow ? typeName(node->target) : "f32";
       entry.reason = graph.describeReason(*node);
-      entry.color = node->allow  ? "allow"
-                    : node->deny ? "deny"
-                                 : entry.cls;
+      entry.color = node->allow ? "allow" : node->deny ? "deny" : entry.cls;
       return entry;
     }
     // Ops outside the graph report the precision their values have.
     Type element;
-    for (Type t : llvm::concat<Type>(op->getResultTypes(),
-                                     op->getOperandTypes()))
+    for (Type t :
+         llvm::concat<Type>(op->getResultTypes(), op->getOperandTypes()))
       if (isFloatTensor(t)) {
         element = cast<RankedTensorType>(t).getElementType();
         break;
@@ -380,11 +608,15 @@ struct AutoMixedPrecisionPass
     entry.cls = cls ? stringifyPrecisionClass(*cls).str() : "none";
     entry.precision = typeName(element);
     entry.color = entry.cls;
-    if (auto constant = dyn_cast<arith::ConstantOp>(op)) {
-      if (rewriter.foldedConstants.contains(op))
+    Attribute constantValue;
+    if (op->hasTrait<OpTrait::ConstantLike>() && op->getNumResults() == 1 &&
+        matchPattern(op->getResult(0), m_Constant(&constantValue))) {
+      if (rewriter.created.contains(op))
+        entry.reason = "constant folded from f32 for its low-precision users";
+      else if (rewriter.foldedConstants.contains(op))
         entry.reason = "constant; folded into " + typeName(low) +
                        " copies for its low-precision users";
-      else if (!fitsInType(constant.getValue(), low))
+      else if (!fitsInType(constantValue, low))
         entry.reason = "constant out of " + typeName(low) + " range";
       else
         entry.reason = "constant";

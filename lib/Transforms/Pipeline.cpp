@@ -20,6 +20,7 @@ void amp::buildAmpPipeline(OpPassManager &pm,
   amp.listsFile = options.listsFile;
   amp.level = options.level;
   amp.keepIoTypes = options.keepIoTypes;
+  amp.castOp = options.castOp;
   amp.annotate = options.annotate;
   amp.reportPath = options.report;
   amp.remarks = options.remarks;

@@ -11,8 +11,11 @@
 #include "amp/Dialect/AMP/IR/AMP.h"
 #include "amp/Dialect/TG/IR/TG.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/ControlFlowInterfaces.h"
+#include "llvm/ADT/EquivalenceClasses.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -76,14 +79,14 @@ unsigned ColoringGraph::addOpNode(Operation *op,
   ColorNode node;
   node.op = op;
   node.cls = cls;
-  node.supports = PrecisionPolicy::supports(iface, policy.getLowType());
-  if (auto forced = op->getAttrOfType<StringAttr>(
-          AMPDialect::kPrecisionAttrName)) {
+  node.supports = PrecisionPolicy::supports(op, iface, policy.getLowType());
+  if (auto forced =
+          op->getAttrOfType<StringAttr>(AMPDialect::kPrecisionAttrName)) {
     if (forced.getValue() == "f32")
       node.forcedF32 = true;
     else
-      node.forcedType = parseLowPrecisionType(op->getContext(),
-                                              forced.getValue());
+      node.forcedType =
+          parseLowPrecisionType(op->getContext(), forced.getValue());
   }
   nodes.push_back(std::move(node));
   opNodes[op] = id;
@@ -114,16 +117,45 @@ LogicalResult ColoringGraph::build(Operation *function) {
       existingCasts.push_back(op);
     if (isa<RegionBranchOpInterface>(op))
       regionBranchOps.push_back(op);
-    if (isa<arith::ConstantOp, CastOp>(op))
+    if (isa<BranchOpInterface>(op))
+      branchOps.push_back(op);
+    if (isa<CastOp>(op) || op->hasTrait<OpTrait::ConstantLike>())
+      return WalkResult::advance();
+    bool hasFloat = llvm::any_of(op->getOperandTypes(), isFloatTensor) ||
+                    llvm::any_of(op->getResultTypes(), isFloatTensor);
+    // Terminators take the types their parent or successors require, and
+    // control flow carries values through its own nodes (below): neither is
+    // ever retyped as an op, whatever a list says.
+    if (op->hasTrait<OpTrait::IsTerminator>())
       return WalkResult::advance();
 
+    // An empty tensor holds no data: a user in another precision gets its
+    // own (the rewrite makes one) rather than a cast.
+    if (isa<tensor::EmptyOp>(op)) {
+      outside[op] = "empty tensor: users in another precision get their own";
+      return WalkResult::advance();
+    }
     auto iface = dyn_cast<PrecisionPolicyOpInterface>(op);
+    if (!iface && isa<RegionBranchOpInterface>(op)) {
+      if (hasFloat)
+        outside[op] = "control flow: its values are carried values, "
+                      "coloured with the ops they connect";
+      return WalkResult::advance();
+    }
     std::optional<PrecisionClass> cls = policy.getClass(op, iface);
     if (!cls && !op->hasAttr(AMPDialect::kPrecisionAttrName)) {
-      bool hasFloat = llvm::any_of(op->getOperandTypes(), isFloatTensor) ||
-                      llvm::any_of(op->getResultTypes(), isFloatTensor);
-      if (hasFloat && !op->hasTrait<OpTrait::IsTerminator>())
+      if (hasFloat)
         outside[op] = "unknown op";
+      return WalkResult::advance();
+    }
+    // An op with regions keeps its types unless its model says how to
+    // convert them (a list naming scf.for would otherwise retype the loop's
+    // results without its body); region control flow is coloured through
+    // its carried values instead.
+    if (!iface && op->getNumRegions() != 0) {
+      if (hasFloat)
+        outside[op] = "has regions: it changes precision only through "
+                      "PrecisionPolicyOpInterface";
       return WalkResult::advance();
     }
 
@@ -133,6 +165,7 @@ LogicalResult ColoringGraph::build(Operation *function) {
     bool allF32 = true;
     llvm::SmallBitVector precisionOperands(op->getNumOperands());
     llvm::SmallBitVector precisionResults(op->getNumResults());
+    llvm::SmallBitVector wideResults(op->getNumResults());
     for (unsigned i = 0, e = op->getNumOperands(); i < e; ++i)
       if (PrecisionPolicy::isPrecisionOperand(op, iface, i)) {
         precisionOperands[i] = true;
@@ -142,6 +175,7 @@ LogicalResult ColoringGraph::build(Operation *function) {
     for (unsigned i = 0, e = op->getNumResults(); i < e; ++i)
       if (PrecisionPolicy::isPrecisionResult(op, iface, i)) {
         precisionResults[i] = true;
+        wideResults[i] = iface && iface.keepsResultWide(i);
         ++numPrecision;
         allF32 &= isF32Tensor(op->getResult(i).getType());
       }
@@ -154,6 +188,7 @@ LogicalResult ColoringGraph::build(Operation *function) {
     unsigned id = addOpNode(op, iface, cls.value_or(PrecisionClass::Clear));
     nodes[id].precisionOperands = std::move(precisionOperands);
     nodes[id].precisionResults = std::move(precisionResults);
+    nodes[id].wideResults = std::move(wideResults);
     nodes[id].producers.assign(op->getNumOperands(), ColorNode::kNoNode);
     return WalkResult::advance();
   });
@@ -181,39 +216,21 @@ LogicalResult ColoringGraph::build(Operation *function) {
 }
 
 void ColoringGraph::buildCarriedValueClasses(Operation *function) {
-  // Union-find over the values that region control flow ties together:
-  // every value that receives the same forwarded operand, or is forwarded
-  // itself, must keep one type.
-  SmallVector<Value> values;
-  llvm::DenseMap<Value, unsigned> index;
-  SmallVector<unsigned> parent;
-  auto idOf = [&](Value v) {
-    auto [it, inserted] = index.try_emplace(v, values.size());
-    if (inserted) {
-      values.push_back(v);
-      parent.push_back(it->second);
-    }
-    return it->second;
-  };
-  std::function<unsigned(unsigned)> find = [&](unsigned x) {
-    while (parent[x] != x)
-      x = parent[x] = parent[parent[x]];
-    return x;
-  };
-  auto unite = [&](unsigned a, unsigned b) { parent[find(a)] = find(b); };
-
+  // Every value that receives a forwarded operand (a loop's iter_arg and
+  // result, a branch target's block argument), and every carried value
+  // forwarded on, must keep one type with what it is tied to: classes of
+  // values, each one node.
+  llvm::EquivalenceClasses<Value> classes;
   struct Forward {
     Operation *user;
     unsigned operand;
-    unsigned carrier;
+    Value input;
   };
   SmallVector<Forward> forwarded;
+  llvm::DenseSet<Value> fixed;
   auto link = [&](Operation *user, unsigned operand, Value input) {
-    Value source = user->getOperand(operand);
-    unsigned carrier = idOf(input);
-    if (index.count(source))
-      unite(index[source], carrier);
-    forwarded.push_back({user, operand, carrier});
+    classes.insert(input);
+    forwarded.push_back({user, operand, input});
   };
 
   for (Operation *op : regionBranchOps) {
@@ -223,15 +240,14 @@ void ColoringGraph::buildCarriedValueClasses(Operation *function) {
     for (RegionSuccessor &successor : successors) {
       OperandRange operands = branch.getEntrySuccessorOperands(successor);
       ValueRange inputs = successor.getSuccessorInputs();
-      for (unsigned k = 0, e = std::min(operands.size(), inputs.size());
-           k < e; ++k)
+      for (unsigned k = 0, e = std::min(operands.size(), inputs.size()); k < e;
+           ++k)
         link(branch, operands.getBeginOperandIndex() + k, inputs[k]);
     }
     for (Region &region : branch->getRegions())
       for (Block &block : region) {
-        auto terminator =
-            dyn_cast_or_null<RegionBranchTerminatorOpInterface>(
-                block.empty() ? nullptr : &block.back());
+        auto terminator = dyn_cast_or_null<RegionBranchTerminatorOpInterface>(
+            block.empty() ? nullptr : &block.back());
         if (!terminator)
           continue;
         successors.clear();
@@ -245,22 +261,53 @@ void ColoringGraph::buildCarriedValueClasses(Operation *function) {
         }
       }
   }
-  // A forwarded value seen only after its link must still join its class.
-  for (Forward &f : forwarded) {
-    auto it = index.find(f.user->getOperand(f.operand));
-    if (it != index.end())
-      unite(it->second, f.carrier);
+  // Unstructured control flow: branch operands forward into the block
+  // arguments of their successors. Arguments a branch produces itself, or
+  // that a predecessor feeds in a way the pass cannot read, are fixed.
+  for (Operation *op : branchOps) {
+    auto branch = cast<BranchOpInterface>(op);
+    for (unsigned i = 0, e = op->getNumSuccessors(); i < e; ++i) {
+      Block *target = op->getSuccessor(i);
+      SuccessorOperands operands = branch.getSuccessorOperands(i);
+      unsigned produced = operands.getProducedOperandCount();
+      for (unsigned k = 0; k < produced && k < target->getNumArguments(); ++k)
+        fixed.insert(target->getArgument(k));
+      OperandRange forwardedOperands = operands.getForwardedOperands();
+      for (unsigned k = 0, n = forwardedOperands.size(); k < n; ++k)
+        if (produced + k < target->getNumArguments())
+          link(op, forwardedOperands.getBeginOperandIndex() + k,
+               target->getArgument(produced + k));
+    }
   }
-  if (values.empty())
+  for (Operation *op : branchOps)
+    for (Block *target : op->getSuccessors())
+      for (Block *pred : target->getPredecessors())
+        if (!isa<BranchOpInterface>(pred->getTerminator()))
+          for (BlockArgument arg : target->getArguments())
+            fixed.insert(arg);
+  // One operand has one type: the values it forwards into (a yield's
+  // operand reaches the next iteration and the loop's result) join, and a
+  // forwarded operand that is itself carried joins its targets.
+  llvm::DenseMap<std::pair<Operation *, unsigned>, Value> firstInput;
+  for (Forward &f : forwarded) {
+    auto [it, inserted] = firstInput.try_emplace({f.user, f.operand}, f.input);
+    if (!inserted)
+      classes.unionSets(it->second, f.input);
+    Value source = f.user->getOperand(f.operand);
+    if (classes.contains(source))
+      classes.unionSets(source, f.input);
+  }
+  if (classes.empty())
     return;
 
   // One node per class whose carried values are all f32 tensors.
   FloatType f32 = Float32Type::get(function->getContext());
-  llvm::DenseMap<unsigned, SmallVector<Value, 4>> classes;
-  for (unsigned i = 0, e = values.size(); i < e; ++i)
-    classes[find(i)].push_back(values[i]);
-  llvm::DenseMap<unsigned, unsigned> classNode;
-  for (auto &[root, members] : classes) {
+  llvm::DenseMap<Value, unsigned> classNode;
+  for (auto it = classes.begin(), e = classes.end(); it != e; ++it) {
+    if (!(*it)->isLeader())
+      continue;
+    SmallVector<Value, 4> members(classes.member_begin(**it),
+                                  classes.member_end());
     bool allF32 = llvm::all_of(members, [&](Value v) {
       auto tensor = dyn_cast<RankedTensorType>(v.getType());
       return tensor && tensor.getElementType() == f32;
@@ -270,16 +317,26 @@ void ColoringGraph::buildCarriedValueClasses(Operation *function) {
     unsigned id = nodes.size();
     ColorNode node;
     node.carried = carried.size();
-    carried.push_back({members, {}});
+    bool typeFixed =
+        llvm::any_of(members, [&](Value v) { return fixed.contains(v); });
+    node.supports = !typeFixed;
+    carried.push_back({members, {}, typeFixed});
     nodes.push_back(std::move(node));
-    classNode[root] = id;
-    for (Value v : members)
+    classNode[(*it)->getData()] = id;
+    for (Value v : members) {
       carrierNodes[v] = id;
+      if (Operation *owner = v.getDefiningOp())
+        carryingOps.push_back(owner);
+      else
+        carryingOps.push_back(cast<BlockArgument>(v).getOwner()->getParentOp());
+    }
   }
+  llvm::sort(carryingOps);
+  carryingOps.erase(llvm::unique(carryingOps), carryingOps.end());
 
   // Feeders: the forwarded operands.
   for (Forward &f : forwarded) {
-    auto it = classNode.find(find(f.carrier));
+    auto it = classNode.find(classes.getLeaderValue(f.input));
     if (it == classNode.end())
       continue;
     unsigned id = it->second;
@@ -292,11 +349,9 @@ void ColoringGraph::buildCarriedValueClasses(Operation *function) {
     unsigned producer;
     if (isNodeResult(source, producer))
       addEdge(producer, id);
-    else
-      nodes[id].foreignNeighbour = true;
   }
   // Consumers: every other use of a carried value.
-  for (auto &[root, id] : classNode) {
+  for (auto &[leader, id] : classNode) {
     for (Value v : carried[nodes[id].carried].values)
       for (OpOperand &use : v.getUses()) {
         Operation *user = use.getOwner();
@@ -309,8 +364,6 @@ void ColoringGraph::buildCarriedValueClasses(Operation *function) {
           addEdge(id, consumer->second);
           nodes[consumer->second].producers[use.getOperandNumber()] = id;
         }
-        else
-          nodes[id].foreignNeighbour = true;
       }
   }
 }
@@ -344,8 +397,8 @@ StringRef ColoringGraph::outsideReason(Operation *op) const {
 }
 
 std::string ColoringGraph::describeReason(const ColorNode &node) const {
-  std::string target = typeName(node.target ? node.target
-                                            : policy.getLowType());
+  std::string target =
+      typeName(node.target ? node.target : policy.getLowType());
   switch (node.reason) {
   case ColorReason::None:
     return "";
@@ -373,10 +426,10 @@ std::string ColoringGraph::describeReason(const ColorNode &node) const {
     return "cannot compute in " + target;
   case ColorReason::ConstantOutOfRange:
     return "constant operand out of " + target + " range";
-  case ColorReason::CarriedNotLowEverywhere:
-    return "carried value not low precision on every side";
-  case ColorReason::NextToF32Carried:
-    return "next to a loop-carried value that stays f32";
+  case ColorReason::CarriedTypeFixed:
+    return "carried value whose type a branch fixes";
+  case ColorReason::CarriedNotConnected:
+    return "carried value not connected to allow ops";
   case ColorReason::TensorCoresOnly:
     return "level=tensor-cores-only converts only allow ops";
   case ColorReason::InferNotBetween:
@@ -523,8 +576,8 @@ void ColoringGraph::followAllowForBF16() {
     ColorNode &node = nodes[id];
     if (effectiveClass(node) != PrecisionClass::Infer || !isPromotable(node))
       continue;
-    bool followsAllow = llvm::any_of(
-        node.in, [&](unsigned p) { return nodes[p].allow; });
+    bool followsAllow =
+        llvm::any_of(node.in, [&](unsigned p) { return nodes[p].allow; });
     bool followsDeny =
         llvm::any_of(node.in, [&](unsigned p) { return nodes[p].deny; });
     if (followsAllow && !followsDeny)
@@ -564,7 +617,7 @@ void ColoringGraph::removeUnsupported() {
       continue;
     FloatType target = node.target;
     if (!PrecisionPolicy::supports(
-            dyn_cast<PrecisionPolicyOpInterface>(node.op), target)) {
+            node.op, dyn_cast<PrecisionPolicyOpInterface>(node.op), target)) {
       node.allow = false;
       node.reason = ColorReason::CannotCompute;
       continue;
@@ -572,52 +625,13 @@ void ColoringGraph::removeUnsupported() {
     // A constant operand that would overflow or flush to zero in the target
     // type keeps the op in f32 rather than silently changing its value.
     for (OpOperand &use : node.op->getOpOperands()) {
-      auto constant = use.get().getDefiningOp<arith::ConstantOp>();
-      if (constant &&
-          isPrecisionOperand(node, use.getOperandNumber()) &&
-          !fitsInType(constant.getValue(), target)) {
+      Attribute constant;
+      if (isPrecisionOperand(node, use.getOperandNumber()) &&
+          matchPattern(use.get(), m_Constant(&constant)) &&
+          !fitsInType(constant, target)) {
         node.allow = false;
         node.reason = ColorReason::ConstantOutOfRange;
         break;
-      }
-    }
-  }
-}
-
-void ColoringGraph::unifyCarriedValues() {
-  // A carried value is low precision only when every side of it is; else
-  // none is: neighbours that were only promoted to allow go back to f32.
-  bool changed = true;
-  while (changed) {
-    changed = false;
-    for (ColorNode &node : nodes) {
-      if (node.op)
-        continue;
-      auto sideIsLow = [&](unsigned n) {
-        return nodes[n].allow && nodes[n].target == policy.getLowType();
-      };
-      bool everySide = !node.foreignNeighbour &&
-                       llvm::all_of(node.in, sideIsLow) &&
-                       llvm::all_of(node.out, sideIsLow);
-      if (node.allow && everySide)
-        continue;
-      if (node.allow) {
-        node.allow = false;
-        changed = true;
-      }
-      node.reason = ColorReason::CarriedNotLowEverywhere;
-      SmallVector<unsigned, 8> sides(node.in.begin(), node.in.end());
-      sides.append(node.out.begin(), node.out.end());
-      for (unsigned n : sides) {
-        ColorNode &side = nodes[n];
-        bool promoted = side.allow && side.op &&
-                        effectiveClass(side) != PrecisionClass::Allow &&
-                        !side.forcedType;
-        if (!promoted)
-          continue;
-        side.allow = false;
-        side.reason = ColorReason::NextToF32Carried;
-        changed = true;
       }
     }
   }
@@ -652,26 +666,34 @@ bool ColoringGraph::color() {
     return false;
 
   if (level != PrecisionLevel::ForceAll) {
-    spreadDeny();                                 // Step 2.
+    spreadDeny(); // Step 2.
     if (level != PrecisionLevel::TensorCoresOnly) {
-      joinBetweenAllow();                         // Step 3.
+      joinBetweenAllow(); // Step 3.
       if (low.isBF16())
-        followAllowForBF16();                     // Step 4.
-      spreadAllowThroughClear();                  // Step 5.
+        followAllowForBF16();    // Step 4.
+      spreadAllowThroughClear(); // Step 5.
     }
   } else {
     // Carried values follow their neighbours under force-all too.
     spreadAllowThroughClear();
   }
-  removeUnsupported();                            // Step 6.
-  unifyCarriedValues();                           // Step 7.
+  removeUnsupported(); // Step 6.
 
   // Name the reason of every node that keeps f32.
   for (ColorNode &node : nodes) {
-    if (node.allow || node.reason != ColorReason::None || !node.op)
+    if (node.allow || node.reason != ColorReason::None)
       continue;
-    if (level == PrecisionLevel::TensorCoresOnly &&
-        node.cls != PrecisionClass::Allow)
+    if (!node.op) {
+      node.reason = getCarried(node).typeFixed
+                        ? ColorReason::CarriedTypeFixed
+                        : ColorReason::CarriedNotConnected;
+      continue;
+    }
+    if (!node.supports && !node.forcedF32 &&
+        effectiveClass(node) != PrecisionClass::Deny)
+      node.reason = ColorReason::CannotCompute;
+    else if (level == PrecisionLevel::TensorCoresOnly &&
+             node.cls != PrecisionClass::Allow)
       node.reason = ColorReason::TensorCoresOnly;
     else if (node.cls == PrecisionClass::Infer)
       node.reason = ColorReason::InferNotBetween;

@@ -36,8 +36,8 @@ enum class ColorReason {
   ForceAll,
   CannotCompute,
   ConstantOutOfRange,
-  CarriedNotLowEverywhere,
-  NextToF32Carried,
+  CarriedTypeFixed,
+  CarriedNotConnected,
   TensorCoresOnly,
   InferNotBetween,
   ClearNotConnected,
@@ -53,8 +53,6 @@ struct ColorNode {
   bool supports = true;
   bool forcedF32 = false;
   mlir::FloatType forcedType; // amp.precision = "f16" / "bf16".
-  /// Carried values only: fed or used by something outside the graph.
-  bool foreignNeighbour = false;
   /// Carried values only: index into ColoringGraph::getCarried().
   unsigned carried = ~0u;
   llvm::SmallVector<unsigned, 2> in, out;
@@ -62,6 +60,8 @@ struct ColorNode {
   /// Which operands and results are precision data (cached interface
   /// answers).
   llvm::SmallBitVector precisionOperands, precisionResults;
+  /// Precision results that keep f32 when the op is low (accumulators).
+  llvm::SmallBitVector wideResults;
   /// Per operand: the node producing it (an op or a carried value), or
   /// kNoNode.
   llvm::SmallVector<unsigned, 2> producers;
@@ -75,11 +75,17 @@ struct ColorNode {
   unsigned reasonSource = ~0u;
 };
 
-/// Values that region control flow (loops, branches) ties to one type.
+/// Values that control flow (loops, branches, block arguments) ties to one
+/// type.
 struct CarriedValues {
   llvm::SmallVector<mlir::Value, 4> values;
-  /// The operands that forward into them (init operands, yields...).
+  /// The operands that forward into them (init operands, yields, branch
+  /// operands...).
   llvm::SmallVector<mlir::OpOperand *, 4> feeds;
+  /// Something other than a forwarded operand fixes their type (a branch
+  /// that produces the operand itself, a predecessor the pass cannot
+  /// read): they keep f32.
+  bool typeFixed = false;
 };
 
 class ColoringGraph {
@@ -111,8 +117,18 @@ public:
            node.precisionOperands[index];
   }
   static bool isPrecisionResult(const ColorNode &node, unsigned index) {
-    return index < node.precisionResults.size() &&
-           node.precisionResults[index];
+    return index < node.precisionResults.size() && node.precisionResults[index];
+  }
+  /// Whether result `index` of the op of `node` takes the low type when the
+  /// op does (a precision result that does not stay wide).
+  static bool isRetypedResult(const ColorNode &node, unsigned index) {
+    return isPrecisionResult(node, index) &&
+           !(index < node.wideResults.size() && node.wideResults[index]);
+  }
+  /// The region-branch ops (loops, ifs) and blocks with branch-fed
+  /// arguments whose types follow the carried values.
+  llvm::ArrayRef<mlir::Operation *> getCarryingOps() const {
+    return carryingOps;
   }
   /// The amp.cast ops that were in the function before the pass.
   llvm::ArrayRef<mlir::Operation *> getExistingCasts() const {
@@ -135,7 +151,6 @@ private:
   void followAllowForBF16();
   void spreadAllowThroughClear();
   void removeUnsupported();
-  void unifyCarriedValues();
 
   const PrecisionPolicy &policy;
   std::vector<ColorNode> nodes;
@@ -144,7 +159,8 @@ private:
   llvm::DenseMap<mlir::Value, unsigned> carrierNodes;
   llvm::DenseMap<std::pair<mlir::Operation *, unsigned>, unsigned> forwards;
   llvm::DenseMap<mlir::Operation *, llvm::StringRef> outside;
-  llvm::SmallVector<mlir::Operation *> regionBranchOps, existingCasts;
+  llvm::SmallVector<mlir::Operation *> regionBranchOps, branchOps,
+      existingCasts, carryingOps;
 };
 
 /// True when every element of `values` converts to `type` without

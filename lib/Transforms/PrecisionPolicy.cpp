@@ -2,7 +2,10 @@
 
 #include "amp/Transforms/PrecisionPolicy.h"
 #include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/Operation.h"
+#include "mlir/IR/OperationSupport.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include <mutex>
@@ -28,10 +31,45 @@ void registerPrecisionClass(StringRef opName, PrecisionClass cls) {
   r.classes[opName] = cls;
 }
 
+/// The first key that the top-level object of `text` (valid JSON) holds
+/// twice: llvm::json keeps only one of them.
+static std::optional<std::string> repeatedTopLevelKey(StringRef text) {
+  llvm::StringSet<> keys;
+  int depth = 0;
+  bool expectKey = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (c == '"') {
+      std::string token;
+      for (++i; i < text.size() && text[i] != '"'; ++i) {
+        if (text[i] == '\\' && i + 1 < text.size())
+          ++i;
+        token += text[i];
+      }
+      if (depth == 1 && expectKey && !keys.insert(token).second)
+        return token;
+      expectKey = false;
+    } else if (c == '{' || c == '[') {
+      ++depth;
+      expectKey = c == '{' && depth == 1;
+    } else if (c == '}' || c == ']') {
+      --depth;
+    } else if (c == ',' && depth == 1) {
+      expectKey = true;
+    }
+  }
+  return std::nullopt;
+}
+
 FailureOr<PrecisionLists> parseListsFile(StringRef text, std::string &error) {
   llvm::Expected<llvm::json::Value> json = llvm::json::parse(text);
   if (!json) {
     error = "is not valid JSON: " + llvm::toString(json.takeError());
+    return failure();
+  }
+  if (std::optional<std::string> key = repeatedTopLevelKey(text)) {
+    error = "names the key \"" + *key +
+            "\" twice (a JSON reader would keep only one of them)";
     return failure();
   }
   const llvm::json::Object *object = json->getAsObject();
@@ -71,10 +109,44 @@ FailureOr<PrecisionLists> parseListsFile(StringRef text, std::string &error) {
   return lists;
 }
 
+/// A listed name must name an op that can take part: one of a loaded
+/// dialect (ops of registered dialects the IR does not use cannot be
+/// checked, and cannot occur either), never a terminator, whose types its
+/// parent or successors fix.
+static LogicalResult checkListedOp(MLIRContext *context, Location loc,
+                                   StringRef name, StringRef source) {
+  auto fail = [&]() {
+    return emitError(loc) << "amp-auto-mixed-precision: '" << name << "' in "
+                          << source << " ";
+  };
+  if (name.empty())
+    return fail() << "is an empty op name";
+  auto [dialect, op] = name.split('.');
+  if (op.empty() || dialect.empty())
+    return fail() << "is not a fully qualified op name (dialect.op)";
+  if (!context->getLoadedDialect(dialect)) {
+    if (llvm::is_contained(context->getAvailableDialects(), dialect) ||
+        context->allowsUnregisteredDialects())
+      return success();
+    return fail() << "names no known dialect ('" << dialect << "')";
+  }
+  std::optional<RegisteredOperationName> registered =
+      RegisteredOperationName::lookup(name, context);
+  if (!registered) {
+    if (context->allowsUnregisteredDialects() &&
+        context->getLoadedDialect(dialect)->allowsUnknownOperations())
+      return success();
+    return fail() << "names no op of dialect '" << dialect << "'";
+  }
+  if (registered->hasTrait<OpTrait::IsTerminator>())
+    return fail() << "is a terminator: its types follow its parent op or "
+                     "successors, so it cannot be listed";
+  return success();
+}
+
 FailureOr<PrecisionPolicy>
-PrecisionPolicy::create(MLIRContext *context, Location loc,
-                        StringRef precision, StringRef level,
-                        const PrecisionLists &optionLists,
+PrecisionPolicy::create(MLIRContext *context, Location loc, StringRef precision,
+                        StringRef level, const PrecisionLists &optionLists,
                         StringRef listsFile) {
   PrecisionPolicy policy;
   {
@@ -108,9 +180,10 @@ PrecisionPolicy::create(MLIRContext *context, Location loc,
   if (!listsFile.empty()) {
     auto buffer = llvm::MemoryBuffer::getFile(listsFile);
     if (!buffer)
-      return emitError(loc) << "amp-auto-mixed-precision: cannot read "
-                               "lists-file '"
-                            << listsFile << "': " << buffer.getError().message();
+      return emitError(loc)
+             << "amp-auto-mixed-precision: cannot read "
+                "lists-file '"
+             << listsFile << "': " << buffer.getError().message();
     std::string error;
     FailureOr<PrecisionLists> parsed =
         parseListsFile((*buffer)->getBuffer(), error);
@@ -131,13 +204,8 @@ PrecisionPolicy::create(MLIRContext *context, Location loc,
         {&lists->deny, PrecisionClass::Deny}};
     for (auto &[names, cls] : byClass) {
       for (const std::string &name : *names) {
-        if (name.empty())
-          continue;
-        if (!StringRef(name).contains('.'))
-          return emitError(loc)
-                 << "amp-auto-mixed-precision: '" << name
-                 << "' in " << source
-                 << " is not a fully qualified op name (dialect.op)";
+        if (failed(checkListedOp(context, loc, name, source)))
+          return failure();
         std::string where =
             (stringifyPrecisionClass(cls) + " list of " + source).str();
         auto [it, inserted] = namedIn.try_emplace(name, where);
@@ -166,7 +234,8 @@ PrecisionPolicy::getClass(Operation *op,
       return it->second;
   }
   if (iface)
-    return iface.getPrecisionClass(lowType);
+    return iface.getPrecisionClassUnder(
+        lowType, [this](Operation *nested) { return getClass(nested); });
   return std::nullopt;
 }
 
@@ -186,9 +255,9 @@ bool PrecisionPolicy::isPrecisionResult(Operation *op,
   return isFloatTensor(op->getResult(index).getType());
 }
 
-bool PrecisionPolicy::supports(PrecisionPolicyOpInterface iface,
+bool PrecisionPolicy::supports(Operation *op, PrecisionPolicyOpInterface iface,
                                FloatType type) {
-  return !iface || iface.supportsPrecision(type);
+  return iface ? iface.supportsPrecision(type) : hasOnlyRankedFloatTensors(op);
 }
 
 } // namespace amp

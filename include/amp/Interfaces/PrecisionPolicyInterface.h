@@ -15,8 +15,20 @@ class DialectRegistry;
 
 namespace amp {
 
-/// True for a ranked tensor (or a scalar) of f16, bf16, f32 or f64.
+/// True for a ranked tensor (static or dynamic shape, rank 0 included) of
+/// f16, bf16, f32 or f64.
 bool isFloatTensor(mlir::Type type);
+
+/// True when every operand and result of `op` whose element type is a float
+/// is a ranked tensor (ops with scalar, unranked, vector or memref floats
+/// cannot be retyped by the pass).
+bool hasOnlyRankedFloatTensors(mlir::Operation *op);
+
+/// The class of a nested op under the active policy (user lists, names
+/// registered at run time, then its interface), or std::nullopt when nothing
+/// knows it.
+using OpClassFn =
+    llvm::function_ref<std::optional<PrecisionClass>(mlir::Operation *)>;
 
 /// f16 or bf16 from "f16" / "bf16"; null otherwise.
 mlir::FloatType parseLowPrecisionType(mlir::MLIRContext *context,
@@ -29,6 +41,7 @@ void registerMathPrecisionModels(mlir::DialectRegistry &registry);
 void registerLinalgPrecisionModels(mlir::DialectRegistry &registry);
 void registerTensorPrecisionModels(mlir::DialectRegistry &registry);
 void registerFuncPrecisionModels(mlir::DialectRegistry &registry);
+void registerTosaPrecisionModels(mlir::DialectRegistry &registry);
 /// All of the above.
 void registerAllPrecisionModels(mlir::DialectRegistry &registry);
 

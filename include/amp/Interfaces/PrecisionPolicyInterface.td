@@ -51,6 +51,21 @@ def PrecisionPolicyOpInterface : OpInterface<"PrecisionPolicyOpInterface"> {
       "::amp::PrecisionClass", "getPrecisionClass",
       (ins "::mlir::FloatType":$lowType)>,
     InterfaceMethod<[{
+        The op's list under the active policy. Ops whose class depends on
+        the ops in their regions (a `linalg.generic` is as dangerous as the
+        worst op of its body) ask `classOf` for those ops, so user lists
+        reach into bodies too. `std::nullopt` leaves the op out of the
+        colouring: it keeps f32 like an op no list names. By default the
+        class of `getPrecisionClass`.
+      }],
+      "::std::optional<::amp::PrecisionClass>", "getPrecisionClassUnder",
+      (ins "::mlir::FloatType":$lowType, "::amp::OpClassFn":$classOf), [{}],
+      /*defaultImplementation=*/[{
+        return ::llvm::cast<::amp::PrecisionPolicyOpInterface>(
+                   $_op.getOperation())
+            .getPrecisionClass(lowType);
+      }]>,
+    InterfaceMethod<[{
         True when operand `index` is float data whose precision follows the
         op's (labels, indices, predicates, norm statistics and optimizer
         state are not).
@@ -68,10 +83,25 @@ def PrecisionPolicyOpInterface : OpInterface<"PrecisionPolicyOpInterface"> {
         return ::amp::isFloatTensor($_op->getResult(index).getType());
       }]>,
     InterfaceMethod<[{
-        True when the op can compute in `lowType`.
+        True when precision result `index` keeps its f32 type when the op
+        computes in low precision, because the op accumulates into it in
+        f32 (a linalg contraction with an f32 init, `tosa.matmul` with an
+        f32 output). The result still takes part in the colouring: users
+        that compute in low precision get one cast right after the op,
+        users that stay f32 get none.
+      }],
+      "bool", "keepsResultWide", (ins "unsigned":$index), [{}],
+      /*defaultImplementation=*/[{ return false; }]>,
+    InterfaceMethod<[{
+        True when the op can compute in `lowType`. By default: when every
+        float value of the op is a ranked tensor, the only values the pass
+        retypes (a scalar, unranked tensor, vector or memref of floats would
+        keep f32 beside low-precision tensors the op ties it to).
       }],
       "bool", "supportsPrecision", (ins "::mlir::FloatType":$lowType), [{}],
-      /*defaultImplementation=*/[{ return true; }]>,
+      /*defaultImplementation=*/[{
+        return ::amp::hasOnlyRankedFloatTensors($_op.getOperation());
+      }]>,
     InterfaceMethod<[{
         Finishes converting the op to `lowType`. The pass calls it after it
         has given every precision operand and result its low-precision type

@@ -6,6 +6,8 @@
 #include "amp/Dialect/AMP/IR/AMP.h"
 #include "amp/Dialect/TG/IR/TG.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Tosa/IR/TosaOps.h"
 #include "mlir/Pass/Pass.h"
 
 namespace amp {

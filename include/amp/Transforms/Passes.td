@@ -54,9 +54,15 @@ def AutoMixedPrecisionPass
            "\"clear\": [...], \"deny\": [...]}">,
     Option<"level", "level", "std::string", /*default=*/"\"default\"",
            "default, tensor-cores-only, infer-as-deny or force-all">,
-    Option<"keepIoTypes", "keep-io-types", "bool", /*default=*/"false",
+    Option<"keepIoTypes", "keep-io-types", "bool", /*default=*/"true",
            "Keep function argument and result types (results get a cast "
-           "back)">,
+           "back); false lets results of functions nothing calls and no "
+           "tg.role pins come back in low precision">,
+    Option<"castOp", "cast-op", "std::string", /*default=*/"\"auto\"",
+           "The op that converts precisions: amp (amp.cast), arith "
+           "(arith.truncf/extf on tensors), tosa (tosa.cast) or auto (amp "
+           "when the module holds tg or amp ops, else tosa in functions "
+           "with TOSA ops and arith elsewhere)">,
     Option<"annotate", "annotate", "bool", /*default=*/"false",
            "Write amp.color on every op that takes part">,
     Option<"reportPath", "report", "std::string", /*default=*/"\"\"",
@@ -71,7 +77,9 @@ def AutoMixedPrecisionPass
     Statistic<"numFolded", "casts-folded",
               "Casts of constants folded into low-precision constants">,
   ];
-  let dependentDialects = ["::amp::AMPDialect", "::mlir::arith::ArithDialect"];
+  let dependentDialects = ["::amp::AMPDialect", "::mlir::arith::ArithDialect",
+                           "::mlir::tensor::TensorDialect",
+                           "::mlir::tosa::TosaDialect"];
 }
 
 def TGAutodiffPass : Pass<"tg-autodiff", "::mlir::ModuleOp"> {

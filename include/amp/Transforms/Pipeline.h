@@ -40,7 +40,10 @@ struct AmpPipelineOptions
       llvm::cl::init("default")};
   Option<bool> keepIoTypes{*this, "keep-io-types",
                            llvm::cl::desc("Keep function signatures"),
-                           llvm::cl::init(false)};
+                           llvm::cl::init(true)};
+  Option<std::string> castOp{
+      *this, "cast-op", llvm::cl::desc("auto, amp, arith or tosa"),
+      llvm::cl::init("auto")};
   Option<bool> annotate{*this, "annotate",
                         llvm::cl::desc("Write amp.color"),
                         llvm::cl::init(false)};

@@ -53,7 +53,8 @@ public:
   static bool isPrecisionResult(mlir::Operation *op,
                                 PrecisionPolicyOpInterface iface,
                                 unsigned index);
-  static bool supports(PrecisionPolicyOpInterface iface, mlir::FloatType type);
+  static bool supports(mlir::Operation *op, PrecisionPolicyOpInterface iface,
+                       mlir::FloatType type);
 
 private:
   mlir::FloatType lowType;

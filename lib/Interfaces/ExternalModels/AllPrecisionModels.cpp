@@ -8,4 +8,5 @@ void amp::registerAllPrecisionModels(mlir::DialectRegistry &registry) {
   registerLinalgPrecisionModels(registry);
   registerTensorPrecisionModels(registry);
   registerFuncPrecisionModels(registry);
+  registerTosaPrecisionModels(registry);
 }

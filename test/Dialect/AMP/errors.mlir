@@ -10,7 +10,7 @@ func.func @cast_shape(%x: tensor<4xf32>) {
 // -----
 
 func.func @cast_int(%x: tensor<4xi32>) {
-  // expected-error @+1 {{'amp.cast' op operand #0 must be statically shaped tensor of 16-bit float or bfloat16 type or 32-bit float or 64-bit float values}}
+  // expected-error @+1 {{'amp.cast' op operand #0 must be ranked tensor of 16-bit float or bfloat16 type or 32-bit float or 64-bit float values}}
   %y = amp.cast %x : tensor<4xi32> to tensor<4xf16>
   return
 }
@@ -26,7 +26,7 @@ func.func @scale_type(%x: tensor<4xf32>, %s: tensor<f16>) {
 // -----
 
 func.func @unscale_result(%g: tensor<4xf16>, %s: tensor<f32>) {
-  // expected-error @+1 {{'amp.unscale' op result #0 must be statically shaped tensor of 32-bit float or 64-bit float values, but got 'tensor<4xf16>'}}
+  // expected-error @+1 {{'amp.unscale' op result #0 must be ranked tensor of 32-bit float or 64-bit float values, but got 'tensor<4xf16>'}}
   %y = "amp.unscale"(%g, %s) : (tensor<4xf16>, tensor<f32>) -> tensor<4xf16>
   return
 }
@@ -108,5 +108,22 @@ func.func @unknown_attribute(%x: tensor<4xf32>) {
 func.func @update_scale_negative_interval(%s: tensor<f32>, %n: tensor<i64>, %ok: tensor<i1>) {
   // expected-error @+1 {{'amp.update_scale' op growth_interval must be >= 1, got -5}}
   %s2, %n2 = amp.update_scale %s, %n, %ok {growth_interval = -5 : i64}
+  return
+}
+
+// -----
+
+// Dynamic dimensions must match too: a cast converts elements only.
+func.func @cast_dynamic_shape(%x: tensor<?x4xf32>) {
+  // expected-error @+1 {{'amp.cast' op cannot change the shape ('tensor<?x4xf32>' to 'tensor<8x4xf16>'); only the element type converts}}
+  %y = amp.cast %x : tensor<?x4xf32> to tensor<8x4xf16>
+  return
+}
+
+// -----
+
+func.func @cast_unranked(%x: tensor<*xf32>) {
+  // expected-error @+1 {{'amp.cast' op operand #0 must be ranked tensor of}}
+  %y = "amp.cast"(%x) : (tensor<*xf32>) -> tensor<*xf16>
   return
 }

@@ -43,3 +43,18 @@ func.func @attributes(%x: tensor<4x4xf32>) {
   %e = tg.exp %m {amp.color = "deny"} : tensor<4x4xf32>
   return
 }
+
+// Ranked tensors with dynamic dimensions, as other front ends emit them.
+// CHECK-LABEL: func.func @dynamic_shapes
+func.func @dynamic_shapes(%x: tensor<?x784xf32>, %g: tensor<?x?xf16>, %s: tensor<f32>) {
+  // CHECK: amp.cast %{{.*}} : tensor<?x784xf32> to tensor<?x784xf16>
+  // GENERIC: "amp.cast"(%{{.*}}) : (tensor<?x784xf32>) -> tensor<?x784xf16>
+  %h = amp.cast %x : tensor<?x784xf32> to tensor<?x784xf16>
+  // CHECK: amp.scale %{{.*}}, %{{.*}} : tensor<?x784xf16>
+  %sc = amp.scale %h, %s : tensor<?x784xf16>
+  // GENERIC: "amp.unscale"(%{{.*}}, %{{.*}}) : (tensor<?x?xf16>, tensor<f32>) -> tensor<?x?xf32>
+  %u = amp.unscale %g, %s : tensor<?x?xf16>
+  // CHECK: amp.all_finite %{{.*}}, %{{.*}} : tensor<?x?xf32>, tensor<?x784xf16>
+  %ok = amp.all_finite %u, %sc : tensor<?x?xf32>, tensor<?x784xf16>
+  return
+}

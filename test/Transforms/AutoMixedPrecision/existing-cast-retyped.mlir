@@ -4,9 +4,13 @@
 
 // CHECK-LABEL: func.func @retyped
 // CHECK-SAME: (%[[H:.*]]: tensor<32x32xf16>, %[[W:.*]]: tensor<32x32xf32>)
+// CHECK-NOT: amp.cast %[[H]]
 // CHECK: %[[CW:.*]] = amp.cast %[[W]] : tensor<32x32xf32> to tensor<32x32xf16>
-// CHECK: tg.matmul %[[H]], %[[CW]] : tensor<32x32xf16>
-// CHECK-NOT: tensor<32x32xf16> to tensor<32x32xf32>
+// CHECK-NOT: amp.cast %[[H]]
+// CHECK: %[[M:.*]] = tg.matmul %[[H]], %[[CW]] : tensor<32x32xf16>
+// The signature keeps its f32 result: one cast back, of the product.
+// CHECK: %[[R:.*]] = amp.cast %[[M]] : tensor<32x32xf16> to tensor<32x32xf32>
+// CHECK: return %[[R]]
 func.func @retyped(%h: tensor<32x32xf16>, %w: tensor<32x32xf32>) -> tensor<32x32xf32> {
   %x = amp.cast %h : tensor<32x32xf16> to tensor<32x32xf32>
   %m = tg.matmul %x, %w : tensor<32x32xf32>

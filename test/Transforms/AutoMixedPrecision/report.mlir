@@ -26,10 +26,12 @@
 // CHECK: "class": "infer"
 // CHECK-NEXT: "precision": "f16"
 // CHECK-NEXT: "reason": "between allow ops"
+// The f32 constant's only user takes its f16 copy: the copy is reported and
+// the unused original is gone.
 // CHECK: "name": "arith.constant"
 // CHECK: "class": "clear"
-// CHECK-NEXT: "precision": "f32"
-// CHECK-NEXT: "reason": "constant; folded into f16 copies for its low-precision users"
+// CHECK-NEXT: "precision": "f16"
+// CHECK-NEXT: "reason": "constant folded from f32 for its low-precision users"
 // CHECK: "name": "tg.matmul"
 // CHECK: "name": "tg.sigmoid"
 // CHECK: "reason": "infer op not between allow ops"
@@ -53,7 +55,7 @@ func.func @step(%x: tensor<32x32xf32>, %w: tensor<32x32xf32>) -> (tensor<32x32xf
   %m = tg.matmul %x, %w : tensor<32x32xf32>
   // expected-remark @+1 {{amp: f16 (between allow ops)}}
   %a = tg.add %m, %x : tensor<32x32xf32>
-  // expected-remark @+1 {{amp: f32 (constant; folded into f16 copies for its low-precision users)}}
+  // expected-remark @+1 {{amp: f16 (constant folded from f32 for its low-precision users)}}
   %c = arith.constant dense<2.0> : tensor<32x32xf32>
   // expected-remark @+1 {{amp: f16 (allow list)}}
   %m2 = tg.matmul %a, %c : tensor<32x32xf32>

@@ -81,9 +81,9 @@ LogicalResult UnscaleOp::inferReturnTypes(MLIRContext *ctx,
                                           Adaptor adaptor,
                                           SmallVectorImpl<Type> &types) {
   auto g = dyn_cast<RankedTensorType>(adaptor.getG().getType());
-  if (!g || !g.hasStaticShape())
+  if (!g)
     return emitOptionalError(loc, "'amp.unscale' op gradient must be a "
-                                  "statically shaped tensor");
+                                  "ranked tensor");
   // Unscaled gradients are f32 (f64 stays f64 in reference runs).
   Type element =
       g.getElementType().isF64() ? g.getElementType() : Float32Type::get(ctx);

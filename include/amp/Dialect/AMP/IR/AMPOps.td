@@ -17,7 +17,9 @@ def AMP_CastOp : AMP_Op<"cast"> {
   let description = [{
     Converts every element to the result's float type with IEEE
     round-to-nearest-even; values beyond the target's range become inf
-    (f32 -> f16 overflow gives inf), NaN stays NaN. Shapes must match.
+    (f32 -> f16 overflow gives inf), NaN stays NaN. Shapes must match,
+    dynamic dimensions included (`tensor<?x784xf32>` to
+    `tensor<?x784xf16>`).
 
     Folding: a cast to the same type disappears; a cast of a constant becomes
     a constant of the new type; `cast(cast(x))` folds when the inner cast is
@@ -28,8 +30,8 @@ def AMP_CastOp : AMP_Op<"cast"> {
     %h = amp.cast %w : tensor<784x128xf32> to tensor<784x128xf16>
     ```
   }];
-  let arguments = (ins TG_FloatTensor:$x);
-  let results = (outs TG_FloatTensor:$y);
+  let arguments = (ins AMP_FloatTensor:$x);
+  let results = (outs AMP_FloatTensor:$y);
   let assemblyFormat = "$x attr-dict `:` type($x) `to` type($y)";
   let hasVerifier = 1;
   let hasFolder = 1;
@@ -42,8 +44,8 @@ def AMP_ScaleOp : AMP_Op<"scale", [AllTypesMatch<["x", "y"]>]> {
     %s = amp.scale %seed, %loss_scale : tensor<f32>
     ```
   }];
-  let arguments = (ins TG_FloatTensor:$x, TG_F32Scalar:$scale);
-  let results = (outs TG_FloatTensor:$y);
+  let arguments = (ins AMP_FloatTensor:$x, TG_F32Scalar:$scale);
+  let results = (outs AMP_FloatTensor:$y);
   let assemblyFormat = "$x `,` $scale attr-dict `:` type($x)";
   let hasFolder = 1;
 }
@@ -58,8 +60,8 @@ def AMP_UnscaleOp : AMP_Op<"unscale", [InferTypeOpAdaptor]> {
     %g32 = amp.unscale %g, %loss_scale : tensor<784x128xf16>
     ```
   }];
-  let arguments = (ins TG_FloatTensor:$g, TG_F32Scalar:$scale);
-  let results = (outs TG_WideFloatTensor:$y);
+  let arguments = (ins AMP_FloatTensor:$g, TG_F32Scalar:$scale);
+  let results = (outs AMP_WideFloatTensor:$y);
   let assemblyFormat = "$g `,` $scale attr-dict `:` type($g)";
   let hasFolder = 1;
 }
@@ -71,7 +73,7 @@ def AMP_AllFiniteOp : AMP_Op<"all_finite"> {
     %ok = amp.all_finite %g1, %g2 : tensor<784x128xf32>, tensor<128xf32>
     ```
   }];
-  let arguments = (ins Variadic<TG_FloatTensor>:$gs);
+  let arguments = (ins Variadic<AMP_FloatTensor>:$gs);
   let results = (outs TG_I1Scalar:$finite);
   let assemblyFormat = "$gs attr-dict `:` type($gs)";
   let hasVerifier = 1;

@@ -1,7 +1,8 @@
 //===- TGTypes.td - Type constraints shared by tg and amp --*- tablegen -*-===//
 //
-// Tensors in amp are ranked with static shapes. These constraints name the
-// element-type families the ops accept.
+// tg tensors are ranked with static shapes (a training step the runtime
+// runs); amp's precision ops take dynamic dimensions too. These constraints
+// name the element-type families the ops accept.
 //
 //===----------------------------------------------------------------------===//
 
@@ -18,6 +19,12 @@ def TG_PredTensor : StaticShapeTensorOf<[I1]>;
 // Master weights, optimizer state and norm statistics: f32 (f64 for
 // reference runs), never a low-precision type.
 def TG_WideFloatTensor : StaticShapeTensorOf<[F32, F64]>;
+
+// The amp ops also take ranked tensors with dynamic dimensions, as the IR
+// of other front ends has them (a dynamic batch): the precision pass works
+// on any ranked tensor; only the runtime lowering needs static shapes.
+def AMP_FloatTensor : RankedTensorOf<[F16, BF16, F32, F64]>;
+def AMP_WideFloatTensor : RankedTensorOf<[F32, F64]>;
 
 // Rank-0 scalars whose type is fixed, so the assembly format need not spell
 // them out.
