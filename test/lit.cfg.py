@@ -12,7 +12,7 @@ config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
 config.suffixes = [".mlir", ".test"]
 config.test_source_root = config.amp_test_src_dir
 config.test_exec_root = config.amp_test_obj_dir
-config.excludes = ["CMakeLists.txt", "README.md", "lit.cfg.py", "lit.site.cfg.py", "check_report.py", "check_skips.py", "check_same_run.py", "Install", "corpus", "regressions"]
+config.excludes = ["CMakeLists.txt", "README.md", "lit.cfg.py", "lit.site.cfg.py", "check_report.py", "check_skips.py", "check_same_run.py", "compare_outputs.py", "Install", "corpus", "regressions"]
 
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
 
@@ -47,3 +47,29 @@ config.environment["FILECHECK_OPTS"] = "-enable-var-scope"
 
 tools = ["amp-opt", "amp-run", "amp-pipeline-fuzzer"]
 llvm_config.add_tool_substitutions(tools, [config.amp_tools_dir, config.llvm_tools_dir])
+
+# Upstream MLIR alone (Debian's mlir-opt-22 and mlir-runner-22) lowers and
+# runs what amp hands back to other compilers: the integration tests prove
+# it. The pipeline is upstream's: tensors to buffers, linalg to loops, to
+# LLVM.
+import shutil
+llvm_lib = os.path.join(os.path.dirname(config.llvm_tools_dir), "lib")
+runner_libs = [os.path.join(llvm_lib, name) for name in
+               ("libmlir_runner_utils.so", "libmlir_c_runner_utils.so")]
+if (shutil.which("mlir-opt-22") and shutil.which("mlir-runner-22")
+        and all(os.path.exists(lib) for lib in runner_libs)):
+    config.available_features.add("upstream-mlir-runner")
+config.substitutions.append(
+    ("%upstream_to_llvm",
+     "mlir-opt-22 --pass-pipeline=\"builtin.module("
+     "func.func(tosa-to-linalg-named,tosa-to-linalg,tosa-to-arith,tosa-to-tensor),"
+     "convert-elementwise-to-linalg,"
+     "one-shot-bufferize{bufferize-function-boundaries},"
+     "convert-linalg-to-loops,convert-scf-to-cf,expand-strided-metadata,"
+     "lower-affine,finalize-memref-to-llvm,convert-math-to-llvm,"
+     "convert-arith-to-llvm,convert-cf-to-llvm,convert-func-to-llvm,"
+     "convert-index-to-llvm,reconcile-unrealized-casts)\""))
+config.substitutions.append(
+    ("%upstream_run",
+     "mlir-runner-22 -e main -entry-point-result=void -shared-libs="
+     + ",".join(runner_libs)))

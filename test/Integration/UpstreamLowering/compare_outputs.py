@@ -1,0 +1,59 @@
+#!/usr/bin/env python3
+"""Compares the memrefs two upstream runs printed (printMemrefF32).
+
+usage: compare_outputs.py REFERENCE MIXED [--tolerance T]
+
+Both must print the same shapes; the largest difference, relative to the
+largest magnitude of the reference, must stay within T (f16 inputs with
+f32 accumulation: about 1e-2). The mixed run must differ from the
+reference somewhere, or it did not run in low precision at all.
+"""
+import re
+import sys
+
+
+def read(path):
+    with open(path) as f:
+        text = f.read()
+    blocks = re.split(r"Unranked Memref", text)[1:]
+    if not blocks:
+        sys.exit(f"{path}: no printed memref")
+    out = []
+    for block in blocks:
+        sizes = re.search(r"sizes = \[([^\]]*)\]", block).group(1)
+        data = block.split("data =", 1)[1]
+        values = [float(v) for v in re.findall(
+            r"-?(?:nan|inf|\d+\.?\d*(?:e[-+]?\d+)?)", data)]
+        out.append((sizes, values))
+    return out
+
+
+def main():
+    args = sys.argv[1:]
+    tolerance = 1e-2
+    if "--tolerance" in args:
+        i = args.index("--tolerance")
+        tolerance = float(args[i + 1])
+        del args[i:i + 2]
+    if len(args) != 2:
+        sys.exit(__doc__)
+    reference, mixed = read(args[0]), read(args[1])
+    if len(reference) != len(mixed):
+        sys.exit(f"{len(reference)} memrefs against {len(mixed)}")
+    any_difference = False
+    for (rs, rv), (ms, mv) in zip(reference, mixed):
+        if rs != ms or len(rv) != len(mv):
+            sys.exit(f"shapes differ: [{rs}] against [{ms}]")
+        scale = max(abs(v) for v in rv) or 1.0
+        worst = max(abs(a - b) for a, b in zip(rv, mv)) / scale
+        any_difference |= worst > 0
+        print(f"[{rs}]: largest difference {worst:.2e} of the largest value "
+              f"(tolerance {tolerance:.0e})")
+        if not worst <= tolerance:
+            sys.exit("mixed precision is too far from the f32 reference")
+    if not any_difference:
+        sys.exit("the mixed run equals the f32 run: nothing ran in low "
+                 "precision")
+
+
+main()
