@@ -5,7 +5,11 @@
   - per example model, the amp.cast ops the pass inserts beside the minimum
     any placement needs: the number of distinct (value, type) pairs where a
     value crosses a colour boundary, counted on the pass's own output by
-    tracing every operand back through casts to the value it started as;
+    tracing every operand back through casts to the value it started as
+    (cast_boundaries.py);
+  - ResNet-18 and BERT-base as torch-mlir-style linalg and as TOSA
+    (foreign_models.py): contractions converted, casts vs boundaries, pass
+    time;
   - per model, peak activation and peak step memory f16 vs f32 (amp-run's
     report, same batch and seed);
   - per model and precision, the median CPU step time (first steps dropped);
@@ -23,6 +27,8 @@ import subprocess
 import sys
 import tempfile
 
+import cast_boundaries
+import foreign_models
 from amp_run_report import run_report
 
 build = sys.argv[1]
@@ -51,15 +57,6 @@ def pass_rows():
                          f"{canon_ms} ms (canonicalize)", ratio, ""))
 
 
-ASSIGN = re.compile(r'^\s*(%[\w#:]+)\s*=\s*"([\w.]+)"\((.*?)\)')
-TYPES = re.compile(r':\s*\((.*?)\)\s*->\s*(.*)$')
-
-
-def split_types(text):
-    """Top-level comma split of a type list (tensor<...> holds no commas)."""
-    return [t.strip() for t in text.split(",") if t.strip()]
-
-
 def cast_rows(model, example):
     """Casts the pass inserts vs distinct (value, type) boundary crossings."""
     with tempfile.TemporaryDirectory() as tmp:
@@ -69,38 +66,15 @@ def cast_rows(model, example):
                   f"--amp-auto-mixed-precision=precision=f16 report={report}",
                   "--mlir-print-op-generic"]).stdout
         inserted = json.load(open(report))["totals"]["casts_inserted"]
-    source = {}  # cast result -> cast operand
-    uses = []    # (operand name, operand type) of every non-cast op
-    casts = 0
-    for line in ir.splitlines():
-        m = ASSIGN.match(line)
-        t = TYPES.search(line)
-        if not m or not t:
-            # Ops without results (func.return) still use values.
-            r = re.match(r'^\s*"([\w.]+)"\((.*?)\)', line)
-            if r and t:
-                names = [n.strip() for n in r.group(2).split(",") if n.strip()]
-                uses += list(zip(names, split_types(t.group(1))))
-            continue
-        name, op, operands = m.group(1).split(":")[0], m.group(2), m.group(3)
-        names = [n.strip() for n in operands.split(",") if n.strip()]
-        types = split_types(t.group(1))
-        if op == "amp.cast":
-            casts += 1
-            source[name] = names[0]
-        else:
-            uses += list(zip(names, types))
-    boundaries = set()
-    for name, type_ in uses:
-        if name not in source:
-            continue
-        root_value = name
-        while root_value in source:
-            root_value = source[root_value]
-        boundaries.add((root_value, type_))
-    ratio = f"{casts / len(boundaries):.2f}" if boundaries else "-"
+    casts, boundaries = cast_boundaries.count(ir)
+    ratio = f"{casts / boundaries:.2f}" if boundaries else "-"
     rows.append(("casts (f16)", model, f"{casts} casts ({inserted} by the pass)",
-                 f"{len(boundaries)} boundaries", ratio, "1.00 = no wasted cast"))
+                 f"{boundaries} boundaries", ratio, "1.00 = no wasted cast"))
+
+
+def foreign_rows():
+    for _, table in foreign_models.rows(build, repeats=3):
+        rows.extend(table)
 
 
 def amp_run(example, precision, lr, device=None):
@@ -141,6 +115,7 @@ def gpu_rows():
 pass_rows()
 for model, example, lr in MODELS:
     cast_rows(model, example)
+foreign_rows()
 for model, example, lr in MODELS:
     model_rows(model, example, lr)
 gpu_rows()
