@@ -22,13 +22,23 @@ def AutoMixedPrecisionPass
     5. allow spreads both ways through clear ops;
     6. ops that cannot take the type leave the allow set;
     7. values carried by loops and branches (`scf.for`, `scf.while`,
-       `scf.if`: anything implementing `RegionBranchOpInterface`) get one
-       colour: if any side is not allow, none is;
+       `scf.if`: anything implementing `RegionBranchOpInterface`, and block
+       arguments fed by `BranchOpInterface` terminators) form one node per
+       class of tied values, coloured like a clear op, so casts land
+       outside loops;
     8. an existing `amp.cast` to f32 whose users are all allow is retyped;
     9. allow ops are retyped and `amp.cast` is inserted only where producer
        and consumer colours differ, once per (value, type), right after the
        producer: master weights stay f32 arguments and are cast once.
-       Casts of constants fold into low-precision constants.
+       Casts of constants fold into low-precision constants; results an
+       op accumulates into (`keepsResultWide`) stay f32 with one cast after
+       the op for low users. Every op the pass changed is verified: the
+       pass fails, naming itself, rather than hand back invalid IR.
+
+    IR that holds no `tg` or `amp` op comes back in its dialects' own ops
+    (`cast-op=auto`: `arith.truncf`/`extf` on tensors, `tosa.cast` next to
+    TOSA), so the compiler that gave it lowers it with its own pipeline.
+    Tensors may have dynamic dimensions.
 
     Only ops whose float values are f32 take part: an op already in
     f16/bf16 is never recoloured and colour does not travel through it.
