@@ -87,9 +87,10 @@ class FunctionRewriter {
 public:
   /// `signatureFixed`: a caller in the module depends on the signature.
   FunctionRewriter(FunctionOpInterface function, const ColoringGraph &graph,
-                   bool keepIoTypes, bool signatureFixed, CastKind castKind)
+                   bool keepIoTypes, bool signatureFixed, CastKind castKind,
+                   ConstantConverter &constants)
       : function(function), graph(graph), rewriter(function.getContext()),
-        castKind(castKind) {
+        castKind(castKind), constants(constants) {
     auto func = dyn_cast<func::FuncOp>(function.getOperation());
     // Results may change type only where no caller depends on the signature
     // and the training-step contract (tg.role) does not fix it.
@@ -110,11 +111,24 @@ public:
   llvm::DenseSet<Operation *> retypedCasts;
   /// Constants that got a low-precision copy.
   llvm::DenseSet<Operation *> foldedConstants;
+  /// Every cast inserted: the value, the cast's result, and the first user
+  /// that needed it (its reason in the report).
+  struct CastRecord {
+    Value source, result;
+    Operation *firstUser;
+  };
+  std::vector<CastRecord> castRecords;
+  /// Every folded constant and what the conversion did to its values.
+  struct FoldRecord {
+    Operation *lowConstant;
+    ConversionCounts counts;
+  };
+  std::vector<FoldRecord> folds;
 
 private:
   void retype(Value value, FloatType element);
   Type lowered(Type type, FloatType element);
-  Value getOrCreateCast(Value value, Type type);
+  Value getOrCreateCast(OpOperand &use, Type type);
   void
   placeCastsOutsideLoops(ArrayRef<std::pair<OpOperand *, Type>> mismatches);
   void retypeExistingCasts();
@@ -124,6 +138,7 @@ private:
   const ColoringGraph &graph;
   IRRewriter rewriter;
   CastKind castKind;
+  ConstantConverter &constants;
   llvm::DenseMap<std::pair<Type, Type>, Type> loweredTypes;
   llvm::DenseMap<std::pair<Value, Type>, Value> casts;
   /// Casts placed at the start of a block other than their value's, because
@@ -144,25 +159,21 @@ Type FunctionRewriter::lowered(Type type, FloatType element) {
   return entry;
 }
 
-Value FunctionRewriter::getOrCreateCast(Value value, Type type) {
+Value FunctionRewriter::getOrCreateCast(OpOperand &use, Type type) {
+  Value value = use.get();
   auto [it, inserted] = casts.try_emplace({value, type}, Value());
   if (!inserted)
     return it->second;
-  auto target = cast<FloatType>(cast<RankedTensorType>(type).getElementType());
   Operation *producer = value.getDefiningOp();
-  DenseFPElementsAttr dense;
+  Attribute constant;
+  ElementsAttr folded;
   if (producer && producer->hasTrait<OpTrait::ConstantLike>() &&
-      matchPattern(value, m_Constant(&dense))) {
-    // Casts of constants fold: the low-precision users get their own
-    // constant, made by the constant's dialect (arith.constant,
-    // tosa.const...), and the f32 one stays for everyone else.
-    const llvm::fltSemantics &semantics = target.getFloatSemantics();
-    Attribute folded = dense.mapValues(target, [&](const APFloat &v) {
-      APFloat converted = v;
-      bool losesInfo = false;
-      converted.convert(semantics, APFloat::rmNearestTiesToEven, &losesInfo);
-      return converted.bitcastToAPInt();
-    });
+      matchPattern(value, m_Constant(&constant)))
+    folded = constants.convert(constant, cast<ShapedType>(type));
+  if (folded) {
+    // Casts of constants fold, in bulk: the low-precision users get their
+    // own constant, made by the constant's dialect (arith.constant,
+    // tosa.const...), and the f32 one stays while anything else uses it.
     rewriter.setInsertionPointAfter(producer);
     Operation *lowConstant = producer->getDialect()->materializeConstant(
         rewriter, folded, type, producer->getLoc());
@@ -171,6 +182,10 @@ Value FunctionRewriter::getOrCreateCast(Value value, Type type) {
                                               type, cast<TypedAttr>(folded));
     created.insert(lowConstant);
     foldedConstants.insert(producer);
+    folds.push_back(
+        {lowConstant,
+         *constants.count(constant,
+                          cast<FloatType>(getElementTypeOrSelf(type)))});
     ++numFolded;
     return it->second = lowConstant->getResult(0);
   }
@@ -193,6 +208,7 @@ Value FunctionRewriter::getOrCreateCast(Value value, Type type) {
   // One op, or two for arith between types of one width.
   for (Value v = converted; v != value; v = v.getDefiningOp()->getOperand(0))
     created.insert(v.getDefiningOp());
+  castRecords.push_back({value, converted, use.getOwner()});
   ++numCasts;
   return it->second = converted;
 }
@@ -361,7 +377,7 @@ LogicalResult FunctionRewriter::run() {
   placeCastsOutsideLoops(mismatches);
   for (auto [use, type] : mismatches)
     if (use->get().getType() != type)
-      use->set(getOrCreateCast(use->get(), type));
+      use->set(getOrCreateCast(*use, type));
 
   // Ops whose bodies or attributes depend on the types finish here.
   for (const ColorNode &node : nodes) {
@@ -424,6 +440,19 @@ struct AutoMixedPrecisionPass
           << castOp << "'";
       return signalPassFailure();
     }
+    std::optional<ConstantOverflow> overflowMode =
+        llvm::StringSwitch<std::optional<ConstantOverflow>>(constantOverflow)
+            .Case("keep-f32", ConstantOverflow::KeepF32)
+            .Case("saturate", ConstantOverflow::Saturate)
+            .Default(std::nullopt);
+    if (!overflowMode) {
+      emitError(module.getLoc())
+          << "amp-auto-mixed-precision: constant-overflow must be keep-f32 "
+             "or saturate, got '"
+          << constantOverflow << "'";
+      return signalPassFailure();
+    }
+    ConstantConverter constants(*overflowMode);
 
     // Every function of the module and of modules nested in it; those that
     // something calls keep their signature.
@@ -457,7 +486,8 @@ struct AutoMixedPrecisionPass
                       : containsTosa(function)          ? CastKind::Tosa
                                                         : CastKind::Arith;
       if (failed(runOnFunction(function, *policy, report,
-                               called.contains(function.getOperation()), kind)))
+                               called.contains(function.getOperation()), kind,
+                               constants)))
         return signalPassFailure();
     }
     if (!reportPath.empty() &&
@@ -479,12 +509,12 @@ struct AutoMixedPrecisionPass
   LogicalResult runOnFunction(FunctionOpInterface function,
                               const PrecisionPolicy &policy,
                               PrecisionReport &report, bool signatureFixed,
-                              CastKind castKind) {
-    ColoringGraph graph(policy);
+                              CastKind castKind, ConstantConverter &constants) {
+    ColoringGraph graph(policy, constants);
     if (failed(graph.build(function)))
       return failure();
     FunctionRewriter rewriter(function, graph, keepIoTypes, signatureFixed,
-                              castKind);
+                              castKind, constants);
     if (graph.color()) {
       if (failed(rewriter.run()))
         return failure();
@@ -504,6 +534,8 @@ struct AutoMixedPrecisionPass
     numFolded += rewriter.numFolded;
     report.addTotals(rewriter.numConverted, rewriter.numCasts,
                      rewriter.numFolded);
+    for (const FunctionRewriter::FoldRecord &fold : rewriter.folds)
+      report.addConstant(function, fold.lowConstant, fold.counts);
 
     // Explain every decision, when asked: describing ops costs more than
     // colouring them.
@@ -515,18 +547,60 @@ struct AutoMixedPrecisionPass
            !op->hasTrait<OpTrait::ConstantLike>()))
         return;
       std::optional<PrecisionEntry> entry =
-          describeOp(op, graph, policy, rewriter);
+          describeOp(op, graph, policy, rewriter, constants);
       if (!entry)
         return;
       if (annotate && graph.lookup(op))
         op->setAttr(AMPDialect::kColorAttrName,
                     StringAttr::get(op->getContext(), entry->color));
+      // The remark names the op by its location only: printing the op
+      // itself (with a weight's data) would cost more than the pass.
       if (remarks)
-        op->emitRemark() << "amp: " << entry->precision << " (" << entry->reason
-                         << ")";
+        mlir::emitRemark(op->getLoc())
+            << "amp: " << entry->precision << " (" << entry->reason << ")";
       report.add(function, op, *entry);
     });
+    if (!reportPath.empty())
+      for (const FunctionRewriter::CastRecord &record : rewriter.castRecords)
+        report.addCast(function, describeCast(record, graph, function));
     return success();
+  }
+
+  /// A cast for the report: which value, where, between which types, and
+  /// for whom.
+  static CastEntry describeCast(const FunctionRewriter::CastRecord &record,
+                                const ColoringGraph &graph,
+                                FunctionOpInterface function) {
+    CastEntry entry;
+    Value source = record.source;
+    if (auto arg = dyn_cast<BlockArgument>(source)) {
+      Operation *parent = arg.getOwner()->getParentOp();
+      entry.value =
+          "argument #" + std::to_string(arg.getArgNumber()) +
+          (parent == function.getOperation()
+               ? " of @" + function.getName().str()
+               : " of a block of " + parent->getName().getStringRef().str());
+    } else {
+      auto result = cast<OpResult>(source);
+      entry.value = "result #" + std::to_string(result.getResultNumber()) +
+                    " of " + result.getOwner()->getName().getStringRef().str();
+    }
+    entry.location = formatLocation(source.getLoc());
+    entry.from = typeName(getElementTypeOrSelf(source.getType()));
+    entry.to = typeName(getElementTypeOrSelf(record.result.getType()));
+    Operation *user = record.firstUser;
+    std::string target = user->getName().getStringRef().str() + " at " +
+                         formatLocation(user->getLoc());
+    if (const ColorNode *node = graph.lookup(user))
+      entry.reason = "for " + target + ", which computes in " +
+                     (node->allow ? typeName(node->target) : "f32") + " (" +
+                     graph.describeReason(*node) + ")";
+    else if (user->hasTrait<OpTrait::IsTerminator>())
+      entry.reason =
+          "for " + target + ", which forwards or returns it in " + entry.to;
+    else
+      entry.reason = "for " + target + ", which takes it in " + entry.to;
+    return entry;
   }
 
   /// The pass's own check that what it changed verifies, so a defect of
@@ -581,10 +655,11 @@ struct AutoMixedPrecisionPass
               "\"f32\" to go on";
   }
 
-  std::optional<PrecisionEntry>
-  describeOp(Operation *op, const ColoringGraph &graph,
-             const PrecisionPolicy &policy,
-             const FunctionRewriter &rewriter) const {
+  std::optional<PrecisionEntry> describeOp(Operation *op,
+                                           const ColoringGraph &graph,
+                                           const PrecisionPolicy &policy,
+                                           const FunctionRewriter &rewriter,
+                                           ConstantConverter &constants) const {
     PrecisionEntry entry;
     FloatType low = policy.getLowType();
     if (const ColorNode *node = graph.lookup(op)) {
@@ -616,7 +691,7 @@ struct AutoMixedPrecisionPass
       else if (rewriter.foldedConstants.contains(op))
         entry.reason = "constant; folded into " + typeName(low) +
                        " copies for its low-precision users";
-      else if (!fitsInType(constantValue, low))
+      else if (!constants.fits(constantValue, low))
         entry.reason = "constant out of " + typeName(low) + " range";
       else
         entry.reason = "constant";

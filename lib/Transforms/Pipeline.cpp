@@ -21,6 +21,7 @@ void amp::buildAmpPipeline(OpPassManager &pm,
   amp.level = options.level;
   amp.keepIoTypes = options.keepIoTypes;
   amp.castOp = options.castOp;
+  amp.constantOverflow = options.constantOverflow;
   amp.annotate = options.annotate;
   amp.reportPath = options.report;
   amp.remarks = options.remarks;

@@ -30,23 +30,6 @@ std::string formatLocation(Location loc) {
   return s;
 }
 
-bool fitsInType(Attribute values, FloatType type) {
-  auto dense = dyn_cast<DenseFPElementsAttr>(values);
-  if (!dense)
-    return false;
-  const llvm::fltSemantics &semantics = type.getFloatSemantics();
-  for (APFloat value : dense.getValues<APFloat>()) {
-    if (value.isNaN() || value.isInfinity() || value.isZero())
-      continue;
-    APFloat converted = value;
-    bool losesInfo = false;
-    converted.convert(semantics, APFloat::rmNearestTiesToEven, &losesInfo);
-    if (converted.isInfinity() || converted.isZero())
-      return false;
-  }
-  return true;
-}
-
 static std::string describe(Operation *op) {
   return op->getName().getStringRef().str() + " at " +
          formatLocation(op->getLoc());
@@ -403,9 +386,14 @@ std::string ColoringGraph::describeReason(const ColorNode &node) const {
   case ColorReason::None:
     return "";
   case ColorReason::AllowList:
-    return "allow list";
-  case ColorReason::DenyList:
-    return "deny list";
+  case ColorReason::DenyList: {
+    std::string list =
+        node.reason == ColorReason::AllowList ? "allow list" : "deny list";
+    // A class read from the op's body (a linalg.generic) says so.
+    if (node.op && node.op->getNumRegions() != 0 && !policy.isListed(node.op))
+      list += " (by what its body computes)";
+    return list;
+  }
   case ColorReason::ForcedByAttribute:
     return "forced by amp.precision";
   case ColorReason::InferAsDeny:
@@ -430,6 +418,8 @@ std::string ColoringGraph::describeReason(const ColorNode &node) const {
     return "carried value whose type a branch fixes";
   case ColorReason::CarriedNotConnected:
     return "carried value not connected to allow ops";
+  case ColorReason::NoAllowOps:
+    return "no allow op in the function: nothing converts";
   case ColorReason::TensorCoresOnly:
     return "level=tensor-cores-only converts only allow ops";
   case ColorReason::InferNotBetween:
@@ -622,13 +612,15 @@ void ColoringGraph::removeUnsupported() {
       node.reason = ColorReason::CannotCompute;
       continue;
     }
-    // A constant operand that would overflow or flush to zero in the target
-    // type keeps the op in f32 rather than silently changing its value.
+    // A constant operand with values past the target type's range keeps
+    // the op in f32 rather than turn them into inf (unless the user asked
+    // to saturate). Tiny values flush, as TensorFlow and PyTorch cast
+    // weights: the report counts them.
     for (OpOperand &use : node.op->getOpOperands()) {
       Attribute constant;
       if (isPrecisionOperand(node, use.getOperandNumber()) &&
           matchPattern(use.get(), m_Constant(&constant)) &&
-          !fitsInType(constant, target)) {
+          !constants.fits(constant, target)) {
         node.allow = false;
         node.reason = ColorReason::ConstantOutOfRange;
         break;
@@ -662,8 +654,16 @@ bool ColoringGraph::color() {
     }
     any |= node.allow;
   }
-  if (!any)
+  if (!any) {
+    // Nothing converts; every node still gets its reason.
+    for (ColorNode &node : nodes)
+      if (node.reason == ColorReason::None)
+        node.reason = node.op && effectiveClass(node) == PrecisionClass::Deny
+                          ? (node.forcedF32 ? ColorReason::ForcedByAttribute
+                                            : ColorReason::DenyList)
+                          : ColorReason::NoAllowOps;
     return false;
+  }
 
   if (level != PrecisionLevel::ForceAll) {
     spreadDeny(); // Step 2.

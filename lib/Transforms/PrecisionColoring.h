@@ -10,6 +10,7 @@
 #ifndef AMP_LIB_TRANSFORMS_PRECISIONCOLORING_H
 #define AMP_LIB_TRANSFORMS_PRECISIONCOLORING_H
 
+#include "ConstantConversion.h"
 #include "amp/Transforms/PrecisionPolicy.h"
 #include "mlir/IR/Operation.h"
 #include "llvm/ADT/DenseMap.h"
@@ -38,6 +39,7 @@ enum class ColorReason {
   ConstantOutOfRange,
   CarriedTypeFixed,
   CarriedNotConnected,
+  NoAllowOps,
   TensorCoresOnly,
   InferNotBetween,
   ClearNotConnected,
@@ -90,7 +92,8 @@ struct CarriedValues {
 
 class ColoringGraph {
 public:
-  explicit ColoringGraph(const PrecisionPolicy &policy) : policy(policy) {}
+  ColoringGraph(const PrecisionPolicy &policy, ConstantConverter &constants)
+      : policy(policy), constants(constants) {}
 
   /// Builds the graph for the body of `function`; fails (with a diagnostic)
   /// on IR the pass cannot handle, such as an unexpanded tg.gradients.
@@ -153,6 +156,7 @@ private:
   void removeUnsupported();
 
   const PrecisionPolicy &policy;
+  ConstantConverter &constants;
   std::vector<ColorNode> nodes;
   std::vector<CarriedValues> carried;
   llvm::DenseMap<mlir::Operation *, unsigned> opNodes;
@@ -162,10 +166,6 @@ private:
   llvm::SmallVector<mlir::Operation *> regionBranchOps, branchOps,
       existingCasts, carryingOps;
 };
-
-/// True when every element of `values` converts to `type` without
-/// overflowing to inf or flushing a non-zero to zero.
-bool fitsInType(mlir::Attribute values, mlir::FloatType type);
 
 /// "loc(...)" of `loc`, for reasons and reports.
 std::string formatLocation(mlir::Location loc);

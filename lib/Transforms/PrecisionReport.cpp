@@ -3,6 +3,7 @@
 #include "PrecisionReport.h"
 #include "PrecisionColoring.h"
 #include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/TypeUtilities.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
@@ -11,16 +12,14 @@ using namespace mlir;
 
 namespace amp {
 
-PrecisionReport::PrecisionReport(const PrecisionPolicy &policy,
-                                 StringRef level)
+PrecisionReport::PrecisionReport(const PrecisionPolicy &policy, StringRef level)
     : level(level.str()) {
   llvm::raw_string_ostream(precision) << policy.getLowType();
 }
 
 void PrecisionReport::add(FunctionOpInterface function, Operation *op,
                           const PrecisionEntry &entry) {
-  rows.push_back({function.getName().str(),
-                  op->getName().getStringRef().str(),
+  rows.push_back({function.getName().str(), op->getName().getStringRef().str(),
                   formatLocation(op->getLoc()), entry});
 }
 
@@ -28,6 +27,20 @@ void PrecisionReport::addTotals(unsigned c, unsigned k, unsigned f) {
   converted += c;
   casts += k;
   folded += f;
+}
+
+void PrecisionReport::addCast(FunctionOpInterface function, CastEntry entry) {
+  castRows.push_back({function.getName().str(), std::move(entry)});
+}
+
+void PrecisionReport::addConstant(FunctionOpInterface function,
+                                  Operation *lowConstant,
+                                  const ConversionCounts &counts) {
+  std::string to;
+  llvm::raw_string_ostream(to)
+      << getElementTypeOrSelf(lowConstant->getResult(0).getType());
+  constantRows.push_back({function.getName().str(),
+                          formatLocation(lowConstant->getLoc()), to, counts});
 }
 
 LogicalResult PrecisionReport::write(StringRef path, Location loc) const {
@@ -51,11 +64,44 @@ LogicalResult PrecisionReport::write(StringRef path, Location loc) const {
           json.attribute("reason", row.entry.reason);
         });
     });
+    json.attributeArray("casts", [&] {
+      for (const CastRow &row : castRows)
+        json.object([&] {
+          json.attribute("function", row.function);
+          json.attribute("value", row.entry.value);
+          json.attribute("location", row.entry.location);
+          json.attribute("from", row.entry.from);
+          json.attribute("to", row.entry.to);
+          json.attribute("reason", row.entry.reason);
+        });
+    });
+    ConversionCounts total;
+    json.attributeArray("constants", [&] {
+      for (const ConstantRow &row : constantRows) {
+        total.values += row.counts.values;
+        total.overflowed += row.counts.overflowed;
+        total.flushedToZero += row.counts.flushedToZero;
+        total.subnormal += row.counts.subnormal;
+        json.object([&] {
+          json.attribute("function", row.function);
+          json.attribute("location", row.location);
+          json.attribute("to", row.to);
+          json.attribute("values", row.counts.values);
+          json.attribute("overflowed", row.counts.overflowed);
+          json.attribute("flushed_to_zero", row.counts.flushedToZero);
+          json.attribute("subnormal", row.counts.subnormal);
+        });
+      }
+    });
     json.attributeObject("totals", [&] {
       json.attribute("ops", static_cast<int64_t>(rows.size()));
       json.attribute("converted", static_cast<int64_t>(converted));
       json.attribute("casts_inserted", static_cast<int64_t>(casts));
       json.attribute("casts_folded", static_cast<int64_t>(folded));
+      json.attribute("constant_values", total.values);
+      json.attribute("overflowed", total.overflowed);
+      json.attribute("flushed_to_zero", total.flushedToZero);
+      json.attribute("subnormal", total.subnormal);
     });
   });
   file << "\n";

@@ -3,6 +3,7 @@
 #ifndef AMP_LIB_TRANSFORMS_PRECISIONREPORT_H
 #define AMP_LIB_TRANSFORMS_PRECISIONREPORT_H
 
+#include "ConstantConversion.h"
 #include "amp/Transforms/PrecisionPolicy.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include <string>
@@ -15,19 +16,33 @@ struct PrecisionEntry {
   std::string cls;       // allow, infer, clear, deny or none
   std::string precision; // f16, bf16, f32, ...
   std::string reason;
-  std::string color;     // the amp.color annotation
+  std::string color; // the amp.color annotation
+};
+
+/// One inserted cast.
+struct CastEntry {
+  std::string value, location, from, to, reason;
 };
 
 /// Collects entries and totals across functions and writes them as JSON:
 /// {"precision", "level", "ops": [{"function", "name", "location", "class",
-/// "precision", "reason"}...], "totals": {"ops", "converted",
-/// "casts_inserted", "casts_folded"}}.
+/// "precision", "reason"}...], "casts": [{"function", "value", "location",
+/// "from", "to", "reason"}...], "constants": [{"function", "location",
+/// "to", "values", "overflowed", "flushed_to_zero", "subnormal"}...],
+/// "totals": {"ops", "converted", "casts_inserted", "casts_folded",
+/// "constant_values", "overflowed", "flushed_to_zero", "subnormal"}}.
 class PrecisionReport {
 public:
   PrecisionReport(const PrecisionPolicy &policy, llvm::StringRef level);
   void add(mlir::FunctionOpInterface function, mlir::Operation *op,
            const PrecisionEntry &entry);
   void addTotals(unsigned converted, unsigned casts, unsigned folded);
+  void addCast(mlir::FunctionOpInterface function, CastEntry entry);
+  /// A folded constant (the new, low-precision one) and what converting its
+  /// values did.
+  void addConstant(mlir::FunctionOpInterface function,
+                   mlir::Operation *lowConstant,
+                   const ConversionCounts &counts);
   /// Writes the report; emits at `loc` and fails when the file cannot be
   /// written.
   llvm::LogicalResult write(llvm::StringRef path, mlir::Location loc) const;
@@ -37,8 +52,18 @@ private:
     std::string function, name, location;
     PrecisionEntry entry;
   };
+  struct CastRow {
+    std::string function;
+    CastEntry entry;
+  };
+  struct ConstantRow {
+    std::string function, location, to;
+    ConversionCounts counts;
+  };
   std::string precision, level;
   std::vector<Row> rows;
+  std::vector<CastRow> castRows;
+  std::vector<ConstantRow> constantRows;
   unsigned converted = 0, casts = 0, folded = 0;
 };
 

@@ -73,6 +73,12 @@ def AutoMixedPrecisionPass
            "(arith.truncf/extf on tensors), tosa (tosa.cast) or auto (amp "
            "when the module holds tg or amp ops, else tosa in functions "
            "with TOSA ops and arith elsewhere)">,
+    Option<"constantOverflow", "constant-overflow", "std::string",
+           /*default=*/"\"keep-f32\"",
+           "What a constant operand with values past the low type's range "
+           "does: keep-f32 (its op stays f32) or saturate (those values "
+           "become the largest finite value). Tiny values always flush, "
+           "counted in the report">,
     Option<"annotate", "annotate", "bool", /*default=*/"false",
            "Write amp.color on every op that takes part">,
     Option<"reportPath", "report", "std::string", /*default=*/"\"\"",

@@ -41,6 +41,9 @@ struct AmpPipelineOptions
   Option<bool> keepIoTypes{*this, "keep-io-types",
                            llvm::cl::desc("Keep function signatures"),
                            llvm::cl::init(true)};
+  Option<std::string> constantOverflow{
+      *this, "constant-overflow", llvm::cl::desc("keep-f32 or saturate"),
+      llvm::cl::init("keep-f32")};
   Option<std::string> castOp{
       *this, "cast-op", llvm::cl::desc("auto, amp, arith or tosa"),
       llvm::cl::init("auto")};

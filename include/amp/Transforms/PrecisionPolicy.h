@@ -46,6 +46,12 @@ public:
     return getClass(op, llvm::dyn_cast<PrecisionPolicyOpInterface>(op));
   }
 
+  /// Whether a user list or registerPrecisionClass names the op.
+  bool isListed(mlir::Operation *op) const {
+    llvm::StringRef name = op->getName().getStringRef();
+    return overrides.count(name) || named.count(name);
+  }
+
   /// The interface's answers, with defaults for ops known only by name.
   static bool isPrecisionOperand(mlir::Operation *op,
                                  PrecisionPolicyOpInterface iface,

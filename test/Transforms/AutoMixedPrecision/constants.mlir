@@ -1,8 +1,8 @@
-// Casts of constants fold into f16 constants; the f32 constant stays for
-// its f32 users. A constant outside the f16 range (overflow, or a non-zero
-// that would flush to zero) is never rounded: its consumer keeps f32.
+// Casts of constants fold into f16 constants made in bulk; the f32 constant
+// stays while it has f32 users, and is erased once nothing uses it. Weights
+// held in dense_resource blobs (as torch-mlir stores them) fold into a new
+// blob.
 // RUN: amp-opt %s --amp-auto-mixed-precision | FileCheck %s
-// RUN: amp-opt %s --amp-auto-mixed-precision=precision=bf16 | FileCheck %s --check-prefix=BF16
 
 // CHECK-LABEL: func.func @folded
 // CHECK-DAG: %[[C32:.*]] = arith.constant dense<5.000000e-01> : tensor<32x32xf32>
@@ -17,21 +17,32 @@ func.func @folded(%x: tensor<32x32xf32>) -> (tensor<32x32xf32>, tensor<32x32xf32
   return %m, %e : tensor<32x32xf32>, tensor<32x32xf32>
 }
 
-// CHECK-LABEL: func.func @overflow
-// CHECK: tg.matmul {{.*}} : tensor<4x4xf32>
-// CHECK-NOT: f16
-// BF16-LABEL: func.func @overflow
-// BF16: tg.matmul {{.*}} : tensor<4x4xbf16>
-func.func @overflow(%x: tensor<4x4xf32>) -> tensor<4x4xf32> {
-  %c = arith.constant dense<1.0e5> : tensor<4x4xf32>
-  %m = tg.matmul %x, %c : tensor<4x4xf32>
-  return %m : tensor<4x4xf32>
+// Round to nearest even, element by element; no unused f32 constant left.
+// CHECK-LABEL: func.func @rounded
+// CHECK-NOT: tensor<2x2xf32> = arith.constant
+// CHECK: arith.constant dense<{{\[}}[1.000000e+00, 3.332520e-01], [-2.000000e+00, 6.550400e+04]]> : tensor<2x2xf16>
+// CHECK-NOT: : tensor<2x2xf32>
+// CHECK: tg.matmul
+func.func @rounded(%x: tensor<2x2xf32>) -> tensor<2x2xf32> {
+  %c = arith.constant dense<[[1.0, 0.33333333], [-2.0, 65504.0]]> : tensor<2x2xf32>
+  %m = tg.matmul %x, %c : tensor<2x2xf32>
+  return %m : tensor<2x2xf32>
 }
 
-// CHECK-LABEL: func.func @underflow
-// CHECK: tg.matmul {{.*}} : tensor<4x4xf32>
-func.func @underflow(%x: tensor<4x4xf32>) -> tensor<4x4xf32> {
-  %c = arith.constant dense<1.0e-9> : tensor<4x4xf32>
-  %m = tg.matmul %x, %c : tensor<4x4xf32>
-  return %m : tensor<4x4xf32>
+// CHECK-LABEL: func.func @resource
+// CHECK: %[[W:.*]] = arith.constant dense_resource<weight_f16> : tensor<2x2xf16>
+// CHECK: tg.matmul %{{.*}}, %[[W]] : tensor<2x2xf16>
+// CHECK: weight_f16: "0x02000000003C004000420044"
+func.func @resource(%x: tensor<2x2xf32>) -> tensor<2x2xf32> {
+  %c = arith.constant dense_resource<weight> : tensor<2x2xf32>
+  %m = tg.matmul %x, %c : tensor<2x2xf32>
+  return %m : tensor<2x2xf32>
 }
+
+{-#
+  dialect_resources: {
+    builtin: {
+      weight: "0x040000000000803F000000400000404000008040"
+    }
+  }
+#-}
