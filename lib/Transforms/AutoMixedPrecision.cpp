@@ -553,9 +553,11 @@ struct AutoMixedPrecisionPass
       if (annotate && graph.lookup(op))
         op->setAttr(AMPDialect::kColorAttrName,
                     StringAttr::get(op->getContext(), entry->color));
-      // The remark names the op by its location only: printing the op
-      // itself (with a weight's data) would cost more than the pass.
-      if (remarks)
+      // Remarks explain what computes: constants are accounted for in the
+      // report (a diagnostic quotes its source line, and a weight's line
+      // holds its data). The remark names the op by its location only, for
+      // the same reason.
+      if (remarks && !op->hasTrait<OpTrait::ConstantLike>())
         mlir::emitRemark(op->getLoc())
             << "amp: " << entry->precision << " (" << entry->reason << ")";
       report.add(function, op, *entry);

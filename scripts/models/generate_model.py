@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
 """Emits the forward pass of a real model as other front ends hand it to amp.
 
-usage: generate_model.py MODEL DIALECT [--batch N] [--weights args|constants]
-                         [--seed S] [-o FILE]
+usage: generate_model.py MODEL DIALECT [--batch N] [--weights args|constants|resources]
+                         [--width W] [--seed S] [-o FILE]
 
-MODEL:   resnet18 (ImageNet, 224x224) or bert-base (one encoder layer,
-         sequence 128, hidden 768, 12 heads, FFN 3072).
+MODEL:   resnet18 or resnet50 (ImageNet, 224x224) or bert-base (one encoder
+         layer, sequence 128, hidden 768, 12 heads, FFN 3072).
 DIALECT: linalg - the form torch-mlir's linalg-on-tensors output takes:
                   NCHW, dynamic batch, tensor.pad + linalg.conv_2d_nchw_fchw
                   into linalg.fill, batch norm / relu / residuals / softmax /
@@ -17,15 +17,18 @@ DIALECT: linalg - the form torch-mlir's linalg-on-tensors output takes:
                   relu, pooling, tosa.matmul on rank-3 tensors, reshape and
                   transpose, decomposed softmax / layer norm / GELU.
 --batch: the batch size; for linalg, 0 (the default) makes it dynamic.
---weights: args (default: every parameter is a function argument) or
-         constants (parameters are dense constants in the IR, as torch-mlir
-         emits trained weights: drawn from N(0, std) with He / BERT scales,
-         about 1% exact zeros and 0.1% values below f16's smallest normal).
+--weights: args (default: every parameter is a function argument),
+         constants (dense constants in the IR) or resources (dense_resource
+         blobs, as torch-mlir stores trained weights); constants are drawn
+         from N(0, std) with He / BERT scales, with about 1% exact zeros and
+         0.1% values below f16's smallest normal.
+--width: scales the ResNets' channel counts (1 = the real model), for
+         small test models with the same structure.
 """
 import argparse
+import array
 import math
 import random
-import struct
 import sys
 
 
@@ -39,6 +42,7 @@ class Emitter:
         self.weights = weights
         self.rng = random.Random(seed)
         self.consts = {}
+        self.blobs = []  # (name, hex) of dense_resource weights
 
     def fresh(self, hint="v"):
         self.counter += 1
@@ -53,7 +57,8 @@ class Emitter:
         return name
 
     def param(self, shape, std, hint="p", kind="weight"):
-        """A parameter of `shape`: an argument, or a dense constant."""
+        """A parameter of `shape`: an argument, or a constant (dense or a
+        dense_resource blob) of trained-like values."""
         ty = tensor(shape)
         if self.weights == "args":
             name = f"%{hint}{len(self.params)}"
@@ -62,24 +67,30 @@ class Emitter:
         n = 1
         for d in shape:
             n *= d
-        data = bytearray()
-        for _ in range(n):
-            data += struct.pack("<f", self.sample(std, kind))
-        return self.op(f'arith.constant dense<"0x{data.hex().upper()}"> : {ty}',
-                       hint)
+        data = self.sample(n, std, kind).tobytes().hex().upper()
+        if self.weights == "resources":
+            blob = f"{hint}_{len(self.blobs)}"
+            # A blob starts with its alignment (4 bytes, little-endian).
+            self.blobs.append((blob, "04000000" + data))
+            return self.op(f"arith.constant dense_resource<{blob}> : {ty}", hint)
+        return self.op(f'arith.constant dense<"0x{data}"> : {ty}', hint)
 
-    def sample(self, std, kind):
+    def sample(self, n, std, kind):
+        """n values like trained weights: N(0, std) with about 1% exact
+        zeros and 0.1% magnitudes below f16's smallest normal; scales near
+        1 and positive variances for normalisation parameters."""
+        gauss = self.rng.gauss
         if kind == "ones":
-            return 1.0 + self.rng.gauss(0, 0.02)
+            return array.array("f", [1.0 + gauss(0, 0.02) for _ in range(n)])
         if kind == "var":
-            return abs(self.rng.gauss(1.0, 0.2)) + 1e-3
-        r = self.rng.random()
-        if r < 0.01:
-            return 0.0
-        if r < 0.011:
-            # Trained weights hold a few values f16 cannot hold as normals.
-            return self.rng.choice((-1, 1)) * self.rng.uniform(1e-8, 6e-5)
-        return self.rng.gauss(0.0, std)
+            return array.array("f", [abs(gauss(1.0, 0.2)) + 1e-3
+                                     for _ in range(n)])
+        values = array.array("f", [gauss(0.0, std) for _ in range(n)])
+        for i in self.rng.sample(range(n), n // 100):
+            values[i] = 0.0
+        for i in self.rng.sample(range(n), n // 1000):
+            values[i] = self.rng.choice((-1, 1)) * self.rng.uniform(1e-8, 6e-5)
+        return values
 
     def scalar(self, value, ty="f32"):
         key = (value, ty)
@@ -161,7 +172,38 @@ class Linalg(Emitter):
                             list(range(rank)), ["parallel"] * rank)
 
 
-def linalg_resnet18(e):
+RESNETS = {"resnet18": ([2, 2, 2, 2], False), "resnet50": ([3, 4, 6, 3], True)}
+
+
+def residual_stages(e, x, shape, channel_dim, conv, batch_norm, relu, add):
+    """ResNet's four stages: basic blocks (ResNet-18) or bottlenecks
+    (ResNet-50, 4x expansion); returns the output and its shape."""
+    blocks, bottleneck = RESNETS[e.model]
+    for stage, base in enumerate((64, 128, 256, 512)):
+        width = e.width(base)
+        cout = width * 4 if bottleneck else width
+        for block in range(blocks[stage]):
+            stride = 2 if stage > 0 and block == 0 else 1
+            if bottleneck:
+                y, ys = conv(x, shape, width, 1, 1, 0)
+                y = relu(batch_norm(y, ys), ys)
+                y, ys = conv(y, ys, width, 3, stride, 1)
+                y = relu(batch_norm(y, ys), ys)
+                y, ys = conv(y, ys, cout, 1, 1, 0)
+            else:
+                y, ys = conv(x, shape, cout, 3, stride, 1)
+                y = relu(batch_norm(y, ys), ys)
+                y, ys = conv(y, ys, cout, 3, 1, 1)
+            y = batch_norm(y, ys)
+            if stride != 1 or shape[channel_dim] != cout:
+                x, shape = conv(x, shape, cout, 1, stride, 0)
+                x = batch_norm(x, shape)
+            x = relu(add(y, x, ys), ys)
+            shape = ys
+    return x, shape
+
+
+def linalg_resnet(e):
     n = e.batch
     x = "%input"
     shape = [n, 3, 224, 224]
@@ -218,17 +260,18 @@ def linalg_resnet18(e):
                              ["%y = arith.addf %a0, %a1 : f32",
                               "linalg.yield %y : f32"])
 
-    x, shape = conv(x, shape, 64, 7, 2, 3)
+    stem = e.width(64)
+    x, shape = conv(x, shape, stem, 7, 2, 3)
     x = relu(batch_norm(x, shape), shape)
     # Max pool 3x3 / 2, padding 1 with -inf.
     ninf = e.scalar(float("-inf"))
-    padded = [shape[0], 64, shape[2] + 2, shape[3] + 2]
+    padded = [shape[0], stem, shape[2] + 2, shape[3] + 2]
     p = e.fresh("pad")
     e.emit(f"{p} = tensor.pad {x} low[0, 0, 1, 1] high[0, 0, 1, 1] {{")
     e.emit("^bb0(%i0: index, %i1: index, %i2: index, %i3: index):")
     e.emit(f"  tensor.yield {ninf} : f32")
     e.emit(f"}} : {tensor(shape)} to {tensor(padded)}")
-    out = [shape[0], 64, 56, 56]
+    out = [shape[0], stem, 56, 56]
     init = e.filled(out, float("-inf"))
     win = e.op(f"tensor.empty() : {tensor([3, 3])}", "win")
     x = e.op(f"linalg.pooling_nchw_max {{dilations = dense<1> : tensor<2xi64>, "
@@ -236,20 +279,10 @@ def linalg_resnet18(e):
              f"{tensor(padded)}, {tensor([3, 3])}) outs({init} : {tensor(out)}) "
              f"-> {tensor(out)}", "pool")
     shape = out
-    for stage, cout in enumerate((64, 128, 256, 512)):
-        for block in range(2):
-            stride = 2 if stage > 0 and block == 0 else 1
-            y, ys = conv(x, shape, cout, 3, stride, 1)
-            y = relu(batch_norm(y, ys), ys)
-            y, ys = conv(y, ys, cout, 3, 1, 1)
-            y = batch_norm(y, ys)
-            if stride != 1 or shape[1] != cout:
-                x, shape = conv(x, shape, cout, 1, stride, 0)
-                x = batch_norm(x, shape)
-            x = relu(add(y, x, ys), ys)
-            shape = ys
+    x, shape = residual_stages(e, x, shape, 1, conv, batch_norm, relu, add)
     # Global average pool: a 7x7 sum window, then a division.
-    out = [shape[0], 512, 1, 1]
+    features = shape[1]
+    out = [shape[0], features, 1, 1]
     init = e.filled(out, 0.0)
     win = e.op(f"tensor.empty() : {tensor([7, 7])}", "win")
     s = e.op(f"linalg.pooling_nchw_sum {{dilations = dense<1> : tensor<2xi64>, "
@@ -260,15 +293,15 @@ def linalg_resnet18(e):
     avg = e.elementwise([(s, out, [0, 1, 2, 3])], out,
                         [f"%y = arith.divf %a0, {d} : f32", "linalg.yield %y : f32"])
     flat = e.op(f"tensor.collapse_shape {avg} [[0], [1, 2, 3]] : {tensor(out)} "
-                f"into {tensor([shape[0], 512])}", "flat")
-    w = e.param([1000, 512], math.sqrt(1.0 / 512), "fc")
+                f"into {tensor([shape[0], features])}", "flat")
+    w = e.param([1000, features], math.sqrt(1.0 / features), "fc")
     b = e.param([1000], 0.01, "fcb")
-    wt_init = e.empty([512, 1000])
-    wt = e.op(f"linalg.transpose ins({w} : {tensor([1000, 512])}) outs({wt_init} : "
-              f"{tensor([512, 1000])}) permutation = [1, 0]", "wt")
+    wt_init = e.empty([features, 1000])
+    wt = e.op(f"linalg.transpose ins({w} : {tensor([1000, features])}) outs({wt_init} : "
+              f"{tensor([features, 1000])}) permutation = [1, 0]", "wt")
     init = e.filled([shape[0], 1000], 0.0)
-    m = e.op(f"linalg.matmul ins({flat}, {wt} : {tensor([shape[0], 512])}, "
-             f"{tensor([512, 1000])}) outs({init} : {tensor([shape[0], 1000])}) "
+    m = e.op(f"linalg.matmul ins({flat}, {wt} : {tensor([shape[0], features])}, "
+             f"{tensor([features, 1000])}) outs({init} : {tensor([shape[0], 1000])}) "
              f"-> {tensor([shape[0], 1000])}", "fc")
     logits = e.elementwise([(m, [shape[0], 1000], [0, 1]), (b, [1000], [1])],
                            [shape[0], 1000],
@@ -491,7 +524,7 @@ def asymmetric_padding(size, k, stride, pad):
     return pad, high
 
 
-def tosa_resnet18(e):
+def tosa_resnet(e):
     n = e.batch
     x = "%input"
     shape = [n, 224, 224, 3]
@@ -533,36 +566,29 @@ def tosa_resnet18(e):
                     f"min_val = 0.0 : f32}} : ({tensor(shape)}) -> {tensor(shape)}",
                     "relu")
 
-    x, shape = conv(x, shape, 64, 7, 2, 3)
+    stem = e.width(64)
+    x, shape = conv(x, shape, stem, 7, 2, 3)
     x = relu(batch_norm(x, shape), shape)
-    out = [n, 56, 56, 64]
+    out = [n, 56, 56, stem]
     low, high = asymmetric_padding(shape[1], 3, 2, 1)
     x = e.op(f"tosa.max_pool2d {x} {{kernel = array<i64: 3, 3>, pad = array<i64: "
              f"{low}, {high}, {low}, {high}>, stride = array<i64: 2, 2>}} : "
              f"({tensor(shape)}) -> "
              f"{tensor(out)}", "pool")
     shape = out
-    for stage, cout in enumerate((64, 128, 256, 512)):
-        for block in range(2):
-            stride = 2 if stage > 0 and block == 0 else 1
-            y, ys = conv(x, shape, cout, 3, stride, 1)
-            y = relu(batch_norm(y, ys), ys)
-            y, ys = conv(y, ys, cout, 3, 1, 1)
-            y = batch_norm(y, ys)
-            if stride != 1 or shape[3] != cout:
-                x, shape = conv(x, shape, cout, 1, stride, 0)
-                x = batch_norm(x, shape)
-            x = relu(e.binary("add", y, ys, x, ys, ys), ys)
-            shape = ys
+    x, shape = residual_stages(
+        e, x, shape, 3, conv, batch_norm, relu,
+        lambda a, b, sh: e.binary("add", a, sh, b, sh, sh))
     zp = e.const([1], 0.0)
-    out = [n, 1, 1, 512]
+    features = shape[3]
+    out = [n, 1, 1, features]
     avg = e.op(f"tosa.avg_pool2d {x}, {zp}, {zp} {{acc_type = f32, kernel = "
                f"array<i64: 7, 7>, pad = array<i64: 0, 0, 0, 0>, stride = "
                f"array<i64: 1, 1>}} : ({tensor(shape)}, tensor<1xf32>, "
                f"tensor<1xf32>) -> {tensor(out)}", "avg")
-    flat = e.reshape(avg, out, [1, n, 512])
-    w = e.param([1, 512, 1000], math.sqrt(1.0 / 512), "fc")
-    m, ms = e.matmul(flat, [1, n, 512], w, [1, 512, 1000])
+    flat = e.reshape(avg, out, [1, n, features])
+    w = e.param([1, features, 1000], math.sqrt(1.0 / features), "fc")
+    m, ms = e.matmul(flat, [1, n, features], w, [1, features, 1000])
     b = e.param([1, 1, 1000], 0.01, "fcb")
     logits = e.binary("add", m, ms, b, [1, 1, 1000], ms)
     return [("%input", tensor([n, 224, 224, 3]))], logits, tensor(ms)
@@ -639,25 +665,35 @@ def tosa_bert(e):
             tensor([n, s, h]))
 
 
-MODELS = {("resnet18", "linalg"): (Linalg, linalg_resnet18),
+MODELS = {("resnet18", "linalg"): (Linalg, linalg_resnet),
+          ("resnet50", "linalg"): (Linalg, linalg_resnet),
           ("bert-base", "linalg"): (Linalg, linalg_bert),
-          ("resnet18", "tosa"): (Tosa, tosa_resnet18),
+          ("resnet18", "tosa"): (Tosa, tosa_resnet),
+          ("resnet50", "tosa"): (Tosa, tosa_resnet),
           ("bert-base", "tosa"): (Tosa, tosa_bert)}
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("model", choices=["resnet18", "bert-base"])
+    parser.add_argument("model", choices=["resnet18", "resnet50", "bert-base"])
     parser.add_argument("dialect", choices=["linalg", "tosa"])
     parser.add_argument("--batch", type=int, default=0)
-    parser.add_argument("--weights", choices=["args", "constants"], default="args")
+    parser.add_argument("--weights", choices=["args", "constants", "resources"],
+                        default="args")
+    parser.add_argument("--width", type=float, default=1.0)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("-o", "--output", default="-")
     args = parser.parse_args()
     if args.batch < 0:
         parser.error("--batch must be >= 0")
+    if not 0 < args.width <= 1:
+        parser.error("--width must be in (0, 1]")
+    if args.model == "bert-base" and args.width != 1:
+        parser.error("--width applies to the ResNets")
     cls, build = MODELS[(args.model, args.dialect)]
     e = cls(args.weights, args.seed, args.batch)
+    e.model = args.model
+    e.width = lambda c: max(1, int(c * args.width))
     inputs, result, result_type = build(e)
     params = inputs + e.params
     signature = ", ".join(f"{name}: {ty}" for name, ty in params)
@@ -668,6 +704,10 @@ def main():
     text += e.lines
     text.append(f"  return {result} : {result_type}")
     text.append("}")
+    if e.blobs:
+        text.append("{-#\n  dialect_resources: {\n    builtin: {")
+        text.append(",\n".join(f'      {name}: "0x{data}"' for name, data in e.blobs))
+        text.append("    }\n  }\n#-}")
     out = sys.stdout if args.output == "-" else open(args.output, "w")
     out.write("\n".join(text) + "\n")
 

@@ -55,7 +55,6 @@ func.func @step(%x: tensor<32x32xf32>, %w: tensor<32x32xf32>) -> (tensor<32x32xf
   %m = tg.matmul %x, %w : tensor<32x32xf32>
   // expected-remark @+1 {{amp: f16 (between allow ops)}}
   %a = tg.add %m, %x : tensor<32x32xf32>
-  // expected-remark @+1 {{amp: f16 (constant folded from f32 for its low-precision users)}}
   %c = arith.constant dense<2.0> : tensor<32x32xf32>
   // expected-remark @+1 {{amp: f16 (allow list)}}
   %m2 = tg.matmul %a, %c : tensor<32x32xf32>
