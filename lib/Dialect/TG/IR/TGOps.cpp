@@ -12,6 +12,7 @@
 #include "mlir/IR/Diagnostics.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallSet.h"
+#include "llvm/Support/CheckedArithmetic.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
@@ -665,8 +666,16 @@ LogicalResult ConcatOp::inferReturnTypes(MLIRContext *ctx,
                         " differs from operand 0 in "
                         "dimension " +
                         Twine(d) + ", which is not the axis");
-    shape[*axis] += t->getDimSize(*axis);
+    std::optional<int64_t> sum =
+        llvm::checkedAdd(shape[*axis], t->getDimSize(*axis));
+    if (!sum)
+      return fail(loc, name, "the concatenated axis overflows 64 bits");
+    shape[*axis] = *sum;
   }
+  if (!checkedNumElements(shape))
+    return fail(loc, name,
+                "result " + formatShape(shape) +
+                    " would have more than 2^60 elements");
   types.push_back(RankedTensorType::get(shape, first->getElementType()));
   return success();
 }
@@ -734,8 +743,20 @@ LogicalResult PadOp::inferReturnTypes(MLIRContext *ctx,
   for (int64_t d = 0; d < rank; ++d) {
     if (low[d] < 0 || high[d] < 0)
       return fail(loc, name, "padding must be non-negative");
-    shape.push_back(x->getDimSize(d) + low[d] + high[d]);
+    std::optional<int64_t> size = llvm::checkedAdd(x->getDimSize(d), low[d]);
+    if (size)
+      size = llvm::checkedAdd(*size, high[d]);
+    if (!size)
+      return fail(loc, name,
+                  "padding of dimension " + Twine(d) + " (low " +
+                      Twine(low[d]) + ", high " + Twine(high[d]) +
+                      ") overflows 64 bits");
+    shape.push_back(*size);
   }
+  if (!checkedNumElements(shape))
+    return fail(loc, name,
+                "result " + formatShape(shape) +
+                    " would have more than 2^60 elements");
   types.push_back(RankedTensorType::get(shape, x->getElementType()));
   return success();
 }

@@ -4,6 +4,7 @@
 #include "amp/Dialect/TG/IR/TG.h"
 #include "mlir/IR/Diagnostics.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/CheckedArithmetic.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
@@ -65,13 +66,42 @@ Type getStatsElementType(Type elementType) {
   return Float32Type::get(elementType.getContext());
 }
 
-int64_t slidingWindowSize(int64_t size, int64_t kernel, int64_t stride,
-                          int64_t dilation, int64_t padLow, int64_t padHigh) {
-  int64_t span = dilation * (kernel - 1) + 1;
-  int64_t padded = size + padLow + padHigh;
-  if (padded < span)
+std::optional<int64_t> slidingWindowSize(int64_t size, int64_t kernel,
+                                         int64_t stride, int64_t dilation,
+                                         int64_t padLow, int64_t padHigh) {
+  std::optional<int64_t> span = llvm::checkedMul(dilation, kernel - 1);
+  if (span)
+    span = llvm::checkedAdd(*span, int64_t(1));
+  std::optional<int64_t> padded = llvm::checkedAdd(size, padLow);
+  if (padded)
+    padded = llvm::checkedAdd(*padded, padHigh);
+  if (!span || !padded)
+    return std::nullopt;
+  if (*padded < *span)
     return 0;
-  return (padded - span) / stride + 1;
+  return (*padded - *span) / stride + 1;
+}
+
+std::optional<int64_t> checkedNumElements(ArrayRef<int64_t> shape) {
+  // At most 2^60 elements: a byte size at 8 bytes an element stays below
+  // 2^63, whatever the runtime multiplies it by.
+  constexpr int64_t kMaxElements = int64_t(1) << 60;
+  int64_t n = 1;
+  for (int64_t d : shape) {
+    if (d < 0)
+      return std::nullopt;
+    std::optional<int64_t> next = llvm::checkedMul(n, d);
+    if (!next || *next > kMaxElements)
+      return std::nullopt;
+    n = *next;
+  }
+  return n;
+}
+
+bool hasAddressableSize(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  return tensor && tensor.hasStaticShape() &&
+         checkedNumElements(tensor.getShape()).has_value();
 }
 
 static LogicalResult fail(std::optional<Location> loc, StringRef opName,
@@ -136,19 +166,23 @@ inferConv2DType(std::optional<Location> loc, StringRef opName,
     return fail(loc, opName,
                 "input has " + Twine(cin) +
                     " channels but the filter expects " + Twine(fcin));
-  int64_t oh = slidingWindowSize(x.getDimSize(dims->h), kh, win->sh, win->dh,
-                                 win->padTop, win->padBottom);
-  int64_t ow = slidingWindowSize(x.getDimSize(dims->w), kw, win->sw, win->dw,
-                                 win->padLeft, win->padRight);
-  if (oh < 1 || ow < 1)
+  std::optional<int64_t> oh = slidingWindowSize(
+      x.getDimSize(dims->h), kh, win->sh, win->dh, win->padTop, win->padBottom);
+  std::optional<int64_t> ow = slidingWindowSize(
+      x.getDimSize(dims->w), kw, win->sw, win->dw, win->padLeft, win->padRight);
+  if (!oh || !ow)
+    return fail(loc, opName,
+                "padding or dilation too large: the padded input or the "
+                "dilated filter window would not fit in 64 bits");
+  if (*oh < 1 || *ow < 1)
     return fail(loc, opName,
                 "filter window " + formatShape({kh, kw}) +
                     " does not fit the padded input " +
                     formatShape(x.getShape()));
   SmallVector<int64_t> shape(4);
   shape[dims->n] = x.getDimSize(dims->n);
-  shape[dims->h] = oh;
-  shape[dims->w] = ow;
+  shape[dims->h] = *oh;
+  shape[dims->w] = *ow;
   shape[dims->c] = w.getDimSize(0);
   return RankedTensorType::get(shape, x.getElementType());
 }
@@ -166,18 +200,33 @@ inferPool2DType(std::optional<Location> loc, StringRef opName,
   if (failed(win))
     return failure();
   LayoutDims dims = win->dims;
-  int64_t oh = slidingWindowSize(x.getDimSize(dims.h), win->kh, win->sh, 1,
-                                 win->padTop, win->padBottom);
-  int64_t ow = slidingWindowSize(x.getDimSize(dims.w), win->kw, win->sw, 1,
-                                 win->padLeft, win->padRight);
-  if (oh < 1 || ow < 1)
+  // A window lying entirely in the padding would pool no input (max of
+  // nothing, average over zero elements): padding must stay below the
+  // window, as in TensorFlow and PyTorch.
+  if (win->padTop >= win->kh || win->padBottom >= win->kh ||
+      win->padLeft >= win->kw || win->padRight >= win->kw)
+    return fail(loc, opName,
+                "padding [" + Twine(padding[0]) + ", " + Twine(padding[1]) +
+                    ", " + Twine(padding[2]) + ", " + Twine(padding[3]) +
+                    "] must be smaller than the window " + formatShape(window) +
+                    " on each side (a window inside the padding pools no "
+                    "input)");
+  std::optional<int64_t> oh = slidingWindowSize(
+      x.getDimSize(dims.h), win->kh, win->sh, 1, win->padTop, win->padBottom);
+  std::optional<int64_t> ow = slidingWindowSize(
+      x.getDimSize(dims.w), win->kw, win->sw, 1, win->padLeft, win->padRight);
+  if (!oh || !ow)
+    return fail(loc, opName,
+                "padding too large: the padded input would not "
+                "fit in 64 bits");
+  if (*oh < 1 || *ow < 1)
     return fail(loc, opName,
                 "window " + formatShape(window) +
                     " does not fit the padded input " +
                     formatShape(x.getShape()));
   SmallVector<int64_t> shape(x.getShape());
-  shape[dims.h] = oh;
-  shape[dims.w] = ow;
+  shape[dims.h] = *oh;
+  shape[dims.w] = *ow;
   return RankedTensorType::get(shape, x.getElementType());
 }
 

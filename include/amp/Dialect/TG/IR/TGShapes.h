@@ -32,8 +32,19 @@ std::optional<LayoutDims> getLayoutDims(llvm::StringRef layout);
 /// Spatial output size of a window of `kernel` elements dilated by
 /// `dilation`, sliding by `stride` over `size + padLow + padHigh` elements;
 /// < 1 when the window does not fit.
-int64_t slidingWindowSize(int64_t size, int64_t kernel, int64_t stride,
-                          int64_t dilation, int64_t padLow, int64_t padHigh);
+/// The output size of a sliding window, 0 when the window does not fit, or
+/// std::nullopt when a size computed on the way overflows 64 bits.
+std::optional<int64_t> slidingWindowSize(int64_t size, int64_t kernel,
+                                         int64_t stride, int64_t dilation,
+                                         int64_t padLow, int64_t padHigh);
+
+/// The number of elements of `shape`, or std::nullopt when it (or its size
+/// in bytes at 8 bytes an element) does not fit in 64 bits.
+std::optional<int64_t> checkedNumElements(llvm::ArrayRef<int64_t> shape);
+
+/// True for a static tensor type whose size checkedNumElements accepts
+/// (the type constraint of every tg operand and result).
+bool hasAddressableSize(mlir::Type type);
 
 /// Attributes of a 2-D window op (convolution or pooling), checked.
 struct Window2D {

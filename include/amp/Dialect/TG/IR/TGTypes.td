@@ -11,14 +11,22 @@
 
 include "mlir/IR/CommonTypeConstraints.td"
 
-def TG_FloatTensor : StaticShapeTensorOf<[F16, BF16, F32, F64]>;
-def TG_NumericTensor : StaticShapeTensorOf<[F16, BF16, F32, F64, I32, I64]>;
-def TG_AnyTensor : StaticShapeTensorOf<[F16, BF16, F32, F64, I1, I32, I64]>;
-def TG_IndexTensor : StaticShapeTensorOf<[I32, I64]>;
-def TG_PredTensor : StaticShapeTensorOf<[I1]>;
+// A static shape whose element count (and byte size, at 8 bytes an
+// element) fits in 64 bits, so no size computed from it wraps.
+class TG_TensorOf<list<Type> allowedTypes>
+    : RankedTensorOf<allowedTypes,
+                     [HasStaticShapePred,
+                      CPred<"::amp::tg::hasAddressableSize($_self)">],
+                     "statically shaped tensor (at most 2^60 elements)">;
+
+def TG_FloatTensor : TG_TensorOf<[F16, BF16, F32, F64]>;
+def TG_NumericTensor : TG_TensorOf<[F16, BF16, F32, F64, I32, I64]>;
+def TG_AnyTensor : TG_TensorOf<[F16, BF16, F32, F64, I1, I32, I64]>;
+def TG_IndexTensor : TG_TensorOf<[I32, I64]>;
+def TG_PredTensor : TG_TensorOf<[I1]>;
 // Master weights, optimizer state and norm statistics: f32 (f64 for
 // reference runs), never a low-precision type.
-def TG_WideFloatTensor : StaticShapeTensorOf<[F32, F64]>;
+def TG_WideFloatTensor : TG_TensorOf<[F32, F64]>;
 
 // The amp ops also take ranked tensors with dynamic dimensions, as the IR
 // of other front ends has them (a dynamic batch): the precision pass works
