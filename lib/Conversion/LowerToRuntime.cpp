@@ -633,10 +633,27 @@ struct LowerToRuntimePass
     : amp::impl::LowerToRuntimePassBase<LowerToRuntimePass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    // One module is one JIT unit: nested modules are refused, not skipped.
+    for (auto nested : module.getOps<ModuleOp>()) {
+      nested.emitError("amp-lower-to-runtime: nested module")
+          << (nested.getSymName() ? " @" + nested.getSymName()->str() : "")
+          << ": lower each module on its own";
+      return signalPassFailure();
+    }
     SmallVector<func::FuncOp> funcs;
-    for (auto func : module.getOps<func::FuncOp>())
+    for (auto func : module.getOps<func::FuncOp>()) {
+      // The runtime's C API and its C wrappers own these names.
+      StringRef name = func.getSymName();
+      if (name.starts_with("amprt_") || name.starts_with("_mlir_ciface_")) {
+        func.emitError("amp-lower-to-runtime: function @")
+            << name
+            << " takes a name the runtime's C API uses (amprt_*, "
+               "_mlir_ciface_*): rename it";
+        return signalPassFailure();
+      }
       if (!func.isExternal())
         funcs.push_back(func);
+    }
     for (func::FuncOp func : funcs)
       if (failed(FunctionLowering(module, func).run()))
         return signalPassFailure();

@@ -59,29 +59,32 @@ struct LossScalingPass : amp::impl::LossScalingPassBase<LossScalingPass> {
     if (!(initScale > 0.0) || std::isinf(initScale))
       return emitError(loc) << "amp-loss-scaling: init-scale must be a "
                                "finite value > 0, got "
-                            << initScale;
+                            << static_cast<double>(initScale);
     if (mode != "dynamic")
       return success();
     if (!(growthFactor >= 1.0) || std::isinf(growthFactor))
       return emitError(loc) << "amp-loss-scaling: growth-factor must be a "
                                "finite value >= 1, got "
-                            << growthFactor;
+                            << static_cast<double>(growthFactor);
     if (!(backoffFactor > 0.0 && backoffFactor <= 1.0))
       return emitError(loc) << "amp-loss-scaling: backoff-factor must be in "
                                "(0, 1], got "
-                            << backoffFactor;
+                            << static_cast<double>(backoffFactor);
     if (growthInterval < 1)
       return emitError(loc) << "amp-loss-scaling: growth-interval must be "
                                ">= 1, got "
-                            << growthInterval;
+                            << static_cast<int64_t>(growthInterval);
     if (!(minScale > 0.0 && minScale <= maxScale) || std::isinf(maxScale))
       return emitError(loc) << "amp-loss-scaling: scales must satisfy 0 < "
                                "min-scale <= max-scale < inf, got "
-                            << minScale << " and " << maxScale;
+                            << static_cast<double>(minScale) << " and "
+                            << static_cast<double>(maxScale);
     if (initScale < minScale || initScale > maxScale)
-      return emitError(loc) << "amp-loss-scaling: init-scale " << initScale
+      return emitError(loc) << "amp-loss-scaling: init-scale "
+                            << static_cast<double>(initScale)
                             << " is outside [min-scale, max-scale] = ["
-                            << minScale << ", " << maxScale << "]";
+                            << static_cast<double>(minScale) << ", "
+                            << static_cast<double>(maxScale) << "]";
     return success();
   }
 
@@ -92,9 +95,14 @@ struct LossScalingPass : amp::impl::LossScalingPassBase<LossScalingPass> {
     if (mode == "none")
       return;
     bool anySeed = false;
-    for (auto func : module.getOps<func::FuncOp>()) {
-      if (func.isExternal())
-        continue;
+    // Functions of nested modules too: none is skipped silently.
+    SmallVector<func::FuncOp> funcs;
+    module.walk([&](func::FuncOp func) {
+      if (!func.isExternal() && isa<ModuleOp>(func->getParentOp()))
+        funcs.push_back(func);
+      return WalkResult::skip();
+    });
+    for (func::FuncOp func : funcs) {
       FailureOr<bool> scaled = runOnFunction(func);
       if (failed(scaled))
         return signalPassFailure();
@@ -147,9 +155,8 @@ struct LossScalingPass : amp::impl::LossScalingPassBase<LossScalingPass> {
     }
     Block &body = func.getBody().front();
     if (!func.getBody().hasOneBlock() || seeds[0]->getBlock() != &body ||
-        llvm::any_of(optimizers, [&](Operation *op) {
-          return op->getBlock() != &body;
-        }))
+        llvm::any_of(optimizers,
+                     [&](Operation *op) { return op->getBlock() != &body; }))
       return seeds[0].emitError("amp-loss-scaling: the backward pass and "
                                 "the optimizer updates must be in the "
                                 "function's single block");
@@ -202,9 +209,8 @@ struct LossScalingPass : amp::impl::LossScalingPassBase<LossScalingPass> {
       builder.setInsertionPointToStart(&body);
       scale = arith::ConstantOp::create(
           builder, loc,
-          DenseElementsAttr::get(f32Scalar,
-                                 builder.getF32FloatAttr(initScale)
-                                     .getValue()));
+          DenseElementsAttr::get(
+              f32Scalar, builder.getF32FloatAttr(initScale).getValue()));
     }
 
     // Scale the seed.
@@ -219,9 +225,8 @@ struct LossScalingPass : amp::impl::LossScalingPassBase<LossScalingPass> {
     for (Value g : gradients) {
       Value source = g;
       if (auto cast = g.getDefiningOp<CastOp>())
-        if (g.hasOneUse() &&
-            isa<Float16Type, BFloat16Type>(
-                cast.getX().getType().getElementType()))
+        if (g.hasOneUse() && isa<Float16Type, BFloat16Type>(
+                                 cast.getX().getType().getElementType()))
           source = cast.getX();
       if (Operation *def = g.getDefiningOp())
         builder.setInsertionPointAfter(def);
@@ -277,8 +282,9 @@ struct LossScalingPass : amp::impl::LossScalingPassBase<LossScalingPass> {
         builder.getF64FloatAttr(backoffFactor),
         builder.getI64IntegerAttr(growthInterval),
         builder.getF64FloatAttr(minScale), builder.getF64FloatAttr(maxScale));
-    terminator->insertOperands(terminator->getNumOperands(),
-                               {update.getNewScale(), update.getNewGoodSteps()});
+    terminator->insertOperands(
+        terminator->getNumOperands(),
+        {update.getNewScale(), update.getNewGoodSteps()});
     unsigned results = func.getNumResults();
     (void)func.insertResult(
         results, update.getNewScale().getType(),

@@ -105,9 +105,14 @@ LogicalResult PrecisionReport::write(StringRef path, Location loc) const {
     });
   });
   file << "\n";
-  if (file.has_error())
+  file.close();
+  if (file.has_error()) {
+    // Cleared, or the stream's destructor would abort the process.
+    std::string why = file.error().message();
+    file.clear_error();
     return emitError(loc) << "amp-auto-mixed-precision: cannot write report '"
-                          << path << "'";
+                          << path << "': " << why;
+  }
   return success();
 }
 

@@ -8,6 +8,15 @@
 // RUN: not amp-opt %t/does-not-exist.mlir 2>&1 | FileCheck %s --check-prefix=MISSING
 // RUN: not amp-opt %t/valid.mlir --pass-pipeline='builtin.module(no-such-pass)' 2>&1 | FileCheck %s --check-prefix=PASS
 // RUN: not amp-opt %t/garbage.mlir 2>&1 | FileCheck %s --check-prefix=GARBAGE
+// An output that cannot be written (a full disk) is an error, not an abort.
+// RUN: not amp-opt %t/valid.mlir -o /dev/full 2>&1 | FileCheck %s --check-prefix=FULL
+// RUN: not amp-opt %t/valid.mlir --amp-auto-mixed-precision=report=/dev/full -o /dev/null 2>&1 | FileCheck %s --check-prefix=REPORT
+// Regions nested 20,000 deep parse and convert (the work runs on a large
+// stack), where the main thread's stack would overflow.
+// RUN: %python -c "n = 20000; print('func.func @f(%%p: i1) {\n' + 'scf.if %%p {\n' * n + '}\n' * n + 'return\n}')" > %t/deep.mlir
+// RUN: amp-opt %t/deep.mlir --amp-auto-mixed-precision -o /dev/null
+// A 10^10-element splat weight converts through its one value.
+// RUN: amp-opt %t/splat.mlir --amp-auto-mixed-precision | FileCheck %s --check-prefix=SPLAT
 
 // TRUNC: truncated.mlir:{{[0-9]+}}:{{[0-9]+}}: error: expected
 // UNKNOWN: unknown-op.mlir:2:8: error: custom op 'tg.softplus' is unknown
@@ -16,6 +25,9 @@
 // MISSING: cannot open input file '{{.*}}does-not-exist.mlir': No such file or directory
 // PASS: 'no-such-pass' does not refer to a registered pass
 // GARBAGE: garbage.mlir:1:1: error: custom op 'this' is unknown
+// FULL: amp-opt: cannot write '/dev/full': No space left on device
+// REPORT: error: amp-auto-mixed-precision: cannot write report '/dev/full': No space left on device
+// SPLAT: arith.constant dense<5.000000e-01> : tensor<100000x100000xf16>
 
 //--- truncated.mlir
 func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
@@ -41,3 +53,10 @@ func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
 
 //--- garbage.mlir
 this is not MLIR at all
+
+//--- splat.mlir
+func.func @f(%x: tensor<100000x100000xf32>) -> tensor<100000x100000xf32> {
+  %c = arith.constant dense<0.5> : tensor<100000x100000xf32>
+  %m = tg.matmul %x, %c : tensor<100000x100000xf32>
+  return %m : tensor<100000x100000xf32>
+}

@@ -12,6 +12,7 @@
 #include "amp/Conversion/Passes.h"
 #include "amp/Dialect/TG/IR/TGShapes.h"
 #include "amp/InitAll.h"
+#include "amp/Tools/LargeStack.h"
 #include "amp/Transforms/Passes.h"
 #include "amp/Transforms/Pipeline.h"
 #include "amprt/amprt.h"
@@ -23,6 +24,7 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Transforms/Passes.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
@@ -81,6 +83,20 @@ namespace {
 int fatal(const llvm::Twine &message) {
   llvm::errs() << "amp-run: error: " << message << "\n";
   return 1;
+}
+
+std::string typeString(Type type) {
+  std::string text;
+  llvm::raw_string_ostream(text) << type;
+  return text;
+}
+
+/// A number for the JSON report: JSON has no NaN or infinity, so a
+/// non-finite value is written as null (docs/amp-run.md).
+llvm::json::Value jsonNumber(double value) {
+  if (std::isfinite(value))
+    return value;
+  return nullptr;
 }
 
 /// One function's tensor signature and tg.role of every argument/result.
@@ -144,9 +160,13 @@ std::optional<std::string> checkSignature(func::FuncOp f, uint64_t memory) {
     if (!dtype)
       return where + " has type " + typeText +
              "; the runtime holds f16, bf16, f32, f64, i32, i64 and i1";
+    if (llvm::is_contained(ranked.getShape(), 0))
+      return where + " (" + typeText +
+             ") has no elements; amp-run trains on non-empty tensors (a "
+             "batch of at least 1)";
     uint64_t bytes = amprt_dtype_size(*dtype);
     for (int64_t d : ranked.getShape())
-      if (d < 1 || __builtin_mul_overflow(bytes, (uint64_t)d, &bytes))
+      if (__builtin_mul_overflow(bytes, (uint64_t)d, &bytes))
         return where + " (" + typeText + ") is too large to allocate";
     if (bytes > memory)
       return where + " (" + typeText + ") needs " + std::to_string(bytes) +
@@ -261,8 +281,14 @@ std::vector<float> initialValues(RankedTensorType type, StringRef init,
 
 } // namespace
 
+static int runMain(int argc, char **argv);
+
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
+  return amp::runWithLargeStack([&] { return runMain(argc, argv); });
+}
+
+static int runMain(int argc, char **argv) {
   cl::ParseCommandLineOptions(argc, argv,
                               "amp-run: train a tg training step\n");
   amp::initializeJitTarget();
@@ -273,6 +299,20 @@ int main(int argc, char **argv) {
   if (steps < 0 || epochs < 1 || batchFlag < 0 || logEvery < 1)
     return fatal("--steps, --batch must be >= 0 and --epochs, --log-every "
                  ">= 1");
+  if (!std::isfinite(lr) || lr < 0)
+    return fatal("--lr must be a finite value >= 0, got " + std::to_string(lr));
+  if (!std::isfinite(initScale) || initScale <= 0)
+    return fatal("--init-scale must be a finite value > 0, got " +
+                 std::to_string(initScale));
+  // The object file is written after compiling: fail now, not after the
+  // work, when it cannot be written.
+  if (!emitObj.empty()) {
+    std::error_code ec;
+    llvm::raw_fd_ostream probe(emitObj, ec);
+    if (ec)
+      return fatal("cannot write --emit-obj '" + emitObj +
+                   "': " + ec.message());
+  }
 
   // Device.
   std::string deviceName = device;
@@ -344,8 +384,13 @@ int main(int argc, char **argv) {
     return fatal("JIT compilation failed: " +
                  llvm::toString(engine.takeError()));
   (*engine)->initialize();
-  if (!emitObj.empty())
+  if (!emitObj.empty()) {
     (*engine)->dumpToObjectFile(emitObj);
+    uint64_t size = 0;
+    if (llvm::sys::fs::file_size(emitObj, size) || size == 0)
+      return fatal("could not write the object file --emit-obj '" + emitObj +
+                   "'");
+  }
   using StepFn = int32_t (*)(void *, void **, void **);
   auto stepSym = (*engine)->lookup(entryName);
   if (!stepSym)
@@ -361,22 +406,48 @@ int main(int argc, char **argv) {
 
   // The step's inputs.
   int inputIndex = -1, labelIndex = -1, lossIndex = -1;
+  // Each of these roles names one value: a second is refused, not ignored.
+  auto claim = [&](int &index, size_t i, StringRef role,
+                   StringRef kind) -> std::optional<std::string> {
+    if (index >= 0)
+      return ("@" + entryName + " has two " + kind + " with tg.role \"" + role +
+              "\" (#" + std::to_string(index) + " and #" + std::to_string(i) +
+              "); amp-run binds one")
+          .str();
+    index = i;
+    return std::nullopt;
+  };
   for (size_t i = 0; i < step.argRoles.size(); ++i) {
+    std::optional<std::string> error;
     if (step.argRoles[i] == "input")
-      inputIndex = i;
+      error = claim(inputIndex, i, "input", "arguments");
     if (step.argRoles[i] == "label")
-      labelIndex = i;
+      error = claim(labelIndex, i, "label", "arguments");
+    if (error)
+      return fatal(*error);
   }
   for (size_t i = 0; i < step.resultRoles.size(); ++i)
     if (step.resultRoles[i] == "loss")
-      lossIndex = i;
+      if (auto error = claim(lossIndex, i, "loss", "results"))
+        return fatal(*error);
   if (inputIndex < 0 || labelIndex < 0 || lossIndex < 0)
     return fatal("@" + entryName +
                  " needs arguments with tg.role \"input\" "
                  "and \"label\" and a result with tg.role \"loss\"");
   RankedTensorType inputType = step.argTypes[inputIndex];
   RankedTensorType labelType = step.argTypes[labelIndex];
-  int64_t batch = inputType.getShape().empty() ? 0 : inputType.getDimSize(0);
+  RankedTensorType lossType = step.resultTypes[lossIndex];
+  if (lossType.getRank() != 0 || !lossType.getElementType().isF32())
+    return fatal(
+        "the loss (result #" + std::to_string(lossIndex) + " of @" + entryName +
+        ", tg.role \"loss\") must be a scalar "
+        "tensor<f32>, got " +
+        typeString(lossType) + "; reduce it (tg.reduce_mean) and keep it f32");
+  if (inputType.getRank() == 0 || inputType.getDimSize(0) < 1)
+    return fatal("the input argument (#" + std::to_string(inputIndex) + ", " +
+                 typeString(inputType) +
+                 ") needs a leading batch dimension of at least 1");
+  int64_t batch = inputType.getDimSize(0);
   if (batchFlag && batchFlag != batch)
     return fatal("--batch=" + std::to_string(batchFlag) +
                  " but the model's input batch is " + std::to_string(batch));
@@ -458,7 +529,12 @@ int main(int argc, char **argv) {
   int64_t perEpoch = dataset.train.count / batch;
   if (perEpoch < 1)
     return fatal("the training split is smaller than one batch");
-  int64_t totalSteps = steps > 0 ? steps : perEpoch * epochs;
+  int64_t totalSteps = steps;
+  if (steps == 0 &&
+      __builtin_mul_overflow(perEpoch, (int64_t)epochs, &totalSteps))
+    return fatal("--epochs=" + std::to_string(epochs) + " at " +
+                 std::to_string(perEpoch) +
+                 " steps an epoch is more steps than 64 bits count");
   std::vector<int64_t> order(dataset.train.count);
   std::iota(order.begin(), order.end(), 0);
 
@@ -547,11 +623,11 @@ int main(int argc, char **argv) {
       state[inputIndex] = state[labelIndex] = nullptr;
 
       llvm::json::Object record{{"step", s},
-                                {"loss", (double)loss},
+                                {"loss", jsonNumber(loss)},
                                 {"skipped", stepSkipped},
                                 {"time_ms", seconds * 1e3}};
       if (scaleIndex >= 0)
-        record["loss_scale"] = (double)newScale;
+        record["loss_scale"] = jsonNumber(newScale);
       stepRecords.push_back(std::move(record));
       if ((s + 1) % logEvery == 0 || s + 1 == totalSteps)
         llvm::errs() << llvm::format(
@@ -653,17 +729,23 @@ int main(int argc, char **argv) {
         {"batch", batch},
         {"steps", totalSteps},
         {"skipped_steps", skipped},
-        {"final_loss", lastLoss},
+        {"final_loss", jsonNumber(lastLoss)},
         {"peak_step_bytes", (int64_t)peakStepBytes},
         {"step_output_bytes", (int64_t)stepOutputBytes},
         {"peak_activation_bytes", (int64_t)peakActivationBytes},
         {"train_seconds", trainSeconds},
         {"wall_seconds", wall},
-        {"samples_per_second", totalSteps * batch / trainSeconds},
+        {"samples_per_second", jsonNumber(totalSteps * batch / trainSeconds)},
         {"per_step", std::move(stepRecords)}};
     if (accuracy >= 0)
       report["final_accuracy"] = accuracy;
     out << llvm::formatv("{0:2}", llvm::json::Value(std::move(report))) << "\n";
+    out.close();
+    if (out.has_error()) {
+      std::string why = out.error().message();
+      out.clear_error();
+      return fatal("cannot write --report '" + reportPath + "': " + why);
+    }
   }
   for (amprt_tensor *t : state)
     amprt_tensor_release(t);
