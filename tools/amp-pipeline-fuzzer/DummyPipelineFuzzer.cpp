@@ -102,7 +102,7 @@ int main(int argc, char **argv) {
     }
     fprintf(stderr, "running %s\n", file.c_str());
     LLVMFuzzerTestOneInput(bytes.data(), bytes.size());
-    if (!bytes.empty() && bytes[0] < 0x80)
+    if (!bytes.empty() && bytes[0] >= 0x09 && bytes[0] < 0x80)
       texts.push_back(std::move(bytes));
   }
   std::mt19937 rng(seed);
@@ -114,7 +114,11 @@ int main(int argc, char **argv) {
       input.resize(1 + rng() % 96);
       for (uint8_t &b : input)
         b = (uint8_t)rng();
-      input[0] |= 0x80; // the structured-graph half
+      // Half structured training steps, half foreign IR (mode bytes 0-8).
+      if (rng() % 2)
+        input[0] |= 0x80;
+      else
+        input[0] %= 0x09;
     }
     if (only >= 0 && (long)r != only)
       continue;

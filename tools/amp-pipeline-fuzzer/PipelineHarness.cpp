@@ -1,6 +1,7 @@
 //===- PipelineHarness.cpp - One fuzz input through compiler and runtime --===//
 
 #include "PipelineHarness.h"
+#include "ForeignFromBytes.h"
 #include "GraphFromBytes.h"
 #include "amp/Conversion/Passes.h"
 #include "amp/Dialect/TG/IR/TGShapes.h"
@@ -16,6 +17,7 @@
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassInstrumentation.h"
 #include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
 #include <cmath>
 #include <cstdio>
@@ -487,6 +489,41 @@ void runGraph(llvm::ArrayRef<uint8_t> bytes) {
   }
 }
 
+/// Foreign IR: the pass must accept every generated module, hand back IR
+/// that verifies (the instrumentation checks), and accept its own output.
+void runForeign(llvm::ArrayRef<uint8_t> bytes) {
+  amp::fuzz::DecodedForeign foreign = amp::fuzz::decodeForeign(bytes);
+  if (getenv("AMP_FUZZ_PRINT"))
+    fprintf(stderr, "// --amp-auto-mixed-precision=\"%s\"\n%s",
+            foreign.options.c_str(), foreign.text.c_str());
+  MLIRContext context(registry(), MLIRContext::Threading::DISABLED);
+  std::string diagnostics;
+  ScopedDiagnosticHandler collect(&context, [&](Diagnostic &d) {
+    diagnostics += d.str() + "\n";
+    return success();
+  });
+  OwningOpRef<ModuleOp> module =
+      parseSourceString<ModuleOp>(foreign.text, &context);
+  if (!module)
+    violation("generated foreign IR does not parse: " + diagnostics,
+              foreign.text);
+  std::string pipeline =
+      "builtin.module(amp-auto-mixed-precision{" + foreign.options + "})";
+  for (int round = 0; round < 2; ++round) {
+    PassManager pm(&context);
+    pm.enableVerifier(false);
+    pm.addInstrumentation(std::make_unique<VerifyAfterEachPass>(foreign.text));
+    if (failed(parsePassPipeline(pipeline, pm)))
+      violation("bad generated options: " + foreign.options, foreign.text);
+    if (failed(pm.run(*module)))
+      violation(std::string(round ? "running the pass on its own output"
+                                  : "the pass") +
+                    " failed on valid foreign IR (" + foreign.options +
+                    "): " + diagnostics,
+                foreign.text);
+  }
+}
+
 bool isText(llvm::ArrayRef<uint8_t> bytes) {
   return !bytes.empty() &&
          (bytes[0] == '\t' || bytes[0] == '\n' || bytes[0] == '\r' ||
@@ -497,6 +534,7 @@ bool isText(llvm::ArrayRef<uint8_t> bytes) {
 
 void amp::fuzz::initializeHarness() {
   amp::initializeJitTarget();
+  amp::registerAllPasses();
   (void)registry();
 }
 
@@ -505,5 +543,9 @@ void amp::fuzz::runInput(llvm::ArrayRef<uint8_t> bytes) {
     return;
   if (isText(bytes))
     return runText(StringRef((const char *)bytes.data(), bytes.size()));
+  // Mode bytes below 0x20 (other than whitespace) decode to foreign IR;
+  // the rest to training steps.
+  if (bytes[0] < 0x20)
+    return runForeign(bytes.drop_front());
   runGraph(bytes.drop_front());
 }

@@ -8,7 +8,11 @@
 //    goes through the f16 amp pipeline and, when it is a training step of
 //    modest size, through lowering, the JIT and one CPU runtime step. Errors
 //    are fine; crashes, sanitizer reports and invalid IR after a pass are not;
-//  - binary inputs decode to a valid training step (GraphFromBytes.h) that
+//  - binary inputs whose mode byte is below 0x20 decode to foreign IR
+//    (ForeignFromBytes.h: linalg, tensor, scf, cf, TOSA, dynamic and unranked
+//    shapes) that --amp-auto-mixed-precision, under decoded options, must
+//    accept and return verified, twice;
+//  - other binary inputs decode to a valid training step (GraphFromBytes.h) that
 //    must compile in f32 and in f16/bf16 and run; where the f32 values are in
 //    range the low-precision loss and gradients must match f32 within the
 //    type's tolerance, and no param may end up inf or NaN.
