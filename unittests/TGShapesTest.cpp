@@ -41,12 +41,38 @@ TEST(SlidingWindow, MatchesTheConvolutionFormula) {
 }
 
 TEST(Layout, ChannelDims) {
-  EXPECT_EQ(*getChannelDim(4, "NHWC"), 3u);
-  EXPECT_EQ(*getChannelDim(4, "NCHW"), 1u);
-  EXPECT_EQ(*getChannelDim(2, "NCHW"), 1u);
-  EXPECT_EQ(*getChannelDim(2, "NHWC"), 1u);
-  EXPECT_FALSE(getChannelDim(1, "NHWC").has_value());
-  EXPECT_FALSE(getChannelDim(4, "CHWN").has_value());
+  EXPECT_EQ(*getChannelDim(4, Layout::NHWC), 3u);
+  EXPECT_EQ(*getChannelDim(4, Layout::NCHW), 1u);
+  EXPECT_EQ(*getChannelDim(2, Layout::NCHW), 1u);
+  EXPECT_EQ(*getChannelDim(2, Layout::NHWC), 1u);
+  EXPECT_FALSE(getChannelDim(1, Layout::NHWC).has_value());
+}
+
+TEST(Layout, NamesAreTheSpecSpelling) {
+  EXPECT_EQ(symbolizeLayout("NHWC"), Layout::NHWC);
+  EXPECT_EQ(symbolizeLayout("NCHW"), Layout::NCHW);
+  EXPECT_FALSE(symbolizeLayout("CHWN").has_value());
+  EXPECT_FALSE(symbolizeLayout("nhwc").has_value());
+  EXPECT_EQ(stringifyLayout(Layout::NCHW), "NCHW");
+}
+
+TEST(Enums, EveryNameRoundTrips) {
+  for (const char *name : {"eq", "ne", "lt", "le", "gt", "ge"})
+    EXPECT_EQ(stringifyComparisonDirection(*symbolizeComparisonDirection(name)),
+              name);
+  EXPECT_FALSE(symbolizeComparisonDirection("GE").has_value());
+  for (const char *name :
+       {"param", "opt_state", "input", "label", "lr", "loss_scale",
+        "good_steps", "loss", "logits", "output"})
+    EXPECT_EQ(stringifyRole(*symbolizeRole(name)), name);
+  EXPECT_FALSE(symbolizeRole("params").has_value());
+  // The roles a step both takes and returns are the ones hosts carry.
+  EXPECT_TRUE(isCarriedRole(Role::Param));
+  EXPECT_TRUE(isCarriedRole(Role::LossScale));
+  EXPECT_FALSE(isCarriedRole(Role::Input));
+  EXPECT_FALSE(isCarriedRole(Role::Loss));
+  EXPECT_FALSE(isArgumentRole(Role::Logits));
+  EXPECT_FALSE(isResultRole(Role::LearningRate));
 }
 
 TEST(Conv2D, InfersOutputTypeForBothLayouts) {
@@ -55,21 +81,22 @@ TEST(Conv2D, InfersOutputTypeForBothLayouts) {
   auto nhwc = mlir::RankedTensorType::get({8, 28, 28, 1}, f32);
   auto ohwi = mlir::RankedTensorType::get({16, 3, 3, 1}, f32);
   auto y = inferConv2DType(std::nullopt, "tg.conv2d", nhwc, ohwi, {2, 2},
-                           {1, 1, 1, 1}, {1, 1}, "NHWC");
-  ASSERT_TRUE(succeeded(y));
+                           {1, 1, 1, 1}, {1, 1}, Layout::NHWC);
+  ASSERT_TRUE(mlir::succeeded(y));
   EXPECT_EQ(y->getShape(), llvm::ArrayRef<int64_t>({8, 14, 14, 16}));
 
   auto nchw = mlir::RankedTensorType::get({8, 3, 32, 32}, f32);
   auto oihw = mlir::RankedTensorType::get({8, 3, 5, 5}, f32);
   auto z = inferConv2DType(std::nullopt, "tg.conv2d", nchw, oihw, {1, 1},
-                           {0, 0, 0, 0}, {1, 1}, "NCHW");
-  ASSERT_TRUE(succeeded(z));
+                           {0, 0, 0, 0}, {1, 1}, Layout::NCHW);
+  ASSERT_TRUE(mlir::succeeded(z));
   EXPECT_EQ(z->getShape(), llvm::ArrayRef<int64_t>({8, 8, 28, 28}));
 
   // Mismatched channels fail without a location (nothing is emitted).
   auto bad = mlir::RankedTensorType::get({16, 3, 3, 2}, f32);
-  EXPECT_TRUE(failed(inferConv2DType(std::nullopt, "tg.conv2d", nhwc, bad,
-                                     {1, 1}, {0, 0, 0, 0}, {1, 1}, "NHWC")));
+  EXPECT_TRUE(
+      mlir::failed(inferConv2DType(std::nullopt, "tg.conv2d", nhwc, bad, {1, 1},
+                                   {0, 0, 0, 0}, {1, 1}, Layout::NHWC)));
 }
 
 TEST(Stats, AreF32UnlessReferenceF64) {

@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "RuntimeABI.h"
 #include "amp/Conversion/Passes.h"
 #include "amp/Dialect/AMP/IR/AMP.h"
 #include "amp/Dialect/TG/IR/TG.h"
@@ -24,38 +25,27 @@ namespace amp {
 
 using namespace mlir;
 namespace tg = amp::tg;
+namespace abi = amp::abi;
 
 std::optional<int32_t> amp::runtimeDtypeCode(Type element) {
   if (element.isF32())
-    return 0;
+    return AMPRT_F32;
   if (element.isF16())
-    return 1;
+    return AMPRT_F16;
   if (element.isBF16())
-    return 2;
+    return AMPRT_BF16;
   if (element.isF64())
-    return 3;
+    return AMPRT_F64;
   if (element.isInteger(32))
-    return 4;
+    return AMPRT_I32;
   if (element.isInteger(64))
-    return 5;
+    return AMPRT_I64;
   if (element.isInteger(1))
-    return 6;
+    return AMPRT_I1;
   return std::nullopt;
 }
 
 namespace {
-
-int32_t layoutCode(StringRef layout) { return layout == "NCHW" ? 1 : 0; }
-
-int32_t predicateCode(StringRef p) {
-  return llvm::StringSwitch<int32_t>(p)
-      .Case("eq", 0)
-      .Case("ne", 1)
-      .Case("lt", 2)
-      .Case("le", 3)
-      .Case("gt", 4)
-      .Default(5);
-}
 
 class FunctionLowering {
 public:
@@ -68,11 +58,27 @@ public:
 
 private:
   // Declarations and constants.
-  FlatSymbolRefAttr declare(StringRef name, TypeRange inputs,
-                            TypeRange results);
-  Value call(StringRef name, ValueRange args, TypeRange results = {});
+  /// Declares the runtime entry `name` of C type `type` once per module.
+  void declare(StringRef name, FunctionType type);
+  /// Calls a runtime entry; the argument count is checked when this
+  /// compiles, against amprt.h.
+  template <typename Fn, typename... Args>
+  Value call(abi::Entry<Fn> entry, Args... args) {
+    static_assert(sizeof...(Args) == abi::Entry<Fn>::arity,
+                  "argument count differs from the amprt.h declaration");
+    FunctionType type = entry.type(b.getContext());
+    declare(entry.name, type);
+    auto op = func::CallOp::create(b, loc, entry.name, type.getResults(),
+                                   ValueRange{Value(args)...});
+    return op->getNumResults() ? op->getResult(0) : Value();
+  }
   /// Calls an entry that returns a status and records it on the context.
-  void callChecked(StringRef name, ValueRange args);
+  template <typename Fn, typename... Args>
+  void callChecked(abi::Entry<Fn> entry, Args... args) {
+    static_assert(std::is_same_v<typename abi::Entry<Fn>::Result, amprt_status>,
+                  "callChecked is for entries that return amprt_status");
+    call(AMPRT_ENTRY(amprt_record_status), ctx, call(entry, args...));
+  }
   Value constI32(int64_t v) {
     return arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(v));
   }
@@ -111,28 +117,12 @@ private:
   std::string baseName;
 };
 
-FlatSymbolRefAttr FunctionLowering::declare(StringRef name, TypeRange inputs,
-                                            TypeRange results) {
-  if (!module.lookupSymbol(name)) {
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(module.getBody());
-    auto decl = func::FuncOp::create(b, module.getLoc(), name,
-                                     b.getFunctionType(inputs, results));
-    decl.setPrivate();
-  }
-  return SymbolRefAttr::get(b.getContext(), name);
-}
-
-Value FunctionLowering::call(StringRef name, ValueRange args,
-                             TypeRange results) {
-  declare(name, args.getTypes(), results);
-  auto op = func::CallOp::create(b, loc, name, results, args);
-  return results.empty() ? Value() : op.getResult(0);
-}
-
-void FunctionLowering::callChecked(StringRef name, ValueRange args) {
-  Value status = call(name, args, {i32});
-  call("amprt_record_status", {ctx, status});
+void FunctionLowering::declare(StringRef name, FunctionType type) {
+  if (module.lookupSymbol(name))
+    return;
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(module.getBody());
+  func::FuncOp::create(b, module.getLoc(), name, type).setPrivate();
 }
 
 Value FunctionLowering::i64Array(ArrayRef<int64_t> values) {
@@ -160,10 +150,8 @@ Value FunctionLowering::ptrArray(ValueRange values) {
 Value FunctionLowering::newTensor(Type type) {
   auto tensor = cast<RankedTensorType>(type);
   int32_t code = *amp::runtimeDtypeCode(tensor.getElementType());
-  return call("amprt_tensor_new",
-              {ctx, constI32(code), constI32(tensor.getRank()),
-               i64Array(tensor.getShape())},
-              {ptr});
+  return call(AMPRT_ENTRY(amprt_tensor_new), ctx, constI32(code),
+              constI32(tensor.getRank()), i64Array(tensor.getShape()));
 }
 
 LogicalResult FunctionLowering::lowerConstant(arith::ConstantOp op) {
@@ -179,7 +167,7 @@ LogicalResult FunctionLowering::lowerConstant(arith::ConstantOp op) {
     double v = isa<FloatType>(element)
                    ? dense.getSplatValue<APFloat>().convertToDouble()
                    : (double)dense.getSplatValue<APInt>().getSExtValue();
-    callChecked("amprt_tensor_fill", {t, constF64(v)});
+    callChecked(AMPRT_ENTRY(amprt_tensor_fill), t, constF64(v));
     return success();
   }
   // The data lives in an LLVM global, copied in by amprt_tensor_write.
@@ -210,216 +198,220 @@ LogicalResult FunctionLowering::lowerConstant(arith::ConstantOp op) {
   unsigned bits = storage.getIntOrFloatBitWidth();
   int64_t bytes = type.getNumElements() * std::max(1u, bits / 8);
   Value size = arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(bytes));
-  callChecked("amprt_tensor_write", {t, address, size});
+  callChecked(AMPRT_ENTRY(amprt_tensor_write), t, address, size);
   return success();
 }
 
 LogicalResult FunctionLowering::lowerOp(Operation *op) {
   loc = op->getLoc();
   auto h = [&](Value v) { return handle(v); };
-  auto unary = [&](StringRef name) {
+  auto unary = [&](auto entry) {
     SmallVector<Value> out = newResults(op);
-    callChecked(name, {ctx, h(op->getOperand(0)), out[0]});
+    callChecked(entry, ctx, h(op->getOperand(0)), out[0]);
     return success();
   };
-  auto binary = [&](StringRef name) {
+  auto binary = [&](auto entry) {
     SmallVector<Value> out = newResults(op);
-    callChecked(name,
-                {ctx, h(op->getOperand(0)), h(op->getOperand(1)), out[0]});
+    callChecked(entry, ctx, h(op->getOperand(0)), h(op->getOperand(1)), out[0]);
     return success();
   };
   return llvm::TypeSwitch<Operation *, LogicalResult>(op)
       .Case([&](arith::ConstantOp c) { return lowerConstant(c); })
-      .Case([&](tg::NegOp) { return unary("amprt_neg"); })
-      .Case([&](tg::AbsOp) { return unary("amprt_abs"); })
-      .Case([&](tg::ExpOp) { return unary("amprt_exp"); })
-      .Case([&](tg::LogOp) { return unary("amprt_log"); })
-      .Case([&](tg::SqrtOp) { return unary("amprt_sqrt"); })
-      .Case([&](tg::RsqrtOp) { return unary("amprt_rsqrt"); })
-      .Case([&](tg::SquareOp) { return unary("amprt_square"); })
-      .Case([&](tg::ReciprocalOp) { return unary("amprt_reciprocal"); })
-      .Case([&](tg::TanhOp) { return unary("amprt_tanh"); })
-      .Case([&](tg::SigmoidOp) { return unary("amprt_sigmoid"); })
-      .Case([&](tg::ReluOp) { return unary("amprt_relu"); })
-      .Case([&](tg::GeluOp) { return unary("amprt_gelu"); })
-      .Case([&](tg::ErfOp) { return unary("amprt_erf"); })
-      .Case([&](tg::IsFiniteOp) { return unary("amprt_is_finite"); })
+      .Case([&](tg::NegOp) { return unary(AMPRT_ENTRY(amprt_neg)); })
+      .Case([&](tg::AbsOp) { return unary(AMPRT_ENTRY(amprt_abs)); })
+      .Case([&](tg::ExpOp) { return unary(AMPRT_ENTRY(amprt_exp)); })
+      .Case([&](tg::LogOp) { return unary(AMPRT_ENTRY(amprt_log)); })
+      .Case([&](tg::SqrtOp) { return unary(AMPRT_ENTRY(amprt_sqrt)); })
+      .Case([&](tg::RsqrtOp) { return unary(AMPRT_ENTRY(amprt_rsqrt)); })
+      .Case([&](tg::SquareOp) { return unary(AMPRT_ENTRY(amprt_square)); })
+      .Case([&](tg::ReciprocalOp) {
+        return unary(AMPRT_ENTRY(amprt_reciprocal));
+      })
+      .Case([&](tg::TanhOp) { return unary(AMPRT_ENTRY(amprt_tanh)); })
+      .Case([&](tg::SigmoidOp) { return unary(AMPRT_ENTRY(amprt_sigmoid)); })
+      .Case([&](tg::ReluOp) { return unary(AMPRT_ENTRY(amprt_relu)); })
+      .Case([&](tg::GeluOp) { return unary(AMPRT_ENTRY(amprt_gelu)); })
+      .Case([&](tg::ErfOp) { return unary(AMPRT_ENTRY(amprt_erf)); })
+      .Case([&](tg::IsFiniteOp) { return unary(AMPRT_ENTRY(amprt_is_finite)); })
       .Case([&](tg::LeakyReluOp o) {
         SmallVector<Value> out = newResults(op);
-        callChecked("amprt_leaky_relu",
-                    {ctx, h(o.getX()), constF64(o.getAlpha().convertToDouble()),
-                     out[0]});
+        callChecked(AMPRT_ENTRY(amprt_leaky_relu), ctx, h(o.getX()),
+                    constF64(o.getAlpha().convertToDouble()), out[0]);
         return success();
       })
-      .Case([&](tg::AddOp) { return binary("amprt_add"); })
-      .Case([&](tg::SubOp) { return binary("amprt_sub"); })
-      .Case([&](tg::MulOp) { return binary("amprt_mul"); })
-      .Case([&](tg::DivOp) { return binary("amprt_div"); })
-      .Case([&](tg::PowOp) { return binary("amprt_pow"); })
-      .Case([&](tg::MaximumOp) { return binary("amprt_maximum"); })
-      .Case([&](tg::MinimumOp) { return binary("amprt_minimum"); })
-      .Case([&](tg::ReluGradOp) { return binary("amprt_relu_grad"); })
-      .Case([&](tg::GeluGradOp) { return binary("amprt_gelu_grad"); })
-      .Case([&](tg::TanhGradOp) { return binary("amprt_tanh_grad"); })
-      .Case([&](tg::SigmoidGradOp) { return binary("amprt_sigmoid_grad"); })
+      .Case([&](tg::AddOp) { return binary(AMPRT_ENTRY(amprt_add)); })
+      .Case([&](tg::SubOp) { return binary(AMPRT_ENTRY(amprt_sub)); })
+      .Case([&](tg::MulOp) { return binary(AMPRT_ENTRY(amprt_mul)); })
+      .Case([&](tg::DivOp) { return binary(AMPRT_ENTRY(amprt_div)); })
+      .Case([&](tg::PowOp) { return binary(AMPRT_ENTRY(amprt_pow)); })
+      .Case([&](tg::MaximumOp) { return binary(AMPRT_ENTRY(amprt_maximum)); })
+      .Case([&](tg::MinimumOp) { return binary(AMPRT_ENTRY(amprt_minimum)); })
+      .Case(
+          [&](tg::ReluGradOp) { return binary(AMPRT_ENTRY(amprt_relu_grad)); })
+      .Case(
+          [&](tg::GeluGradOp) { return binary(AMPRT_ENTRY(amprt_gelu_grad)); })
+      .Case(
+          [&](tg::TanhGradOp) { return binary(AMPRT_ENTRY(amprt_tanh_grad)); })
+      .Case([&](tg::SigmoidGradOp) {
+        return binary(AMPRT_ENTRY(amprt_sigmoid_grad));
+      })
       .Case([&](tg::LeakyReluGradOp o) {
         SmallVector<Value> out = newResults(op);
-        callChecked("amprt_leaky_relu_grad",
-                    {ctx, h(o.getDy()), h(o.getX()),
-                     constF64(o.getAlpha().convertToDouble()), out[0]});
+        callChecked(AMPRT_ENTRY(amprt_leaky_relu_grad), ctx, h(o.getDy()),
+                    h(o.getX()), constF64(o.getAlpha().convertToDouble()),
+                    out[0]);
         return success();
       })
       .Case([&](tg::CompareOp o) {
         SmallVector<Value> out = newResults(op);
-        callChecked("amprt_compare",
-                    {ctx, constI32(predicateCode(o.getPredicate())),
-                     h(o.getA()), h(o.getB()), out[0]});
+        callChecked(AMPRT_ENTRY(amprt_compare), ctx,
+                    constI32(abi::predicateCode(o.getPredicate())), h(o.getA()),
+                    h(o.getB()), out[0]);
         return success();
       })
       .Case([&](tg::SelectOp o) {
         SmallVector<Value> out = newResults(op);
-        callChecked("amprt_select",
-                    {ctx, h(o.getCond()), h(o.getA()), h(o.getB()), out[0]});
+        callChecked(AMPRT_ENTRY(amprt_select), ctx, h(o.getCond()), h(o.getA()),
+                    h(o.getB()), out[0]);
         return success();
       })
       .Case<tg::MatmulOp, tg::BatchMatmulOp>([&](auto o) {
         SmallVector<Value> out = newResults(op);
-        StringRef name =
-            isa<tg::MatmulOp>(op) ? "amprt_matmul" : "amprt_batch_matmul";
-        callChecked(name,
-                    {ctx, h(o.getA()), h(o.getB()), constI32(o.getTransposeA()),
-                     constI32(o.getTransposeB()), out[0]});
+        auto entry = isa<tg::MatmulOp>(op) ? AMPRT_ENTRY(amprt_matmul)
+                                           : AMPRT_ENTRY(amprt_batch_matmul);
+        callChecked(entry, ctx, h(o.getA()), h(o.getB()),
+                    constI32(o.getTransposeA()), constI32(o.getTransposeB()),
+                    out[0]);
         return success();
       })
       .Case<tg::Conv2DOp, tg::Conv2DBackwardInputOp,
             tg::Conv2DBackwardFilterOp>([&](auto o) {
         SmallVector<Value> out = newResults(op);
-        StringRef name = isa<tg::Conv2DOp>(op) ? "amprt_conv2d"
-                         : isa<tg::Conv2DBackwardInputOp>(op)
-                             ? "amprt_conv2d_backward_input"
-                             : "amprt_conv2d_backward_filter";
-        callChecked(name, {ctx, h(op->getOperand(0)), h(op->getOperand(1)),
-                           i64Array(o.getStrides()), i64Array(o.getPadding()),
-                           i64Array(o.getDilations()),
-                           constI32(layoutCode(o.getLayout())), out[0]});
+        auto entry = isa<tg::Conv2DOp>(op) ? AMPRT_ENTRY(amprt_conv2d)
+                     : isa<tg::Conv2DBackwardInputOp>(op)
+                         ? AMPRT_ENTRY(amprt_conv2d_backward_input)
+                         : AMPRT_ENTRY(amprt_conv2d_backward_filter);
+        callChecked(entry, ctx, h(op->getOperand(0)), h(op->getOperand(1)),
+                    i64Array(o.getStrides()), i64Array(o.getPadding()),
+                    i64Array(o.getDilations()),
+                    constI32(abi::layoutCode(o.getLayout())), out[0]);
         return success();
       })
       .Case([&](tg::BiasAddOp o) {
         SmallVector<Value> out = newResults(op);
-        callChecked("amprt_bias_add",
-                    {ctx, h(o.getX()), h(o.getB()),
-                     constI32(layoutCode(o.getLayout())), out[0]});
+        callChecked(AMPRT_ENTRY(amprt_bias_add), ctx, h(o.getX()), h(o.getB()),
+                    constI32(abi::layoutCode(o.getLayout())), out[0]);
         return success();
       })
       .Case([&](tg::BiasAddGradOp o) {
         SmallVector<Value> out = newResults(op);
-        callChecked(
-            "amprt_bias_add_grad",
-            {ctx, h(o.getDy()), constI32(layoutCode(o.getLayout())), out[0]});
+        callChecked(AMPRT_ENTRY(amprt_bias_add_grad), ctx, h(o.getDy()),
+                    constI32(abi::layoutCode(o.getLayout())), out[0]);
         return success();
       })
       .Case<tg::MaxPool2DOp, tg::AvgPool2DOp>([&](auto o) {
         SmallVector<Value> out = newResults(op);
-        callChecked(isa<tg::MaxPool2DOp>(op) ? "amprt_max_pool2d"
-                                             : "amprt_avg_pool2d",
-                    {ctx, h(o.getX()), i64Array(o.getWindow()),
-                     i64Array(o.getStrides()), i64Array(o.getPadding()),
-                     constI32(layoutCode(o.getLayout())), out[0]});
+        auto entry = isa<tg::MaxPool2DOp>(op) ? AMPRT_ENTRY(amprt_max_pool2d)
+                                              : AMPRT_ENTRY(amprt_avg_pool2d);
+        callChecked(entry, ctx, h(o.getX()), i64Array(o.getWindow()),
+                    i64Array(o.getStrides()), i64Array(o.getPadding()),
+                    constI32(abi::layoutCode(o.getLayout())), out[0]);
         return success();
       })
       .Case([&](tg::MaxPool2DGradOp o) {
         SmallVector<Value> out = newResults(op);
-        callChecked("amprt_max_pool2d_grad",
-                    {ctx, h(o.getDy()), h(o.getX()), h(o.getY()),
-                     i64Array(o.getWindow()), i64Array(o.getStrides()),
-                     i64Array(o.getPadding()),
-                     constI32(layoutCode(o.getLayout())), out[0]});
+        callChecked(AMPRT_ENTRY(amprt_max_pool2d_grad), ctx, h(o.getDy()),
+                    h(o.getX()), h(o.getY()), i64Array(o.getWindow()),
+                    i64Array(o.getStrides()), i64Array(o.getPadding()),
+                    constI32(abi::layoutCode(o.getLayout())), out[0]);
         return success();
       })
       .Case([&](tg::AvgPool2DGradOp o) {
         SmallVector<Value> out = newResults(op);
-        callChecked("amprt_avg_pool2d_grad",
-                    {ctx, h(o.getDy()), i64Array(o.getWindow()),
-                     i64Array(o.getStrides()), i64Array(o.getPadding()),
-                     constI32(layoutCode(o.getLayout())), out[0]});
+        callChecked(AMPRT_ENTRY(amprt_avg_pool2d_grad), ctx, h(o.getDy()),
+                    i64Array(o.getWindow()), i64Array(o.getStrides()),
+                    i64Array(o.getPadding()),
+                    constI32(abi::layoutCode(o.getLayout())), out[0]);
         return success();
       })
       .Case([&](tg::BatchNormOp o) {
         SmallVector<Value> out = newResults(op);
-        callChecked("amprt_batch_norm",
-                    {ctx, h(o.getX()), h(o.getScale()), h(o.getOffset()),
-                     constF64(o.getEpsilon().convertToDouble()),
-                     constI32(layoutCode(o.getLayout())), out[0], out[1],
-                     out[2]});
+        callChecked(
+            AMPRT_ENTRY(amprt_batch_norm), ctx, h(o.getX()), h(o.getScale()),
+            h(o.getOffset()), constF64(o.getEpsilon().convertToDouble()),
+            constI32(abi::layoutCode(o.getLayout())), out[0], out[1], out[2]);
         return success();
       })
       .Case([&](tg::BatchNormGradOp o) {
         SmallVector<Value> out = newResults(op);
-        callChecked("amprt_batch_norm_grad",
-                    {ctx, h(o.getDy()), h(o.getX()), h(o.getScale()),
-                     h(o.getMean()), h(o.getInvStd()),
-                     constI32(layoutCode(o.getLayout())), out[0], out[1],
-                     out[2]});
+        callChecked(AMPRT_ENTRY(amprt_batch_norm_grad), ctx, h(o.getDy()),
+                    h(o.getX()), h(o.getScale()), h(o.getMean()),
+                    h(o.getInvStd()), constI32(abi::layoutCode(o.getLayout())),
+                    out[0], out[1], out[2]);
         return success();
       })
       .Case([&](tg::LayerNormOp o) {
         SmallVector<Value> out = newResults(op);
-        callChecked("amprt_layer_norm",
-                    {ctx, h(o.getX()), h(o.getGamma()), h(o.getBeta()),
-                     constF64(o.getEpsilon().convertToDouble()), out[0], out[1],
-                     out[2]});
+        callChecked(AMPRT_ENTRY(amprt_layer_norm), ctx, h(o.getX()),
+                    h(o.getGamma()), h(o.getBeta()),
+                    constF64(o.getEpsilon().convertToDouble()), out[0], out[1],
+                    out[2]);
         return success();
       })
       .Case([&](tg::LayerNormGradOp o) {
         SmallVector<Value> out = newResults(op);
-        callChecked("amprt_layer_norm_grad",
-                    {ctx, h(o.getDy()), h(o.getX()), h(o.getGamma()),
-                     h(o.getMean()), h(o.getInvStd()), out[0], out[1], out[2]});
+        callChecked(AMPRT_ENTRY(amprt_layer_norm_grad), ctx, h(o.getDy()),
+                    h(o.getX()), h(o.getGamma()), h(o.getMean()),
+                    h(o.getInvStd()), out[0], out[1], out[2]);
         return success();
       })
       .Case<tg::SoftmaxOp, tg::LogSoftmaxOp>([&](auto o) {
         SmallVector<Value> out = newResults(op);
-        callChecked(isa<tg::SoftmaxOp>(op) ? "amprt_softmax"
-                                           : "amprt_log_softmax",
-                    {ctx, h(o.getX()), constI64(o.getAxis()), out[0]});
+        auto entry = isa<tg::SoftmaxOp>(op) ? AMPRT_ENTRY(amprt_softmax)
+                                            : AMPRT_ENTRY(amprt_log_softmax);
+        callChecked(entry, ctx, h(o.getX()), constI64(o.getAxis()), out[0]);
         return success();
       })
       .Case<tg::SoftmaxGradOp, tg::LogSoftmaxGradOp>([&](auto o) {
         SmallVector<Value> out = newResults(op);
-        callChecked(
-            isa<tg::SoftmaxGradOp>(op) ? "amprt_softmax_grad"
-                                       : "amprt_log_softmax_grad",
-            {ctx, h(o.getDy()), h(o.getY()), constI64(o.getAxis()), out[0]});
+        auto entry = isa<tg::SoftmaxGradOp>(op)
+                         ? AMPRT_ENTRY(amprt_softmax_grad)
+                         : AMPRT_ENTRY(amprt_log_softmax_grad);
+        callChecked(entry, ctx, h(o.getDy()), h(o.getY()),
+                    constI64(o.getAxis()), out[0]);
         return success();
       })
       .Case([&](tg::SoftmaxCrossEntropyOp o) {
         SmallVector<Value> out = newResults(op);
-        callChecked("amprt_softmax_cross_entropy",
-                    {ctx, h(o.getLogits()), h(o.getLabels()), out[0]});
+        callChecked(AMPRT_ENTRY(amprt_softmax_cross_entropy), ctx,
+                    h(o.getLogits()), h(o.getLabels()), out[0]);
         return success();
       })
       .Case([&](tg::SoftmaxCrossEntropyGradOp o) {
         SmallVector<Value> out = newResults(op);
-        callChecked(
-            "amprt_softmax_cross_entropy_grad",
-            {ctx, h(o.getDloss()), h(o.getLogits()), h(o.getLabels()), out[0]});
+        callChecked(AMPRT_ENTRY(amprt_softmax_cross_entropy_grad), ctx,
+                    h(o.getDloss()), h(o.getLogits()), h(o.getLabels()),
+                    out[0]);
         return success();
       })
       .Case<tg::ReduceSumOp, tg::ReduceMeanOp, tg::ReduceMaxOp>([&](auto o) {
         SmallVector<Value> out = newResults(op);
-        StringRef name = isa<tg::ReduceSumOp>(op)    ? "amprt_reduce_sum"
-                         : isa<tg::ReduceMeanOp>(op) ? "amprt_reduce_mean"
-                                                     : "amprt_reduce_max";
-        callChecked(name, {ctx, h(o.getX()), i64Array(o.getDims()),
-                           constI32(o.getDims().size()), out[0]});
+        auto entry = isa<tg::ReduceSumOp>(op) ? AMPRT_ENTRY(amprt_reduce_sum)
+                     : isa<tg::ReduceMeanOp>(op)
+                         ? AMPRT_ENTRY(amprt_reduce_mean)
+                         : AMPRT_ENTRY(amprt_reduce_max);
+        callChecked(entry, ctx, h(o.getX()), i64Array(o.getDims()),
+                    constI32(o.getDims().size()), out[0]);
         return success();
       })
-      .Case([&](tg::ReshapeOp) { return unary("amprt_reshape"); })
-      .Case([&](tg::BroadcastToOp) { return unary("amprt_broadcast_to"); })
+      .Case([&](tg::ReshapeOp) { return unary(AMPRT_ENTRY(amprt_reshape)); })
+      .Case([&](tg::BroadcastToOp) {
+        return unary(AMPRT_ENTRY(amprt_broadcast_to));
+      })
       .Case([&](tg::TransposeOp o) {
         SmallVector<Value> out = newResults(op);
-        callChecked("amprt_transpose",
-                    {ctx, h(o.getX()), i64Array(o.getPerm()), out[0]});
+        callChecked(AMPRT_ENTRY(amprt_transpose), ctx, h(o.getX()),
+                    i64Array(o.getPerm()), out[0]);
         return success();
       })
       .Case([&](tg::ConcatOp o) {
@@ -427,8 +419,8 @@ LogicalResult FunctionLowering::lowerOp(Operation *op) {
         for (Value x : o.getXs())
           ins.push_back(h(x));
         SmallVector<Value> out = newResults(op);
-        callChecked("amprt_concat", {ctx, ptrArray(ins), constI32(ins.size()),
-                                     constI64(o.getAxis()), out[0]});
+        callChecked(AMPRT_ENTRY(amprt_concat), ctx, ptrArray(ins),
+                    constI32(ins.size()), constI64(o.getAxis()), out[0]);
         return success();
       })
       .Case([&](tg::SliceOp o) {
@@ -436,49 +428,49 @@ LogicalResult FunctionLowering::lowerOp(Operation *op) {
         SmallVector<int64_t> strides(o.getOffsets().size(), 1);
         if (o.getStrides())
           strides.assign(o.getStrides()->begin(), o.getStrides()->end());
-        callChecked("amprt_slice", {ctx, h(o.getX()), i64Array(o.getOffsets()),
-                                    i64Array(strides), out[0]});
+        callChecked(AMPRT_ENTRY(amprt_slice), ctx, h(o.getX()),
+                    i64Array(o.getOffsets()), i64Array(strides), out[0]);
         return success();
       })
       .Case([&](tg::PadOp o) {
         SmallVector<Value> out = newResults(op);
-        callChecked("amprt_pad",
-                    {ctx, h(o.getX()), i64Array(o.getLow()),
-                     i64Array(o.getHigh()),
-                     constF64(o.getValue().convertToDouble()), out[0]});
+        callChecked(AMPRT_ENTRY(amprt_pad), ctx, h(o.getX()),
+                    i64Array(o.getLow()), i64Array(o.getHigh()),
+                    constF64(o.getValue().convertToDouble()), out[0]);
         return success();
       })
-      .Case([&](tg::GatherOp) { return binary("amprt_gather"); })
-      .Case([&](tg::GatherGradOp) { return binary("amprt_gather_grad"); })
+      .Case([&](tg::GatherOp) { return binary(AMPRT_ENTRY(amprt_gather)); })
+      .Case([&](tg::GatherGradOp) {
+        return binary(AMPRT_ENTRY(amprt_gather_grad));
+      })
       .Case([&](tg::GradSeedOp) {
         SmallVector<Value> out = newResults(op);
-        callChecked("amprt_grad_seed", {ctx, out[0]});
+        callChecked(AMPRT_ENTRY(amprt_grad_seed), ctx, out[0]);
         return success();
       })
       .Case([&](tg::SgdUpdateOp o) {
         SmallVector<Value> out = newResults(op);
-        callChecked("amprt_sgd_update", {ctx, h(o.getParam()), h(o.getGrad()),
-                                         h(o.getLr()), out[0]});
+        callChecked(AMPRT_ENTRY(amprt_sgd_update), ctx, h(o.getParam()),
+                    h(o.getGrad()), h(o.getLr()), out[0]);
         return success();
       })
       .Case([&](tg::MomentumUpdateOp o) {
         SmallVector<Value> out = newResults(op);
-        callChecked("amprt_momentum_update",
-                    {ctx, h(o.getParam()), h(o.getGrad()), h(o.getVelocity()),
-                     h(o.getLr()), constF64(o.getMomentum().convertToDouble()),
-                     constI32(o.getNesterov()), out[0], out[1]});
+        callChecked(AMPRT_ENTRY(amprt_momentum_update), ctx, h(o.getParam()),
+                    h(o.getGrad()), h(o.getVelocity()), h(o.getLr()),
+                    constF64(o.getMomentum().convertToDouble()),
+                    constI32(o.getNesterov()), out[0], out[1]);
         return success();
       })
       .Case([&](tg::AdamUpdateOp o) {
         SmallVector<Value> out = newResults(op);
-        callChecked("amprt_adam_update",
-                    {ctx, h(o.getParam()), h(o.getGrad()), h(o.getM()),
-                     h(o.getV()), h(o.getStep()), h(o.getLr()),
-                     constF64(o.getBeta1().convertToDouble()),
-                     constF64(o.getBeta2().convertToDouble()),
-                     constF64(o.getEpsilon().convertToDouble()),
-                     constF64(o.getWeightDecay().convertToDouble()), out[0],
-                     out[1], out[2]});
+        callChecked(AMPRT_ENTRY(amprt_adam_update), ctx, h(o.getParam()),
+                    h(o.getGrad()), h(o.getM()), h(o.getV()), h(o.getStep()),
+                    h(o.getLr()), constF64(o.getBeta1().convertToDouble()),
+                    constF64(o.getBeta2().convertToDouble()),
+                    constF64(o.getEpsilon().convertToDouble()),
+                    constF64(o.getWeightDecay().convertToDouble()), out[0],
+                    out[1], out[2]);
         return success();
       })
       .Case([&](tg::ClipByGlobalNormOp o) {
@@ -486,34 +478,33 @@ LogicalResult FunctionLowering::lowerOp(Operation *op) {
         for (Value g : o.getGrads())
           ins.push_back(h(g));
         SmallVector<Value> out = newResults(op);
-        callChecked("amprt_clip_by_global_norm",
-                    {ctx, ptrArray(ins), constI32(ins.size()),
-                     constF64(o.getMaxNorm().convertToDouble()),
-                     ptrArray(out)});
+        callChecked(AMPRT_ENTRY(amprt_clip_by_global_norm), ctx, ptrArray(ins),
+                    constI32(ins.size()),
+                    constF64(o.getMaxNorm().convertToDouble()), ptrArray(out));
         return success();
       })
-      .Case([&](amp::CastOp) { return unary("amprt_cast"); })
-      .Case([&](amp::ScaleOp) { return binary("amprt_scale"); })
-      .Case([&](amp::UnscaleOp) { return binary("amprt_unscale"); })
+      .Case([&](amp::CastOp) { return unary(AMPRT_ENTRY(amprt_cast)); })
+      .Case([&](amp::ScaleOp) { return binary(AMPRT_ENTRY(amprt_scale)); })
+      .Case([&](amp::UnscaleOp) { return binary(AMPRT_ENTRY(amprt_unscale)); })
       .Case([&](amp::AllFiniteOp o) {
         SmallVector<Value> ins;
         for (Value g : o.getGs())
           ins.push_back(h(g));
         SmallVector<Value> out = newResults(op);
-        callChecked("amprt_all_finite",
-                    {ctx, ptrArray(ins), constI32(ins.size()), out[0]});
+        callChecked(AMPRT_ENTRY(amprt_all_finite), ctx, ptrArray(ins),
+                    constI32(ins.size()), out[0]);
         return success();
       })
       .Case([&](amp::UpdateScaleOp o) {
         SmallVector<Value> out = newResults(op);
-        callChecked(
-            "amprt_update_scale",
-            {ctx, h(o.getScale()), h(o.getGoodSteps()), h(o.getFinite()),
-             constF64(o.getGrowthFactor().convertToDouble()),
-             constF64(o.getBackoffFactor().convertToDouble()),
-             constI64(o.getGrowthInterval()),
-             constF64(o.getMinScale().convertToDouble()),
-             constF64(o.getMaxScale().convertToDouble()), out[0], out[1]});
+        callChecked(AMPRT_ENTRY(amprt_update_scale), ctx, h(o.getScale()),
+                    h(o.getGoodSteps()), h(o.getFinite()),
+                    constF64(o.getGrowthFactor().convertToDouble()),
+                    constF64(o.getBackoffFactor().convertToDouble()),
+                    constI64(o.getGrowthInterval()),
+                    constF64(o.getMinScale().convertToDouble()),
+                    constF64(o.getMaxScale().convertToDouble()), out[0],
+                    out[1]);
         return success();
       })
       .Default([&](Operation *other) {
@@ -605,7 +596,7 @@ LogicalResult FunctionLowering::run() {
         dying.insert(r);
     for (Value v : dying)
       if (!isa<BlockArgument>(v) && !returned.contains(v))
-        call("amprt_tensor_release", {handle(v)});
+        call(AMPRT_ENTRY(amprt_tensor_release), handle(v));
   }
 
   // Results: new handles owned by the caller. A returned argument, or a
@@ -616,14 +607,14 @@ LogicalResult FunctionLowering::run() {
     Value result = handle(v);
     if (isa<BlockArgument>(v) || !stored.insert(v).second) {
       Value copy = newTensor(v.getType());
-      callChecked("amprt_reshape", {ctx, result, copy});
+      callChecked(AMPRT_ENTRY(amprt_reshape), ctx, result, copy);
       result = copy;
     }
     Value slot = LLVM::GEPOp::create(b, loc, ptr, ptr, results,
                                      ArrayRef<LLVM::GEPArg>{(int32_t)i});
     LLVM::StoreOp::create(b, loc, result, slot);
   }
-  Value status = call("amprt_context_status", {ctx}, {i32});
+  Value status = call(AMPRT_ENTRY(amprt_context_status), ctx);
   func::ReturnOp::create(b, loc, status);
   func.erase();
   return success();

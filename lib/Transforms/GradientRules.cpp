@@ -30,8 +30,8 @@ void GradientBuilder::accumulate(Value value, Value gradient) {
   if (!gradient || !isActive(value))
     return;
   Value &slot = adjoints[value];
-  slot = slot ? tg::AddOp::create(b, loc, slot, gradient).getResult()
-              : gradient;
+  slot =
+      slot ? tg::AddOp::create(b, loc, slot, gradient).getResult() : gradient;
 }
 
 Value GradientBuilder::zeros(Type type) {
@@ -59,16 +59,15 @@ Value GradientBuilder::unbroadcast(Value gradient, Type target) {
   // A rank-1 operand matching the last dimension is a bias: the dedicated op
   // keeps the reduction inside the allow span.
   if (ts.size() == 1 && fs.size() >= 2 && ts[0] == fs.back() && ts[0] != 1)
-    return tg::BiasAddGradOp::create(b, loc, gradient, b.getStringAttr("NHWC"));
+    return tg::BiasAddGradOp::create(b, loc, gradient, tg::Layout::NHWC);
   SmallVector<int64_t> dims;
   for (int64_t i = 0, e = fs.size(); i < e; ++i)
     if (i < lead || (ts[i - lead] == 1 && fs[i] != 1))
       dims.push_back(i);
   Value reduced = gradient;
   if (!dims.empty())
-    reduced = tg::ReduceSumOp::create(b, loc, gradient,
-                                      b.getDenseI64ArrayAttr(dims),
-                                      b.getBoolAttr(false));
+    reduced = tg::ReduceSumOp::create(
+        b, loc, gradient, b.getDenseI64ArrayAttr(dims), b.getBoolAttr(false));
   if (reduced.getType() != to)
     reduced = tg::ReshapeOp::create(b, loc, to, reduced);
   return reduced;
@@ -88,8 +87,9 @@ LogicalResult GradientBuilder::differentiate(Operation *op) {
   auto select = [&](Value cond, Value a, Value c) -> Value {
     return tg::SelectOp::create(b, loc, cond, a, c);
   };
-  auto compare = [&](StringRef predicate, Value a, Value c) -> Value {
-    return tg::CompareOp::create(b, loc, b.getStringAttr(predicate), a, c);
+  auto compare = [&](tg::ComparisonDirection direction, Value a,
+                     Value c) -> Value {
+    return tg::CompareOp::create(b, loc, direction, a, c);
   };
   auto mul = [&](Value a, Value c) -> Value {
     return tg::MulOp::create(b, loc, a, c);
@@ -111,8 +111,10 @@ LogicalResult GradientBuilder::differentiate(Operation *op) {
       .Case([&](tg::AbsOp o) {
         Value x = o.getX();
         Value zero = scalar(x.getType(), 0.0);
-        Value signed_ = select(compare("lt", x, zero), neg(dy), dy);
-        accumulate(x, select(compare("eq", x, zero), zerosLike(x), signed_));
+        Value signed_ =
+            select(compare(tg::ComparisonDirection::LT, x, zero), neg(dy), dy);
+        accumulate(x, select(compare(tg::ComparisonDirection::EQ, x, zero),
+                             zerosLike(x), signed_));
         return success();
       })
       .Case([&](tg::ExpOp o) {
@@ -133,13 +135,11 @@ LogicalResult GradientBuilder::differentiate(Operation *op) {
         // d x^-1/2 = -1/2 x^-3/2 = -1/2 y^3.
         Value y = o.getY();
         Value y3 = mul(mul(y, y), y);
-        accumulate(o.getX(),
-                   mul(mul(dy, scalar(dy.getType(), -0.5)), y3));
+        accumulate(o.getX(), mul(mul(dy, scalar(dy.getType(), -0.5)), y3));
         return success();
       })
       .Case([&](tg::SquareOp o) {
-        accumulate(o.getX(),
-                   mul(dy, mul(o.getX(), scalar(dy.getType(), 2.0))));
+        accumulate(o.getX(), mul(dy, mul(o.getX(), scalar(dy.getType(), 2.0))));
         return success();
       })
       .Case([&](tg::ReciprocalOp o) {
@@ -167,12 +167,13 @@ LogicalResult GradientBuilder::differentiate(Operation *op) {
         // d erf(x) = 2/sqrt(pi) exp(-x^2).
         Value x = o.getX();
         Value e = tg::ExpOp::create(b, loc, neg(mul(x, x)));
-        accumulate(x, mul(dy, mul(e, scalar(x.getType(), 2.0 / std::sqrt(M_PI)))));
+        accumulate(x,
+                   mul(dy, mul(e, scalar(x.getType(), 2.0 / std::sqrt(M_PI)))));
         return success();
       })
       .Case([&](tg::LeakyReluOp o) {
-        accumulate(o.getX(), tg::LeakyReluGradOp::create(
-                                 b, loc, dy, o.getX(), o.getAlphaAttr()));
+        accumulate(o.getX(), tg::LeakyReluGradOp::create(b, loc, dy, o.getX(),
+                                                         o.getAlphaAttr()));
         return success();
       })
       // Binary, broadcasting.
@@ -207,13 +208,14 @@ LogicalResult GradientBuilder::differentiate(Operation *op) {
         if (isActive(a)) {
           // b * a^(b - 1).
           Value one = scalar(e.getType(), 1.0);
-          Value p = tg::PowOp::create(b, loc, a, tg::SubOp::create(b, loc, e, one));
+          Value p =
+              tg::PowOp::create(b, loc, a, tg::SubOp::create(b, loc, e, one));
           accumulateUnbroadcast(a, mul(dy, mul(e, p)));
         }
         if (isActive(e)) {
           // y * log(a), defined as 0 where a <= 0 (as TensorFlow does).
           Value zero = scalar(a.getType(), 0.0);
-          Value positive = compare("gt", a, zero);
+          Value positive = compare(tg::ComparisonDirection::GT, a, zero);
           Value safe = select(positive, a, scalar(a.getType(), 1.0));
           Value logA = select(positive, tg::LogOp::create(b, loc, safe), zero);
           accumulateUnbroadcast(e, mul(dy, mul(o.getC(), logA)));
@@ -221,8 +223,9 @@ LogicalResult GradientBuilder::differentiate(Operation *op) {
         return success();
       })
       .Case<tg::MaximumOp, tg::MinimumOp>([&](auto o) {
-        StringRef predicate = isa<tg::MaximumOp>(o) ? "ge" : "le";
-        Value aWins = compare(predicate, o.getA(), o.getB());
+        auto direction = isa<tg::MaximumOp>(o) ? tg::ComparisonDirection::GE
+                                               : tg::ComparisonDirection::LE;
+        Value aWins = compare(direction, o.getA(), o.getB());
         Value zero = scalar(dy.getType(), 0.0);
         if (isActive(o.getA()))
           accumulateUnbroadcast(o.getA(), select(aWins, dy, zero));
@@ -321,8 +324,8 @@ LogicalResult GradientBuilder::differentiate(Operation *op) {
         return success();
       })
       .Case([&](tg::LogSoftmaxOp o) {
-        accumulate(o.getX(), tg::LogSoftmaxGradOp::create(
-                                 b, loc, dy, o.getY(), o.getAxisAttr()));
+        accumulate(o.getX(), tg::LogSoftmaxGradOp::create(b, loc, dy, o.getY(),
+                                                          o.getAxisAttr()));
         return success();
       })
       .Case([&](tg::SoftmaxCrossEntropyOp o) -> LogicalResult {
@@ -337,43 +340,39 @@ LogicalResult GradientBuilder::differentiate(Operation *op) {
         return success();
       })
       // Reductions: spread the gradient back over the reduced dimensions.
-      .Case<tg::ReduceSumOp, tg::ReduceMeanOp, tg::ReduceMaxOp>(
-          [&](auto o) {
-            auto xType = tensorType(o.getX());
-            int64_t rank = xType.getRank();
-            SmallVector<int64_t> kept(xType.getShape());
-            int64_t count = 1;
-            for (int64_t d : o.getDims()) {
-              int64_t dim = d < 0 ? d + rank : d;
-              count *= kept[dim];
-              kept[dim] = 1;
-            }
-            auto keptType = RankedTensorType::get(kept, xType.getElementType());
-            Value g = dy.getType() == keptType
-                          ? dy
-                          : tg::ReshapeOp::create(b, loc, keptType, dy)
-                                .getResult();
-            if (isa<tg::ReduceMeanOp>(o))
-              g = mul(g, scalar(keptType, 1.0 / count));
-            if (isa<tg::ReduceMaxOp>(o)) {
-              // Ties share the gradient evenly.
-              Value y = o.getY();
-              Value yKept = y.getType() == keptType
-                                ? y
-                                : tg::ReshapeOp::create(b, loc, keptType, y)
-                                      .getResult();
-              Value isMax = compare("eq", o.getX(), yKept);
-              Value mask = select(isMax, scalar(xType, 1.0),
-                                  scalar(xType, 0.0));
-              Value ties = tg::ReduceSumOp::create(
-                  b, loc, mask, o.getDimsAttr(), b.getBoolAttr(true));
-              accumulate(o.getX(), mul(mask, div(g, ties)));
-              return success();
-            }
-            accumulate(o.getX(),
-                       tg::BroadcastToOp::create(b, loc, xType, g));
-            return success();
-          })
+      .Case<tg::ReduceSumOp, tg::ReduceMeanOp, tg::ReduceMaxOp>([&](auto o) {
+        auto xType = tensorType(o.getX());
+        int64_t rank = xType.getRank();
+        SmallVector<int64_t> kept(xType.getShape());
+        int64_t count = 1;
+        for (int64_t d : o.getDims()) {
+          int64_t dim = d < 0 ? d + rank : d;
+          count *= kept[dim];
+          kept[dim] = 1;
+        }
+        auto keptType = RankedTensorType::get(kept, xType.getElementType());
+        Value g = dy.getType() == keptType
+                      ? dy
+                      : tg::ReshapeOp::create(b, loc, keptType, dy).getResult();
+        if (isa<tg::ReduceMeanOp>(o))
+          g = mul(g, scalar(keptType, 1.0 / count));
+        if (isa<tg::ReduceMaxOp>(o)) {
+          // Ties share the gradient evenly.
+          Value y = o.getY();
+          Value yKept =
+              y.getType() == keptType
+                  ? y
+                  : tg::ReshapeOp::create(b, loc, keptType, y).getResult();
+          Value isMax = compare(tg::ComparisonDirection::EQ, o.getX(), yKept);
+          Value mask = select(isMax, scalar(xType, 1.0), scalar(xType, 0.0));
+          Value ties = tg::ReduceSumOp::create(b, loc, mask, o.getDimsAttr(),
+                                               b.getBoolAttr(true));
+          accumulate(o.getX(), mul(mask, div(g, ties)));
+          return success();
+        }
+        accumulate(o.getX(), tg::BroadcastToOp::create(b, loc, xType, g));
+        return success();
+      })
       // Shape ops.
       .Case([&](tg::ReshapeOp o) {
         accumulate(o.getX(),
@@ -426,27 +425,27 @@ LogicalResult GradientBuilder::differentiate(Operation *op) {
         SmallVector<int64_t> low(o.getOffsets()), high;
         for (int64_t d = 0, e = xType.getRank(); d < e; ++d)
           high.push_back(xType.getDimSize(d) - low[d] - o.getSizes()[d]);
-        accumulate(o.getX(), tg::PadOp::create(
-                                 b, loc, dy, b.getDenseI64ArrayAttr(low),
-                                 b.getDenseI64ArrayAttr(high),
-                                 b.getF64FloatAttr(0.0)));
+        accumulate(o.getX(),
+                   tg::PadOp::create(b, loc, dy, b.getDenseI64ArrayAttr(low),
+                                     b.getDenseI64ArrayAttr(high),
+                                     b.getF64FloatAttr(0.0)));
         return success();
       })
       .Case([&](tg::PadOp o) {
         accumulate(o.getX(),
-                   tg::SliceOp::create(b, loc, dy, o.getLowAttr(),
-                                       b.getDenseI64ArrayAttr(
-                                           tensorType(o.getX()).getShape()),
-                                       DenseI64ArrayAttr()));
+                   tg::SliceOp::create(
+                       b, loc, dy, o.getLowAttr(),
+                       b.getDenseI64ArrayAttr(tensorType(o.getX()).getShape()),
+                       DenseI64ArrayAttr()));
         return success();
       })
       // Embedding.
       .Case([&](tg::GatherOp o) {
-        accumulate(o.getTable(),
-                   tg::GatherGradOp::create(
-                       b, loc, dy, o.getIndices(),
-                       b.getI64IntegerAttr(
-                           tensorType(o.getTable()).getDimSize(0))));
+        accumulate(
+            o.getTable(),
+            tg::GatherGradOp::create(
+                b, loc, dy, o.getIndices(),
+                b.getI64IntegerAttr(tensorType(o.getTable()).getDimSize(0))));
         return success();
       })
       .Case([&](tg::GatherGradOp o) {

@@ -132,8 +132,9 @@ struct LossScalingPass : amp::impl::LossScalingPassBase<LossScalingPass> {
         alreadyScaled = op;
     });
     for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i)
-      if (auto role = func.getArgAttrOfType<StringAttr>(i, "tg.role"))
-        if (role.getValue() == "loss_scale")
+      if (auto role = func.getArgAttrOfType<StringAttr>(
+              i, tg::TGDialect::kRoleAttrName))
+        if (tg::symbolizeRole(role.getValue()) == tg::Role::LossScale)
           alreadyScaled = func;
 
     if (seeds.empty()) {
@@ -196,12 +197,14 @@ struct LossScalingPass : amp::impl::LossScalingPassBase<LossScalingPass> {
       (void)func.insertArgument(
           n, f32Scalar,
           builder.getDictionaryAttr(builder.getNamedAttr(
-              "tg.role", builder.getStringAttr("loss_scale"))),
+              tg::TGDialect::kRoleAttrName,
+              builder.getStringAttr(tg::stringifyRole(tg::Role::LossScale)))),
           func.getLoc());
       (void)func.insertArgument(
           n + 1, i64Scalar,
           builder.getDictionaryAttr(builder.getNamedAttr(
-              "tg.role", builder.getStringAttr("good_steps"))),
+              tg::TGDialect::kRoleAttrName,
+              builder.getStringAttr(tg::stringifyRole(tg::Role::GoodSteps)))),
           func.getLoc());
       scale = func.getArgument(n);
       goodSteps = func.getArgument(n + 1);
@@ -289,11 +292,13 @@ struct LossScalingPass : amp::impl::LossScalingPassBase<LossScalingPass> {
     (void)func.insertResult(
         results, update.getNewScale().getType(),
         builder.getDictionaryAttr(builder.getNamedAttr(
-            "tg.role", builder.getStringAttr("loss_scale"))));
+            tg::TGDialect::kRoleAttrName,
+            builder.getStringAttr(tg::stringifyRole(tg::Role::LossScale)))));
     (void)func.insertResult(
         results + 1, update.getNewGoodSteps().getType(),
         builder.getDictionaryAttr(builder.getNamedAttr(
-            "tg.role", builder.getStringAttr("good_steps"))));
+            tg::TGDialect::kRoleAttrName,
+            builder.getStringAttr(tg::stringifyRole(tg::Role::GoodSteps)))));
     return true;
   }
 };

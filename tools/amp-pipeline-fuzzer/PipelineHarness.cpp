@@ -65,7 +65,7 @@ DialectRegistry &registry() {
 
 struct Signature {
   SmallVector<Type> argTypes;
-  SmallVector<std::string> argRoles;
+  SmallVector<std::optional<amp::tg::Role>> argRoles;
   unsigned numResults = 0;
 };
 
@@ -74,7 +74,8 @@ Signature signatureOf(func::FuncOp fn) {
   for (unsigned i = 0; i < fn.getNumArguments(); ++i) {
     s.argTypes.push_back(fn.getArgumentTypes()[i]);
     auto role = fn.getArgAttrOfType<StringAttr>(i, "tg.role");
-    s.argRoles.push_back(role ? role.str() : "");
+    s.argRoles.push_back(role ? amp::tg::symbolizeRole(role.getValue())
+                              : std::nullopt);
   }
   s.numResults = fn.getNumResults();
   return s;
@@ -146,21 +147,21 @@ StepData makeData(const Signature &s, uint32_t seed, int64_t classes) {
   for (size_t i = 0; i < s.argTypes.size(); ++i) {
     auto type = cast<RankedTensorType>(s.argTypes[i]);
     std::vector<double> v(type.getNumElements());
-    const std::string &role = s.argRoles[i];
+    std::optional<amp::tg::Role> role = s.argRoles[i];
     int64_t fanIn = type.getRank() >= 2
                         ? type.getNumElements() / type.getShape().back()
                         : 1;
     for (double &x : v) {
-      if (role == "param")
+      if (role == amp::tg::Role::Param)
         x = type.getRank() >= 2 ? normal(rng) / std::sqrt((double)fanIn)
                                 : 1 + 0.1 * normal(rng);
-      else if (role == "label")
+      else if (role == amp::tg::Role::Label)
         x = (double)(rng() % (uint32_t)std::max<int64_t>(classes, 1));
-      else if (role == "lr")
+      else if (role == amp::tg::Role::LearningRate)
         x = 0.1;
-      else if (role == "loss_scale")
+      else if (role == amp::tg::Role::LossScale)
         x = 65536;
-      else if (role == "input")
+      else if (role == amp::tg::Role::Input)
         x = uniform(rng);
       else
         x = 0;
@@ -415,7 +416,7 @@ void runGraph(llvm::ArrayRef<uint8_t> bytes) {
   double gradScale = 0;
   size_t result = 1;
   for (size_t i = 0; i < s.argTypes.size(); ++i) {
-    if (s.argRoles[i] != "param")
+    if (s.argRoles[i] != amp::tg::Role::Param)
       continue;
     const std::vector<double> &w = data.values[i];
     const std::vector<double> &a = ref->results[result];

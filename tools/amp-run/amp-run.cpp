@@ -41,6 +41,7 @@
 #include <unistd.h>
 
 using namespace mlir;
+namespace tg = amp::tg;
 namespace cl = llvm::cl;
 
 static cl::opt<std::string> inputFile(cl::Positional, cl::Required,
@@ -102,7 +103,8 @@ llvm::json::Value jsonNumber(double value) {
 /// One function's tensor signature and tg.role of every argument/result.
 struct Signature {
   std::vector<RankedTensorType> argTypes, resultTypes;
-  std::vector<std::string> argRoles, resultRoles, argInits;
+  std::vector<std::optional<tg::Role>> argRoles, resultRoles;
+  std::vector<std::string> argInits;
 };
 
 Signature signatureOf(func::FuncOp f) {
@@ -110,14 +112,16 @@ Signature signatureOf(func::FuncOp f) {
   for (unsigned i = 0; i < f.getNumArguments(); ++i) {
     s.argTypes.push_back(cast<RankedTensorType>(f.getArgumentTypes()[i]));
     auto role = f.getArgAttrOfType<StringAttr>(i, "tg.role");
-    s.argRoles.push_back(role ? role.str() : "");
+    s.argRoles.push_back(role ? tg::symbolizeRole(role.getValue())
+                              : std::nullopt);
     auto init = f.getArgAttrOfType<StringAttr>(i, "tg.init");
     s.argInits.push_back(init ? init.str() : "glorot_uniform");
   }
   for (unsigned i = 0; i < f.getNumResults(); ++i) {
     s.resultTypes.push_back(cast<RankedTensorType>(f.getResultTypes()[i]));
     auto role = f.getResultAttrOfType<StringAttr>(i, "tg.role");
-    s.resultRoles.push_back(role ? role.str() : "");
+    s.resultRoles.push_back(role ? tg::symbolizeRole(role.getValue())
+                                 : std::nullopt);
   }
   return s;
 }
@@ -187,9 +191,9 @@ std::optional<std::string> checkSignature(func::FuncOp f, uint64_t memory) {
   return std::nullopt;
 }
 
-bool isState(const std::string &role) {
-  return role == "param" || role == "opt_state" || role == "loss_scale" ||
-         role == "good_steps";
+/// State the host carries from step to step (the step returns it).
+bool isState(std::optional<tg::Role> role) {
+  return role && tg::isCarriedRole(*role);
 }
 
 /// Owns runtime tensors and reports failures.
@@ -419,15 +423,15 @@ static int runMain(int argc, char **argv) {
   };
   for (size_t i = 0; i < step.argRoles.size(); ++i) {
     std::optional<std::string> error;
-    if (step.argRoles[i] == "input")
+    if (step.argRoles[i] == tg::Role::Input)
       error = claim(inputIndex, i, "input", "arguments");
-    if (step.argRoles[i] == "label")
+    if (step.argRoles[i] == tg::Role::Label)
       error = claim(labelIndex, i, "label", "arguments");
     if (error)
       return fatal(*error);
   }
   for (size_t i = 0; i < step.resultRoles.size(); ++i)
-    if (step.resultRoles[i] == "loss")
+    if (step.resultRoles[i] == tg::Role::Loss)
       if (auto error = claim(lossIndex, i, "loss", "results"))
         return fatal(*error);
   if (inputIndex < 0 || labelIndex < 0 || lossIndex < 0)
@@ -491,21 +495,35 @@ static int runMain(int argc, char **argv) {
   int scaleIndex = -1;
   try {
     for (size_t i = 0; i < step.argTypes.size(); ++i) {
-      const std::string &role = step.argRoles[i];
+      std::optional<tg::Role> role = step.argRoles[i];
       RankedTensorType type = step.argTypes[i];
-      if (role == "input" || role == "label")
-        continue;
+      if (!role)
+        throw std::runtime_error("argument " + std::to_string(i) +
+                                 " has no tg.role: amp-run cannot bind it");
       std::vector<float> values(type.getNumElements(), 0.0f);
-      if (role == "param")
+      switch (*role) {
+      case tg::Role::Input:
+      case tg::Role::Label:
+        continue; // bound per batch
+      case tg::Role::Param:
         values = initialValues(type, step.argInits[i], rng);
-      else if (role == "lr")
+        break;
+      case tg::Role::LearningRate:
         values[0] = (float)lr;
-      else if (role == "loss_scale") {
+        break;
+      case tg::Role::LossScale:
         values[0] = (float)initScale;
         scaleIndex = i;
-      } else if (role != "opt_state" && role != "good_steps")
+        break;
+      case tg::Role::OptState:
+      case tg::Role::GoodSteps:
+        break; // starts at zero
+      case tg::Role::Loss:
+      case tg::Role::Logits:
+      case tg::Role::Output:
         throw std::runtime_error("argument " + std::to_string(i) +
-                                 " has no tg.role amp-run knows");
+                                 " has a result role");
+      }
       state[i] = host.fromFloats(type, values.data());
     }
   } catch (std::exception &e) {
@@ -649,14 +667,14 @@ static int runMain(int argc, char **argv) {
   if (evalFn) {
     int evalInput = -1, logitsIndex = -1;
     for (size_t i = 0; i < eval.argRoles.size(); ++i)
-      if (eval.argRoles[i] == "input")
+      if (eval.argRoles[i] == tg::Role::Input)
         evalInput = i;
     for (size_t i = 0; i < eval.resultRoles.size(); ++i)
-      if (eval.resultRoles[i] == "logits")
+      if (eval.resultRoles[i] == tg::Role::Logits)
         logitsIndex = i;
     std::vector<amprt_tensor *> params;
     for (size_t i = 0; i < step.argRoles.size(); ++i)
-      if (step.argRoles[i] == "param")
+      if (step.argRoles[i] == tg::Role::Param)
         params.push_back(state[i]);
     if (evalInput < 0 || logitsIndex < 0 ||
         params.size() + 1 != eval.argTypes.size())

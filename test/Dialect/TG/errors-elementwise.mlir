@@ -204,7 +204,7 @@ func.func @binary_wrong_result(%a: tensor<4xf32>, %b: tensor<4xf32>) {
 // -----
 
 func.func @compare_predicate(%a: tensor<4xf32>) {
-  // expected-error @+1 {{'tg.compare' op predicate must be one of "eq", "ne", "lt", "le", "gt", "ge"; got "less"}}
+  // expected-error @+1 {{'tg.compare' op attribute 'predicate' failed to satisfy constraint: one of "eq", "ne", "lt", "le", "gt", "ge" (comparison direction)}}
   %c = tg.compare "less", %a, %a : tensor<4xf32>
   return
 }

@@ -75,7 +75,7 @@ func.func @conv2d_negative_stride(%x: tensor<1x8x8x3xf32>, %w: tensor<4x3x3x3xf3
 // -----
 
 func.func @conv2d_layout(%x: tensor<1x8x8x3xf32>, %w: tensor<4x3x3x3xf32>) {
-  // expected-error @+1 {{'tg.conv2d' op layout must be "NHWC" or "NCHW", got "HWCN"}}
+  // expected-error @+1 {{'tg.conv2d' op attribute 'layout' failed to satisfy constraint: one of "NHWC", "NCHW" (tensor layout)}}
   %y = tg.conv2d %x, %w {layout = "HWCN"} : tensor<1x8x8x3xf32>, tensor<4x3x3x3xf32>
   return
 }
@@ -155,7 +155,7 @@ func.func @bias_add_rank(%x: tensor<4xf32>, %b: tensor<4xf32>) {
 // -----
 
 func.func @bias_add_grad_layout(%dy: tensor<4x8xf32>) {
-  // expected-error @+1 {{'tg.bias_add_grad' op layout must be "NHWC" or "NCHW", got "NC"}}
+  // expected-error @+1 {{'tg.bias_add_grad' op attribute 'layout' failed to satisfy constraint: one of "NHWC", "NCHW" (tensor layout)}}
   %db = tg.bias_add_grad %dy {layout = "NC"} : tensor<4x8xf32>
   return
 }
@@ -325,5 +325,23 @@ func.func @cross_entropy_dist(%l: tensor<4x10xf32>, %y: tensor<4x10xf16>) {
 func.func @cross_entropy_grad_dloss(%d: tensor<5xf32>, %l: tensor<4x10xf32>, %y: tensor<4xi32>) {
   // expected-error @+1 {{'tg.softmax_cross_entropy_grad' op dloss must be 'tensor<4xf32>' (the loss type), got 'tensor<5xf32>'}}
   %g = tg.softmax_cross_entropy_grad %d, %l, %y : tensor<5xf32>, tensor<4x10xf32>, tensor<4xi32>
+  return
+}
+
+// -----
+
+// Type inference reads the layout before the verifier runs: a bad name is
+// refused there too (as an attribute error), never read as a default.
+func.func @max_pool2d_layout(%x: tensor<1x8x8x3xf32>) {
+  // expected-error @+1 {{'tg.max_pool2d' op attribute 'layout' failed to satisfy constraint: one of "NHWC", "NCHW" (tensor layout)}}
+  %y = tg.max_pool2d %x {window = array<i64: 2, 2>, layout = "nhwc"} : tensor<1x8x8x3xf32>
+  return
+}
+
+// -----
+
+func.func @batch_norm_layout(%x: tensor<2x4xf32>, %s: tensor<4xf32>) {
+  // expected-error @+1 {{'tg.batch_norm' op attribute 'layout' failed to satisfy constraint: one of "NHWC", "NCHW" (tensor layout)}}
+  %y, %m, %v = tg.batch_norm %x, %s, %s {layout = 3 : i64} : tensor<2x4xf32>, tensor<4xf32>
   return
 }

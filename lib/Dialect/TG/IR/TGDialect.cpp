@@ -9,6 +9,7 @@
 using namespace mlir;
 using namespace amp::tg;
 
+#include "amp/Dialect/TG/IR/TGEnums.cpp.inc"
 #include "amp/Dialect/TG/IR/TGOpsDialect.cpp.inc"
 
 void TGDialect::initialize() {
@@ -50,27 +51,88 @@ void printTypePair(OpAsmPrinter &printer, Operation *, Type lhs, Type rhs) {
 // tg.role / tg.init on function arguments and results
 //===----------------------------------------------------------------------===//
 
-static constexpr StringLiteral kArgRoles[] = {
-    "param", "opt_state", "input", "label", "lr", "loss_scale", "good_steps"};
-static constexpr StringLiteral kResultRoles[] = {
-    "param", "opt_state", "loss_scale", "good_steps",
-    "loss",  "logits",    "output"};
-static constexpr StringLiteral kInits[] = {"glorot_uniform", "he_normal",
-                                           "zeros", "ones"};
+namespace amp::tg {
 
-/// Checks that `attr` is a string from `allowed`, naming them otherwise.
-static LogicalResult checkNamedString(Operation *op, NamedAttribute attr,
-                                      ArrayRef<StringLiteral> allowed,
-                                      StringRef where) {
+bool isArgumentRole(Role role) {
+  switch (role) {
+  case Role::Param:
+  case Role::OptState:
+  case Role::Input:
+  case Role::Label:
+  case Role::LearningRate:
+  case Role::LossScale:
+  case Role::GoodSteps:
+    return true;
+  case Role::Loss:
+  case Role::Logits:
+  case Role::Output:
+    return false;
+  }
+  llvm_unreachable("unknown tg role");
+}
+
+bool isResultRole(Role role) {
+  switch (role) {
+  case Role::Param:
+  case Role::OptState:
+  case Role::LossScale:
+  case Role::GoodSteps:
+  case Role::Loss:
+  case Role::Logits:
+  case Role::Output:
+    return true;
+  case Role::Input:
+  case Role::Label:
+  case Role::LearningRate:
+    return false;
+  }
+  llvm_unreachable("unknown tg role");
+}
+
+bool isCarriedRole(Role role) {
+  return isArgumentRole(role) && isResultRole(role);
+}
+
+} // namespace amp::tg
+
+/// The names of the enumerants of an ODS enum that `keep` accepts, in
+/// declaration order (for "must be one of" messages).
+template <typename Enum>
+static SmallVector<StringRef>
+enumNames(unsigned maxValue, std::optional<Enum> (*symbolize)(uint32_t),
+          StringRef (*stringify)(Enum), bool (*keep)(Enum)) {
+  SmallVector<StringRef> names;
+  for (unsigned v = 0; v <= maxValue; ++v)
+    if (std::optional<Enum> e = symbolize(v); e && keep(*e))
+      names.push_back(stringify(*e));
+  return names;
+}
+
+/// Checks that `attr` is a string naming an enumerant that `keep` accepts,
+/// naming the accepted ones otherwise.
+template <typename Enum>
+static LogicalResult
+checkEnumString(Operation *op, NamedAttribute attr, StringRef where,
+                unsigned maxValue, std::optional<Enum> (*symbolize)(uint32_t),
+                std::optional<Enum> (*symbolizeName)(StringRef),
+                StringRef (*stringify)(Enum), bool (*keep)(Enum)) {
   auto value = dyn_cast<StringAttr>(attr.getValue());
-  if (value && llvm::is_contained(allowed, value.getValue()))
-    return success();
+  if (value)
+    if (std::optional<Enum> e = symbolizeName(value.getValue()); e && keep(*e))
+      return success();
   InFlightDiagnostic diag = op->emitError()
                             << "'" << attr.getName().getValue() << "' on "
                             << where << " must be one of ";
-  llvm::interleaveComma(allowed, diag,
+  llvm::interleaveComma(enumNames(maxValue, symbolize, stringify, keep), diag,
                         [&](StringRef s) { diag << "\"" << s << "\""; });
   return diag << ", got " << attr.getValue();
+}
+
+static LogicalResult checkRole(Operation *op, NamedAttribute attr,
+                               StringRef where, bool (*keep)(Role)) {
+  return checkEnumString<Role>(op, attr, where, getMaxEnumValForRole(),
+                               symbolizeRole, symbolizeRole, stringifyRole,
+                               keep);
 }
 
 LogicalResult TGDialect::verifyRegionArgAttribute(Operation *op, unsigned,
@@ -79,15 +141,18 @@ LogicalResult TGDialect::verifyRegionArgAttribute(Operation *op, unsigned,
   std::string where = "argument " + std::to_string(argIndex);
   StringRef name = attr.getName().getValue();
   if (name == kRoleAttrName)
-    return checkNamedString(op, attr, kArgRoles, where);
+    return checkRole(op, attr, where, isArgumentRole);
   if (name == kInitAttrName) {
-    if (failed(checkNamedString(op, attr, kInits, where)))
+    if (failed(checkEnumString<Initializer>(
+            op, attr, where, getMaxEnumValForInitializer(),
+            symbolizeInitializer, symbolizeInitializer, stringifyInitializer,
+            [](Initializer) { return true; })))
       return failure();
     auto func = dyn_cast<FunctionOpInterface>(op);
     auto role = func
                     ? func.getArgAttrOfType<StringAttr>(argIndex, kRoleAttrName)
                     : StringAttr();
-    if (!role || role.getValue() != "param")
+    if (!role || symbolizeRole(role.getValue()) != Role::Param)
       return op->emitError()
              << "'tg.init' on " << where << " needs tg.role = \"param\"";
     return success();
@@ -101,7 +166,7 @@ LogicalResult TGDialect::verifyRegionResultAttribute(Operation *op, unsigned,
                                                      NamedAttribute attr) {
   std::string where = "result " + std::to_string(resultIndex);
   if (attr.getName().getValue() == kRoleAttrName)
-    return checkNamedString(op, attr, kResultRoles, where);
+    return checkRole(op, attr, where, isResultRole);
   return op->emitError() << "unknown tg attribute '"
                          << attr.getName().getValue() << "' on " << where
                          << " (expected tg.role)";

@@ -134,15 +134,6 @@ template <typename OpT> OpFoldResult foldIdentityReduce(OpT op) {
 // Elementwise
 //===----------------------------------------------------------------------===//
 
-LogicalResult CompareOp::verify() {
-  StringRef p = getPredicate();
-  if (!llvm::is_contained({"eq", "ne", "lt", "le", "gt", "ge"}, p))
-    return emitOpError("predicate must be one of \"eq\", \"ne\", \"lt\", "
-                       "\"le\", \"gt\", \"ge\"; got \"")
-           << p << "\"";
-  return success();
-}
-
 LogicalResult IsFiniteOp::inferReturnTypes(MLIRContext *ctx,
                                            std::optional<Location> loc,
                                            Adaptor adaptor,
@@ -291,9 +282,6 @@ LogicalResult Conv2DBackwardFilterOp::verify() {
 LogicalResult BiasAddOp::verify() {
   RankedTensorType x = getX().getType(), b = getB().getType();
   std::optional<unsigned> c = getChannelDim(x.getRank(), getLayout());
-  if (!getLayoutDims(getLayout()))
-    return emitOpError("layout must be \"NHWC\" or \"NCHW\", got \"")
-           << getLayout() << "\"";
   if (!c)
     return emitOpError("input must have rank >= 2, got rank ") << x.getRank();
   if (b.getRank() != 1 || b.getDimSize(0) != x.getDimSize(*c))
@@ -317,10 +305,6 @@ LogicalResult BiasAddGradOp::inferReturnTypes(MLIRContext *ctx,
       staticTensor(loc, name, adaptor.getDy().getType(), "dy");
   if (failed(dy))
     return failure();
-  if (!getLayoutDims(adaptor.getLayout()))
-    return fail(loc, name,
-                "layout must be \"NHWC\" or \"NCHW\", got \"" +
-                    adaptor.getLayout() + "\"");
   std::optional<unsigned> c = getChannelDim(dy->getRank(), adaptor.getLayout());
   if (!c)
     return fail(loc, name,
@@ -382,11 +366,7 @@ static LogicalResult checkStats(std::optional<Location> loc, StringRef opName,
 /// The channel count of batch-norm input `x` (rank 2 or 4).
 static FailureOr<int64_t> batchNormChannels(std::optional<Location> loc,
                                             StringRef opName,
-                                            RankedTensorType x,
-                                            StringRef layout) {
-  if (!getLayoutDims(layout))
-    return fail(loc, opName,
-                "layout must be \"NHWC\" or \"NCHW\", got \"" + layout + "\"");
+                                            RankedTensorType x, Layout layout) {
   if (x.getRank() != 2 && x.getRank() != 4)
     return fail(loc, opName,
                 "input must have rank 2 or 4, got rank " + Twine(x.getRank()));

@@ -44,18 +44,20 @@ std::optional<SmallVector<int64_t>> broadcastShapes(ArrayRef<int64_t> a,
   return out;
 }
 
-std::optional<LayoutDims> getLayoutDims(StringRef layout) {
-  if (layout == "NHWC")
+LayoutDims getLayoutDims(Layout layout) {
+  switch (layout) {
+  case Layout::NHWC:
     return LayoutDims{0, 1, 2, 3};
-  if (layout == "NCHW")
+  case Layout::NCHW:
     return LayoutDims{0, 2, 3, 1};
-  return std::nullopt;
+  }
+  llvm_unreachable("unknown tg layout");
 }
 
-std::optional<unsigned> getChannelDim(unsigned rank, StringRef layout) {
-  if (!getLayoutDims(layout) || rank < 2)
+std::optional<unsigned> getChannelDim(unsigned rank, Layout layout) {
+  if (rank < 2)
     return std::nullopt;
-  if (layout == "NCHW" && rank > 2)
+  if (layout == Layout::NCHW && rank > 2)
     return 1;
   return rank - 1;
 }
@@ -114,11 +116,7 @@ FailureOr<Window2D> checkWindowAttrs(std::optional<Location> loc,
                                      ArrayRef<int64_t> strides,
                                      ArrayRef<int64_t> padding,
                                      ArrayRef<int64_t> dilations,
-                                     StringRef layout) {
-  std::optional<LayoutDims> dims = getLayoutDims(layout);
-  if (!dims)
-    return fail(loc, opName,
-                "layout must be \"NHWC\" or \"NCHW\", got \"" + layout + "\"");
+                                     Layout layout) {
   if (window.size() != 2 || window[0] < 1 || window[1] < 1)
     return fail(loc, opName,
                 "window must be two positive sizes [kh, kw], got [" +
@@ -134,42 +132,39 @@ FailureOr<Window2D> checkWindowAttrs(std::optional<Location> loc,
                     Twine(padding.size()));
   if (llvm::any_of(padding, [](int64_t p) { return p < 0; }))
     return fail(loc, opName, "padding must be non-negative");
-  return Window2D{window[0],    window[1],    strides[0], strides[1],
-                  dilations[0], dilations[1], padding[0], padding[1],
-                  padding[2],   padding[3],   *dims};
+  return Window2D{window[0],    window[1],    strides[0],           strides[1],
+                  dilations[0], dilations[1], padding[0],           padding[1],
+                  padding[2],   padding[3],   getLayoutDims(layout)};
 }
 
 FailureOr<RankedTensorType>
 inferConv2DType(std::optional<Location> loc, StringRef opName,
                 RankedTensorType x, RankedTensorType w,
                 ArrayRef<int64_t> strides, ArrayRef<int64_t> padding,
-                ArrayRef<int64_t> dilations, StringRef layout) {
+                ArrayRef<int64_t> dilations, Layout layout) {
   if (x.getRank() != 4 || w.getRank() != 4)
     return fail(loc, opName,
                 "expects rank-4 input and filter, got ranks " +
                     Twine(x.getRank()) + " and " + Twine(w.getRank()));
   if (x.getElementType() != w.getElementType())
     return fail(loc, opName, "input and filter must share an element type");
-  std::optional<LayoutDims> dims = getLayoutDims(layout);
-  if (!dims)
-    return fail(loc, opName,
-                "layout must be \"NHWC\" or \"NCHW\", got \"" + layout + "\"");
+  LayoutDims dims = getLayoutDims(layout);
   // Filters are OHWI for NHWC and OIHW for NCHW: the same positions as the
   // data layout with N replaced by O.
-  int64_t kh = w.getDimSize(dims->h), kw = w.getDimSize(dims->w);
+  int64_t kh = w.getDimSize(dims.h), kw = w.getDimSize(dims.w);
   FailureOr<Window2D> win = checkWindowAttrs(loc, opName, {kh, kw}, strides,
                                              padding, dilations, layout);
   if (failed(win))
     return failure();
-  int64_t cin = x.getDimSize(dims->c), fcin = w.getDimSize(dims->c);
+  int64_t cin = x.getDimSize(dims.c), fcin = w.getDimSize(dims.c);
   if (cin != fcin)
     return fail(loc, opName,
                 "input has " + Twine(cin) +
                     " channels but the filter expects " + Twine(fcin));
   std::optional<int64_t> oh = slidingWindowSize(
-      x.getDimSize(dims->h), kh, win->sh, win->dh, win->padTop, win->padBottom);
+      x.getDimSize(dims.h), kh, win->sh, win->dh, win->padTop, win->padBottom);
   std::optional<int64_t> ow = slidingWindowSize(
-      x.getDimSize(dims->w), kw, win->sw, win->dw, win->padLeft, win->padRight);
+      x.getDimSize(dims.w), kw, win->sw, win->dw, win->padLeft, win->padRight);
   if (!oh || !ow)
     return fail(loc, opName,
                 "padding or dilation too large: the padded input or the "
@@ -180,10 +175,10 @@ inferConv2DType(std::optional<Location> loc, StringRef opName,
                     " does not fit the padded input " +
                     formatShape(x.getShape()));
   SmallVector<int64_t> shape(4);
-  shape[dims->n] = x.getDimSize(dims->n);
-  shape[dims->h] = *oh;
-  shape[dims->w] = *ow;
-  shape[dims->c] = w.getDimSize(0);
+  shape[dims.n] = x.getDimSize(dims.n);
+  shape[dims.h] = *oh;
+  shape[dims.w] = *ow;
+  shape[dims.c] = w.getDimSize(0);
   return RankedTensorType::get(shape, x.getElementType());
 }
 
@@ -191,7 +186,7 @@ FailureOr<RankedTensorType>
 inferPool2DType(std::optional<Location> loc, StringRef opName,
                 RankedTensorType x, ArrayRef<int64_t> window,
                 ArrayRef<int64_t> strides, ArrayRef<int64_t> padding,
-                StringRef layout) {
+                Layout layout) {
   if (x.getRank() != 4)
     return fail(loc, opName,
                 "expects a rank-4 input, got rank " + Twine(x.getRank()));

@@ -11,6 +11,7 @@
 #define AMP_DIALECT_TG_IR_TGOPS_TD
 
 include "amp/Dialect/TG/IR/TGDialect.td"
+include "amp/Dialect/TG/IR/TGEnums.td"
 include "amp/Dialect/TG/IR/TGTypes.td"
 include "mlir/IR/OpBase.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
@@ -24,7 +25,8 @@ def TG_TransposeFlag : DefaultValuedOptionalAttr<BoolAttr, "false">;
 def TG_Strides : DefaultValuedOptionalAttr<DenseI64ArrayAttr, "{1, 1}">;
 def TG_Padding : DefaultValuedOptionalAttr<DenseI64ArrayAttr, "{0, 0, 0, 0}">;
 def TG_Dilations : DefaultValuedOptionalAttr<DenseI64ArrayAttr, "{1, 1}">;
-def TG_Layout : DefaultValuedOptionalAttr<StrAttr, "\"NHWC\"">;
+def TG_Layout
+    : DefaultValuedOptionalAttr<TG_LayoutAttr, "::amp::tg::Layout::NHWC">;
 def TG_Axis : DefaultValuedOptionalAttr<I64Attr, "-1">;
 def TG_Epsilon : DefaultValuedOptionalAttr<F64Attr, "1e-5">;
 def TG_Alpha : DefaultValuedOptionalAttr<F64Attr, "0.01">;
@@ -133,13 +135,12 @@ def TG_CompareOp : TG_BroadcastingOp<"compare"> {
     %m = tg.compare "gt", %x, %zero : tensor<8x16xf32>, tensor<f32>
     ```
   }];
-  let arguments = (ins StrAttr:$predicate, TG_NumericTensor:$a,
+  let arguments = (ins TG_ComparisonDirectionAttr:$predicate, TG_NumericTensor:$a,
                    TG_NumericTensor:$b);
   let results = (outs TG_PredTensor:$c);
   let assemblyFormat = "$predicate `,` $a `,` $b attr-dict `:` "
                        "custom<TypePair>(type($a), type($b))";
-  let hasVerifier = 1;
-}
+  }
 
 def TG_SelectOp : TG_BroadcastingOp<"select"> {
   let summary = "elementwise choice between two tensors by an i1 condition";

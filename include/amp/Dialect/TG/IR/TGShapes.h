@@ -8,6 +8,7 @@
 #ifndef AMP_DIALECT_TG_IR_TGSHAPES_H
 #define AMP_DIALECT_TG_IR_TGSHAPES_H
 
+#include "amp/Dialect/TG/IR/TGEnums.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Location.h"
 #include "mlir/IR/TypeRange.h"
@@ -26,8 +27,7 @@ broadcastShapes(llvm::ArrayRef<int64_t> a, llvm::ArrayRef<int64_t> b);
 struct LayoutDims {
   unsigned n, h, w, c;
 };
-/// Returns the dims for "NHWC" or "NCHW", std::nullopt for any other name.
-std::optional<LayoutDims> getLayoutDims(llvm::StringRef layout);
+LayoutDims getLayoutDims(Layout layout);
 
 /// Spatial output size of a window of `kernel` elements dilated by
 /// `dilation`, sliding by `stride` over `size + padLow + padHigh` elements;
@@ -59,7 +59,7 @@ llvm::FailureOr<Window2D> checkWindowAttrs(std::optional<mlir::Location> loc,
                                            llvm::ArrayRef<int64_t> strides,
                                            llvm::ArrayRef<int64_t> padding,
                                            llvm::ArrayRef<int64_t> dilations,
-                                           llvm::StringRef layout);
+                                           Layout layout);
 
 /// Output type of conv2d(x, w); emits at `loc` and fails on bad shapes.
 llvm::FailureOr<mlir::RankedTensorType>
@@ -67,18 +67,18 @@ inferConv2DType(std::optional<mlir::Location> loc, llvm::StringRef opName,
                 mlir::RankedTensorType x, mlir::RankedTensorType w,
                 llvm::ArrayRef<int64_t> strides,
                 llvm::ArrayRef<int64_t> padding,
-                llvm::ArrayRef<int64_t> dilations, llvm::StringRef layout);
+                llvm::ArrayRef<int64_t> dilations, Layout layout);
 
 /// Output type of a 2-D pooling of x; emits at `loc` and fails on bad shapes.
 llvm::FailureOr<mlir::RankedTensorType>
 inferPool2DType(std::optional<mlir::Location> loc, llvm::StringRef opName,
                 mlir::RankedTensorType x, llvm::ArrayRef<int64_t> window,
                 llvm::ArrayRef<int64_t> strides,
-                llvm::ArrayRef<int64_t> padding, llvm::StringRef layout);
+                llvm::ArrayRef<int64_t> padding, Layout layout);
 
 /// The channel dimension of a tensor of `rank` under `layout` (rank 2 and
 /// NHWC: the last dim; NCHW: dim 1).
-std::optional<unsigned> getChannelDim(unsigned rank, llvm::StringRef layout);
+std::optional<unsigned> getChannelDim(unsigned rank, Layout layout);
 
 /// Element type of norm statistics for an input of `elementType`: f32, or
 /// f64 for f64 reference runs.
