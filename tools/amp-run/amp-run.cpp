@@ -104,7 +104,7 @@ llvm::json::Value jsonNumber(double value) {
 struct Signature {
   std::vector<RankedTensorType> argTypes, resultTypes;
   std::vector<std::optional<tg::Role>> argRoles, resultRoles;
-  std::vector<std::string> argInits;
+  std::vector<tg::Initializer> argInits;
 };
 
 Signature signatureOf(func::FuncOp f) {
@@ -115,7 +115,9 @@ Signature signatureOf(func::FuncOp f) {
     s.argRoles.push_back(role ? tg::symbolizeRole(role.getValue())
                               : std::nullopt);
     auto init = f.getArgAttrOfType<StringAttr>(i, "tg.init");
-    s.argInits.push_back(init ? init.str() : "glorot_uniform");
+    // The module is verified, so a present tg.init names an initialiser.
+    s.argInits.push_back(init ? *tg::symbolizeInitializer(init.getValue())
+                              : tg::Initializer::GlorotUniform);
   }
   for (unsigned i = 0; i < f.getNumResults(); ++i) {
     s.resultTypes.push_back(cast<RankedTensorType>(f.getResultTypes()[i]));
@@ -253,7 +255,7 @@ public:
 };
 
 /// Glorot-uniform, He-normal, zeros or ones, as tg.init says.
-std::vector<float> initialValues(RankedTensorType type, StringRef init,
+std::vector<float> initialValues(RankedTensorType type, tg::Initializer init,
                                  std::mt19937 &rng) {
   int64_t n = type.getNumElements();
   std::vector<float> v(n, 0.0f);
@@ -268,17 +270,25 @@ std::vector<float> initialValues(RankedTensorType type, StringRef init,
   } else if (!s.empty()) {
     fanIn = fanOut = s.back();
   }
-  if (init == "ones")
+  switch (init) {
+  case tg::Initializer::Zeros:
+    break;
+  case tg::Initializer::Ones:
     std::fill(v.begin(), v.end(), 1.0f);
-  else if (init == "he_normal") {
+    break;
+  case tg::Initializer::HeNormal: {
     std::normal_distribution<float> d(0.0f, std::sqrt(2.0f / fanIn));
     for (float &x : v)
       x = d(rng);
-  } else if (init == "glorot_uniform") {
+    break;
+  }
+  case tg::Initializer::GlorotUniform: {
     float limit = std::sqrt(6.0f / float(fanIn + fanOut));
     std::uniform_real_distribution<float> d(-limit, limit);
     for (float &x : v)
       x = d(rng);
+    break;
+  }
   }
   return v;
 }
