@@ -1,10 +1,10 @@
 //===- TGPrecisionPolicy.cpp - The tg ops' precision lists ----------------===//
 //
 // The default f16 lists, derived from TensorFlow's CUDA auto-mixed-precision
-// lists (see docs/precision-lists.md): Tensor Core contractions are allow,
-// numerically safe math is infer, exponentials, sums, losses and optimizer
-// updates are deny, data movement is clear. For bf16 the sum and mean
-// reductions are infer (bf16 has f32's range).
+// lists (docs/auto-mixed-precision.md, "The default lists (f16)"): Tensor
+// Core contractions are allow, numerically safe math is infer, exponentials,
+// sums, losses and optimizer updates are deny, data movement is clear. For
+// bf16 the sum and mean reductions are infer (bf16 has f32's range).
 //
 //===----------------------------------------------------------------------===//
 
