@@ -194,17 +194,22 @@ struct LossScalingPass : amp::impl::LossScalingPassBase<LossScalingPass> {
     if (dynamic) {
       auto i64Scalar = RankedTensorType::get({}, builder.getI64Type());
       unsigned n = func.getNumArguments();
+      // The state's first values travel with it, so hosts read them from
+      // the IR instead of restating the pass's options.
+      auto stateArg = [&](tg::Role role, Attribute first) {
+        return builder.getDictionaryAttr(
+            {builder.getNamedAttr(
+                 tg::TGDialect::kRoleAttrName,
+                 builder.getStringAttr(tg::stringifyRole(role))),
+             builder.getNamedAttr(tg::TGDialect::kInitValueAttrName, first)});
+      };
       (void)func.insertArgument(
           n, f32Scalar,
-          builder.getDictionaryAttr(builder.getNamedAttr(
-              tg::TGDialect::kRoleAttrName,
-              builder.getStringAttr(tg::stringifyRole(tg::Role::LossScale)))),
+          stateArg(tg::Role::LossScale, builder.getF32FloatAttr(initScale)),
           func.getLoc());
       (void)func.insertArgument(
           n + 1, i64Scalar,
-          builder.getDictionaryAttr(builder.getNamedAttr(
-              tg::TGDialect::kRoleAttrName,
-              builder.getStringAttr(tg::stringifyRole(tg::Role::GoodSteps)))),
+          stateArg(tg::Role::GoodSteps, builder.getI64IntegerAttr(0)),
           func.getLoc());
       scale = func.getArgument(n);
       goodSteps = func.getArgument(n + 1);

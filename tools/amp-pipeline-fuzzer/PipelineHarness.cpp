@@ -66,6 +66,8 @@ DialectRegistry &registry() {
 struct Signature {
   SmallVector<Type> argTypes;
   SmallVector<std::optional<amp::tg::Role>> argRoles;
+  /// tg.init_value of each argument (the loss scale's first value).
+  SmallVector<std::optional<double>> argInitValues;
   unsigned numResults = 0;
 };
 
@@ -76,6 +78,13 @@ Signature signatureOf(func::FuncOp fn) {
     auto role = fn.getArgAttrOfType<StringAttr>(i, "tg.role");
     s.argRoles.push_back(role ? amp::tg::symbolizeRole(role.getValue())
                               : std::nullopt);
+    Attribute first = fn.getArgAttr(i, amp::tg::TGDialect::kInitValueAttrName);
+    if (auto number = dyn_cast_or_null<FloatAttr>(first))
+      s.argInitValues.push_back(number.getValueAsDouble());
+    else if (auto number = dyn_cast_or_null<IntegerAttr>(first))
+      s.argInitValues.push_back((double)number.getInt());
+    else
+      s.argInitValues.push_back(std::nullopt);
   }
   s.numResults = fn.getNumResults();
   return s;
@@ -159,12 +168,10 @@ StepData makeData(const Signature &s, uint32_t seed, int64_t classes) {
         x = (double)(rng() % (uint32_t)std::max<int64_t>(classes, 1));
       else if (role == amp::tg::Role::LearningRate)
         x = 0.1;
-      else if (role == amp::tg::Role::LossScale)
-        x = 65536;
       else if (role == amp::tg::Role::Input)
         x = uniform(rng);
-      else
-        x = 0;
+      else // state: the value the pipeline wrote (the loss scale), else 0
+        x = s.argInitValues[i].value_or(0.0);
     }
     d.values.push_back(std::move(v));
   }

@@ -68,7 +68,8 @@ static cl::opt<double> lr("lr", cl::init(0.01), cl::desc("Learning rate"));
 static cl::opt<unsigned> seed("seed", cl::init(0), cl::desc("Random seed"));
 static cl::opt<std::string> reportPath("report", cl::init(""),
                                        cl::desc("Write a JSON report here"));
-static cl::opt<double> initScale("init-scale", cl::init(65536.0),
+static cl::opt<double> initScale("init-scale",
+                                 cl::init(amp::loss_scaling::kInitScale),
                                  cl::desc("Initial loss scale (f16)"));
 static cl::opt<std::string>
     lossScaling("loss-scaling", cl::init("dynamic"),
@@ -105,6 +106,8 @@ struct Signature {
   std::vector<RankedTensorType> argTypes, resultTypes;
   std::vector<std::optional<tg::Role>> argRoles, resultRoles;
   std::vector<tg::Initializer> argInits;
+  /// tg.init_value of each argument (the first value of step state), if any.
+  std::vector<std::optional<double>> argInitValues;
 };
 
 Signature signatureOf(func::FuncOp f) {
@@ -118,6 +121,13 @@ Signature signatureOf(func::FuncOp f) {
     // The module is verified, so a present tg.init names an initialiser.
     s.argInits.push_back(init ? *tg::symbolizeInitializer(init.getValue())
                               : tg::Initializer::GlorotUniform);
+    Attribute first = f.getArgAttr(i, tg::TGDialect::kInitValueAttrName);
+    if (auto number = dyn_cast_or_null<FloatAttr>(first))
+      s.argInitValues.push_back(number.getValueAsDouble());
+    else if (auto number = dyn_cast_or_null<IntegerAttr>(first))
+      s.argInitValues.push_back((double)number.getInt());
+    else
+      s.argInitValues.push_back(std::nullopt);
   }
   for (unsigned i = 0; i < f.getNumResults(); ++i) {
     s.resultTypes.push_back(cast<RankedTensorType>(f.getResultTypes()[i]));
@@ -510,7 +520,10 @@ static int runMain(int argc, char **argv) {
       if (!role)
         throw std::runtime_error("argument " + std::to_string(i) +
                                  " has no tg.role: amp-run cannot bind it");
-      std::vector<float> values(type.getNumElements(), 0.0f);
+      // State starts at its tg.init_value (what --amp-loss-scaling wrote
+      // for the scale), else at zero.
+      std::vector<float> values(type.getNumElements(),
+                                (float)step.argInitValues[i].value_or(0.0));
       switch (*role) {
       case tg::Role::Input:
       case tg::Role::Label:
@@ -519,15 +532,20 @@ static int runMain(int argc, char **argv) {
         values = initialValues(type, step.argInits[i], rng);
         break;
       case tg::Role::LearningRate:
-        values[0] = (float)lr;
+        // --lr given on the command line wins over the IR's value.
+        if (lr.getNumOccurrences() || !step.argInitValues[i])
+          std::fill(values.begin(), values.end(), (float)lr);
         break;
       case tg::Role::LossScale:
-        values[0] = (float)initScale;
+        // A step scaled by hand, without tg.init_value, starts at
+        // --init-scale.
+        if (!step.argInitValues[i])
+          std::fill(values.begin(), values.end(), (float)initScale);
         scaleIndex = i;
         break;
       case tg::Role::OptState:
       case tg::Role::GoodSteps:
-        break; // starts at zero
+        break;
       case tg::Role::Loss:
       case tg::Role::Logits:
       case tg::Role::Output:

@@ -13,6 +13,7 @@
 #ifndef AMP_TRANSFORMS_PIPELINE_H
 #define AMP_TRANSFORMS_PIPELINE_H
 
+#include "amp/Transforms/LossScalingDefaults.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassOptions.h"
 
@@ -21,9 +22,8 @@ namespace amp {
 struct AmpPipelineOptions
     : public mlir::PassPipelineOptions<AmpPipelineOptions> {
   // --amp-auto-mixed-precision.
-  Option<std::string> precision{*this, "precision",
-                                llvm::cl::desc("f16 or bf16"),
-                                llvm::cl::init("f16")};
+  Option<std::string> precision{
+      *this, "precision", llvm::cl::desc("f16 or bf16"), llvm::cl::init("f16")};
   ListOption<std::string> allowOps{*this, "allow",
                                    llvm::cl::desc("Ops moved into allow")};
   ListOption<std::string> inferOps{*this, "infer",
@@ -41,14 +41,13 @@ struct AmpPipelineOptions
   Option<bool> keepIoTypes{*this, "keep-io-types",
                            llvm::cl::desc("Keep function signatures"),
                            llvm::cl::init(true)};
-  Option<std::string> constantOverflow{
-      *this, "constant-overflow", llvm::cl::desc("keep-f32 or saturate"),
-      llvm::cl::init("keep-f32")};
-  Option<std::string> castOp{
-      *this, "cast-op", llvm::cl::desc("auto, amp, arith or tosa"),
-      llvm::cl::init("auto")};
-  Option<bool> annotate{*this, "annotate",
-                        llvm::cl::desc("Write amp.color"),
+  Option<std::string> constantOverflow{*this, "constant-overflow",
+                                       llvm::cl::desc("keep-f32 or saturate"),
+                                       llvm::cl::init("keep-f32")};
+  Option<std::string> castOp{*this, "cast-op",
+                             llvm::cl::desc("auto, amp, arith or tosa"),
+                             llvm::cl::init("auto")};
+  Option<bool> annotate{*this, "annotate", llvm::cl::desc("Write amp.color"),
                         llvm::cl::init(false)};
   Option<std::string> report{*this, "report",
                              llvm::cl::desc("JSON report path")};
@@ -61,22 +60,20 @@ struct AmpPipelineOptions
                            llvm::cl::init("dynamic")};
   Option<double> initScale{*this, "init-scale",
                            llvm::cl::desc("Initial loss scale"),
-                           llvm::cl::init(65536.0)};
+                           llvm::cl::init(loss_scaling::kInitScale)};
   Option<double> growthFactor{*this, "growth-factor",
                               llvm::cl::desc("Growth multiplier"),
-                              llvm::cl::init(2.0)};
+                              llvm::cl::init(loss_scaling::kGrowthFactor)};
   Option<double> backoffFactor{*this, "backoff-factor",
                                llvm::cl::desc("Backoff multiplier"),
-                               llvm::cl::init(0.5)};
+                               llvm::cl::init(loss_scaling::kBackoffFactor)};
   Option<int64_t> growthInterval{*this, "growth-interval",
                                  llvm::cl::desc("Finite steps per growth"),
-                                 llvm::cl::init(2000)};
-  Option<double> minScale{*this, "min-scale",
-                          llvm::cl::desc("Lowest scale"),
-                          llvm::cl::init(1.0)};
-  Option<double> maxScale{*this, "max-scale",
-                          llvm::cl::desc("Highest scale"),
-                          llvm::cl::init(16777216.0)};
+                                 llvm::cl::init(loss_scaling::kGrowthInterval)};
+  Option<double> minScale{*this, "min-scale", llvm::cl::desc("Lowest scale"),
+                          llvm::cl::init(loss_scaling::kMinScale)};
+  Option<double> maxScale{*this, "max-scale", llvm::cl::desc("Highest scale"),
+                          llvm::cl::init(loss_scaling::kMaxScale)};
 };
 
 /// Appends the pipeline to `pm` (which must run on a ModuleOp).

@@ -47,7 +47,7 @@ func.func @bad_result_role() -> (tensor<f32> {tg.role = "lr"}) {
 
 // -----
 
-// expected-error @+1 {{unknown tg attribute 'tg.rol' on argument 0 (expected tg.role or tg.init)}}
+// expected-error @+1 {{unknown tg attribute 'tg.rol' on argument 0 (expected tg.role, tg.init or tg.init_value)}}
 func.func @typo(%w: tensor<4xf32> {tg.rol = "param"}) {
   return
 }
@@ -57,5 +57,43 @@ func.func @typo(%w: tensor<4xf32> {tg.rol = "param"}) {
 func.func @on_op(%x: tensor<4xf32>) {
   // expected-error @+1 {{unknown tg attribute 'tg.role' (tg.role and tg.init belong on function arguments and results)}}
   %y = tg.relu %x {tg.role = "input"} : tensor<4xf32>
+  return
+}
+
+// -----
+
+// tg.init_value: the first value of step state, a number of the argument's
+// element type, only on state roles.
+func.func @init_value_ok(%s: tensor<f32> {tg.role = "loss_scale", tg.init_value = 1024.0 : f32},
+                         %n: tensor<i64> {tg.role = "good_steps", tg.init_value = 0 : i64},
+                         %lr: tensor<f32> {tg.role = "lr", tg.init_value = 0.1 : f32}) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'tg.init_value' on argument 0 needs a state role ("opt_state", "lr", "loss_scale" or "good_steps"); parameters start from tg.init}}
+func.func @init_value_on_param(%w: tensor<4xf32> {tg.role = "param", tg.init_value = 1.0 : f32}) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'tg.init_value' on argument 0 needs a state role}}
+func.func @init_value_without_role(%s: tensor<f32> {tg.init_value = 1.0 : f32}) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'tg.init_value' on argument 0 must be a number of the argument's element type 'f32', got 1024 : i64}}
+func.func @init_value_wrong_kind(%s: tensor<f32> {tg.role = "loss_scale", tg.init_value = 1024}) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'tg.init_value' on argument 0 must be a number of the argument's element type 'i64', got "zero"}}
+func.func @init_value_string(%n: tensor<i64> {tg.role = "good_steps", tg.init_value = "zero"}) {
   return
 }

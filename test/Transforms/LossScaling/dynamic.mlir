@@ -5,7 +5,7 @@
 // RUN: amp-opt %s --amp-loss-scaling="growth-factor=4.0 backoff-factor=0.25 growth-interval=10 min-scale=2.0 max-scale=65536.0 init-scale=1024" | FileCheck %s --check-prefix=OPTS
 
 // CHECK-LABEL: func.func @step
-// CHECK-SAME: %[[S:[^:]*]]: tensor<f32> {tg.role = "loss_scale"}, %[[N:[^:]*]]: tensor<i64> {tg.role = "good_steps"})
+// CHECK-SAME: %[[S:[^:]*]]: tensor<f32> {tg.init_value = 6.553600e+04 : f32, tg.role = "loss_scale"}, %[[N:[^:]*]]: tensor<i64> {tg.init_value = 0 : i64, tg.role = "good_steps"})
 // CHECK-SAME: -> (tensor<f32> {tg.role = "loss"}, tensor<4x4xf32> {tg.role = "param"}, tensor<4x4xf32> {tg.role = "opt_state"}, tensor<4x4xf32> {tg.role = "opt_state"}, tensor<f32> {tg.role = "loss_scale"}, tensor<i64> {tg.role = "good_steps"})
 // CHECK: amp.scale %{{.*}}, %[[S]]
 // CHECK: %[[U:.*]] = amp.unscale %{{.*}}, %[[S]] : tensor<4x4xf16>
@@ -16,6 +16,8 @@
 // CHECK: %[[V2:.*]] = tg.select %[[OK]], %[[V]], %{{.*}} : tensor<i1>, tensor<4x4xf32>
 // CHECK: %[[S2:.*]], %[[N2:.*]] = amp.update_scale %[[S]], %[[N]], %[[OK]]
 // CHECK: return %{{.*}}, %[[P2]], %[[M2]], %[[V2]], %[[S2]], %[[N2]]
+// The initial scale travels in the IR for hosts to read:
+// OPTS: tg.init_value = 1.024000e+03 : f32, tg.role = "loss_scale"
 // OPTS: amp.update_scale {{.*}} {backoff_factor = 2.500000e-01 : f64, growth_factor = 4.000000e+00 : f64, growth_interval = 10 : i64, max_scale = 6.553600e+04 : f64, min_scale = 2.000000e+00 : f64}
 func.func @step(%w: tensor<4x4xf32> {tg.role = "param"}, %m: tensor<4x4xf32> {tg.role = "opt_state"},
                 %v: tensor<4x4xf32> {tg.role = "opt_state"}, %t: tensor<i64> {tg.role = "input"},

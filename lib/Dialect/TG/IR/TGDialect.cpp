@@ -135,6 +135,43 @@ static LogicalResult checkRole(Operation *op, NamedAttribute attr,
                                keep);
 }
 
+/// `tg.init_value` gives the value a host fills a step-state argument with
+/// before the first step: a number of the argument's element kind, on an
+/// argument whose role is state (not a parameter, which takes `tg.init`,
+/// and not data, which the host binds per batch).
+static LogicalResult verifyInitValue(Operation *op, unsigned argIndex,
+                                     NamedAttribute attr, StringRef where) {
+  auto func = dyn_cast<FunctionOpInterface>(op);
+  if (!func)
+    return op->emitError() << "'tg.init_value' belongs on function arguments";
+  auto roleName =
+      func.getArgAttrOfType<StringAttr>(argIndex, TGDialect::kRoleAttrName);
+  std::optional<Role> role =
+      roleName ? symbolizeRole(roleName.getValue()) : std::nullopt;
+  if (!role || *role == Role::Param || *role == Role::Input ||
+      *role == Role::Label)
+    return op->emitError()
+           << "'tg.init_value' on " << where
+           << " needs a state role (\"opt_state\", \"lr\", \"loss_scale\" or "
+              "\"good_steps\"); parameters start from tg.init";
+  auto tensor = dyn_cast<RankedTensorType>(func.getArgumentTypes()[argIndex]);
+  if (!tensor)
+    return op->emitError() << "'tg.init_value' on " << where
+                           << " needs a ranked tensor argument";
+  Type element = tensor.getElementType();
+  bool fits =
+      ((isa<FloatType>(element) && isa<FloatAttr>(attr.getValue()) &&
+        cast<FloatAttr>(attr.getValue()).getType() == element) ||
+       (element.isSignlessInteger() && isa<IntegerAttr>(attr.getValue()) &&
+        cast<IntegerAttr>(attr.getValue()).getType() == element));
+  if (!fits)
+    return op->emitError() << "'tg.init_value' on " << where
+                           << " must be a number of the argument's element "
+                              "type "
+                           << element << ", got " << attr.getValue();
+  return success();
+}
+
 LogicalResult TGDialect::verifyRegionArgAttribute(Operation *op, unsigned,
                                                   unsigned argIndex,
                                                   NamedAttribute attr) {
@@ -157,8 +194,10 @@ LogicalResult TGDialect::verifyRegionArgAttribute(Operation *op, unsigned,
              << "'tg.init' on " << where << " needs tg.role = \"param\"";
     return success();
   }
+  if (name == kInitValueAttrName)
+    return verifyInitValue(op, argIndex, attr, where);
   return op->emitError() << "unknown tg attribute '" << name << "' on " << where
-                         << " (expected tg.role or tg.init)";
+                         << " (expected tg.role, tg.init or tg.init_value)";
 }
 
 LogicalResult TGDialect::verifyRegionResultAttribute(Operation *op, unsigned,

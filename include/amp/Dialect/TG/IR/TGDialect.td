@@ -30,13 +30,17 @@ def TG_Dialect : Dialect {
   // inference reads attributes while the parser still holds them there.
   let usePropertiesForAttributes = 0;
   let hasConstantMaterializer = 1;
-  // `tg.role` and `tg.init` on function arguments and results.
+  // `tg.role`, `tg.init` and `tg.init_value` on function arguments and
+  // results.
   let hasRegionArgAttrVerify = 1;
   let hasRegionResultAttrVerify = 1;
   let hasOperationAttrVerify = 1;
   let extraClassDeclaration = [{
     static constexpr ::llvm::StringLiteral kRoleAttrName = "tg.role";
     static constexpr ::llvm::StringLiteral kInitAttrName = "tg.init";
+    /// The first value of a step-state argument (e.g. the loss scale).
+    static constexpr ::llvm::StringLiteral kInitValueAttrName =
+        "tg.init_value";
   }];
   // Folded constants materialize as arith.constant.
   let dependentDialects = ["::mlir::arith::ArithDialect"];
