@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "amp/Conversion/Passes.h"
+#include "amp/Dialect/TG/IR/TG.h"
 #include "amp/InitAll.h"
 #include "amp/Transforms/Pipeline.h"
 #include "amprt/amprt.h"
@@ -76,10 +77,13 @@ int main(int argc, char **argv) {
   auto fn = module->lookupSymbol<func::FuncOp>("train_step");
   std::vector<Type> argTypes(fn.getArgumentTypes().begin(),
                              fn.getArgumentTypes().end());
-  std::vector<std::string> roles;
+  // Roles as the dialect's enum (the verifier has checked their names).
+  std::vector<std::optional<amp::tg::Role>> roles;
   for (unsigned i = 0; i < fn.getNumArguments(); ++i) {
-    auto role = fn.getArgAttrOfType<StringAttr>(i, "tg.role");
-    roles.push_back(role ? role.str() : "");
+    auto role =
+        fn.getArgAttrOfType<StringAttr>(i, amp::tg::TGDialect::kRoleAttrName);
+    roles.push_back(role ? amp::tg::symbolizeRole(role.getValue())
+                         : std::nullopt);
   }
   unsigned numResults = fn.getNumResults();
   if (failed(pm.run(*module)))
@@ -98,16 +102,16 @@ int main(int argc, char **argv) {
   std::mt19937 rng(0);
   std::vector<amprt_tensor *> args;
   for (size_t i = 0; i < argTypes.size(); ++i) {
-    if (roles[i] == "param")
+    if (roles[i] == amp::tg::Role::Param)
       args.push_back(tensor(ctx, argTypes[i], 0.05f, &rng));
-    else if (roles[i] == "lr")
+    else if (roles[i] == amp::tg::Role::LearningRate)
       args.push_back(tensor(ctx, argTypes[i], 0.001f));
     else
       args.push_back(tensor(ctx, argTypes[i], 0.0f)); // state, data
   }
   // One fixed batch: the step should fit it.
   for (size_t i = 0; i < argTypes.size(); ++i)
-    if (roles[i] == "input" || roles[i] == "label") {
+    if (roles[i] == amp::tg::Role::Input || roles[i] == amp::tg::Role::Label) {
       amprt_tensor_release(args[i]);
       args[i] = tensor(ctx, argTypes[i], 1.0f, &rng);
     }
@@ -125,7 +129,7 @@ int main(int argc, char **argv) {
     // Results after the loss replace params and state, in argument order.
     size_t r = 1;
     for (size_t i = 0; i < args.size(); ++i)
-      if (roles[i] == "param" || roles[i] == "opt_state") {
+      if (roles[i] && amp::tg::isCarriedRole(*roles[i])) {
         amprt_tensor_release(args[i]);
         args[i] = (amprt_tensor *)results[r++];
       }
