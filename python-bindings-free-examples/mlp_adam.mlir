@@ -7,7 +7,7 @@
 // RUN: amp-opt %s --amp-pipeline="mode=static init-scale=128" | FileCheck %s --check-prefix=STATIC
 
 // CHECK-LABEL: func.func @train_step
-// CHECK-SAME: tensor<f32> {tg.role = "loss_scale"}, %[[N:[^:]*]]: tensor<i64> {tg.role = "good_steps"}
+// CHECK-SAME: tensor<f32> {tg.init_value = 6.553600e+04 : f32, tg.role = "loss_scale"}, %[[N:[^:]*]]: tensor<i64> {tg.init_value = 0 : i64, tg.role = "good_steps"}
 // CHECK-NOT: tg.gradients
 // Forward and backward contractions run in f16; master weights stay f32.
 // CHECK: tg.matmul {{.*}} : tensor<32x784xf16>, tensor<784x128xf16>
