@@ -7,6 +7,7 @@ set(AMP_EXPORTED_LIBS
   AMPTGDialect:TGDialect
   AMPAMPDialect:AMPDialect
   AMPPrecisionModels:PrecisionModels
+  AMPTGTransforms:TGTransforms
   AMPTransforms:Transforms
   AMPConversion:Conversion
   AMPInitAll:InitAll

@@ -3,7 +3,9 @@
 // Example 2: a downstream dialect with two ops of its own joins amp's
 // precision policy by attaching PrecisionPolicyOpInterface as external
 // models (dn.dense is allow, dn.swish infer), and is coloured next to tg
-// ops by the unchanged pass.
+// ops by the unchanged pass. It also gives dn.swish a gradient by attaching
+// GradientOpInterface, so --tg-autodiff differentiates through it; without
+// that model the pass names the op it cannot differentiate.
 //
 // RUN: %amp_bin/example-downstream-dialect | FileCheck %s
 // CHECK-LABEL: func.func @mixed
@@ -13,9 +15,24 @@
 // CHECK: dn.dense {{.*}} : (tensor<16x16xf16>, tensor<16x16xf16>) -> tensor<16x16xf16>
 // CHECK: tg.exp {{.*}} : tensor<16x16xf32>
 //
+// The swish rule, d/dx x*s(x) = s + y*(1 - s), after the seed:
+// CHECK-LABEL: func.func @train
+// CHECK: %[[Y:.*]] = dn.swish %[[H:.*]] : tensor<4x8xf32>
+// CHECK: tg.grad_seed
+// CHECK: %[[S:.*]] = tg.sigmoid %[[H]] : tensor<4x8xf32>
+// CHECK: %[[ONE_MINUS:.*]] = tg.sub %{{.*}}, %[[S]]
+// CHECK: %[[T:.*]] = tg.mul %[[Y]], %[[ONE_MINUS]]
+// CHECK: %[[D:.*]] = tg.add %[[S]], %[[T]]
+// CHECK: %[[DH:.*]] = tg.mul %{{.*}}, %[[D]]
+// CHECK: tg.matmul %{{.*}}, %[[DH]] {transpose_a = true}
+// CHECK: without a gradient model: tg-autodiff: no gradient rule for 'dn.swish'
+//
 //===----------------------------------------------------------------------===//
 
+#include "amp/Dialect/TG/IR/TG.h"
+#include "amp/Dialect/TG/Transforms/GradientBuilder.h"
 #include "amp/InitAll.h"
+#include "amp/Interfaces/GradientOpInterface.h"
 #include "amp/Interfaces/PrecisionModels.h"
 #include "amp/Transforms/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -54,6 +71,71 @@ func.func @mixed(%x: tensor<16x16xf32>, %w: tensor<16x16xf32>) -> (tensor<16x16x
 }
 )mlir";
 
+static const char *kTrain = R"mlir(
+func.func @train(%x: tensor<4x8xf32>, %w: tensor<8x8xf32>) -> tensor<8x8xf32> {
+  %h = tg.matmul %x, %w : tensor<4x8xf32>, tensor<8x8xf32>
+  %y = dn.swish %h : tensor<4x8xf32>
+  %l = tg.reduce_sum %y {dims = array<i64: 0, 1>} : tensor<4x8xf32>
+  %g = tg.gradients %l wrt %w : tensor<f32>, tensor<8x8xf32>
+  return %g : tensor<8x8xf32>
+}
+)mlir";
+
+namespace {
+/// dn.swish's reverse-mode rule, written with tg ops: y = x * s(x), so
+/// dy/dx = s + y * (1 - s).
+struct SwishGradient
+    : amp::GradientOpInterface::ExternalModel<SwishGradient, dn::SwishOp> {
+  llvm::LogicalResult emitGradient(mlir::Operation *op,
+                                   amp::GradientBuilder &g) const {
+    namespace tg = amp::tg;
+    auto swish = mlir::cast<dn::SwishOp>(op);
+    mlir::OpBuilder &b = g.builder();
+    mlir::Location loc = g.getLoc();
+    mlir::Value x = swish.getX(), y = swish.getY();
+    mlir::Value s = tg::SigmoidOp::create(b, loc, x);
+    mlir::Value oneMinusS =
+        tg::SubOp::create(b, loc, g.scalar(x.getType(), 1.0), s);
+    mlir::Value d =
+        tg::AddOp::create(b, loc, s, tg::MulOp::create(b, loc, y, oneMinusS));
+    g.accumulate(x, tg::MulOp::create(b, loc, g.adjoint(y), d));
+    return mlir::success();
+  }
+};
+
+/// Runs --tg-autodiff on kTrain; prints the result or the diagnostic.
+int differentiate(bool withGradientModel) {
+  mlir::DialectRegistry registry;
+  amp::registerAllDialects(registry);
+  registry.insert<mlir::func::FuncDialect, dn::DNDialect>();
+  if (withGradientModel)
+    registry.addExtension(+[](mlir::MLIRContext *ctx, dn::DNDialect *) {
+      dn::SwishOp::attachInterface<SwishGradient>(*ctx);
+    });
+  mlir::MLIRContext context(registry);
+  auto module = mlir::parseSourceString<mlir::ModuleOp>(kTrain, &context);
+  if (!module)
+    return 1;
+  std::string diagnostic;
+  mlir::ScopedDiagnosticHandler capture(&context, [&](mlir::Diagnostic &d) {
+    diagnostic = d.str();
+    return mlir::success();
+  });
+  mlir::PassManager pm(&context);
+  pm.addPass(amp::createTGAutodiffPass());
+  if (mlir::failed(pm.run(*module))) {
+    if (withGradientModel)
+      return 1;
+    llvm::outs() << "without a gradient model: " << diagnostic << "\n";
+    return 0;
+  }
+  if (!withGradientModel)
+    return 1; // the pass must refuse an op it cannot differentiate
+  module->print(llvm::outs());
+  return 0;
+}
+} // namespace
+
 int main() {
   mlir::DialectRegistry registry;
   amp::registerAllPrecisionModelsAndDialects(registry);
@@ -72,5 +154,6 @@ int main() {
   if (mlir::failed(pm.run(*module)))
     return 1;
   module->print(llvm::outs());
-  return 0;
+  return differentiate(/*withGradientModel=*/true) ||
+         differentiate(/*withGradientModel=*/false);
 }

@@ -4,6 +4,7 @@
 #include "amp/Conversion/Passes.h"
 #include "amp/Dialect/AMP/IR/AMP.h"
 #include "amp/Dialect/TG/IR/TG.h"
+#include "amp/Dialect/TG/Transforms/GradientBuilder.h"
 #include "amp/Interfaces/PrecisionPolicyInterface.h"
 #include "amp/Transforms/Passes.h"
 #include "amp/Transforms/Pipeline.h"
@@ -18,6 +19,7 @@
 void amp::registerAllDialects(mlir::DialectRegistry &registry) {
   registry
       .insert<amp::tg::TGDialect, amp::AMPDialect, mlir::arith::ArithDialect>();
+  amp::tg::registerGradientRules(registry);
 }
 
 void amp::registerAllPasses() {

@@ -7,8 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "GradientRules.h"
 #include "amp/Dialect/TG/IR/TG.h"
+#include "amp/Dialect/TG/Transforms/GradientBuilder.h"
 #include "amp/Transforms/Passes.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/DenseSet.h"
@@ -111,6 +111,10 @@ LogicalResult expand(tg::GradientsOp op) {
 }
 
 struct TGAutodiffPass : amp::impl::TGAutodiffPassBase<TGAutodiffPass> {
+  void getDependentDialects(DialectRegistry &registry) const override {
+    TGAutodiffPassBase::getDependentDialects(registry);
+    amp::tg::registerGradientRules(registry);
+  }
   void runOnOperation() override {
     SmallVector<tg::GradientsOp> ops;
     getOperation().walk([&](tg::GradientsOp op) { ops.push_back(op); });

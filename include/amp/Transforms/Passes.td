@@ -118,6 +118,11 @@ def TGAutodiffPass : Pass<"tg-autodiff", "::mlir::ModuleOp"> {
     not depend on gets zeros and a warning. An op on the path without a
     gradient rule is an error that names it.
 
+    Each op's rule is its `amp::GradientOpInterface`: the tg ops and
+    `amp.cast` have theirs (`amp::tg::registerGradientRules`, which the pass
+    registers itself); another dialect's op joins by attaching the interface
+    as an external model.
+
     ```mlir
     %dw = tg.gradients %loss wrt %w : tensor<f32>, tensor<784x128xf32>
     ```
