@@ -79,12 +79,8 @@ int main(int argc, char **argv) {
                              fn.getArgumentTypes().end());
   // Roles as the dialect's enum (the verifier has checked their names).
   std::vector<std::optional<amp::tg::Role>> roles;
-  for (unsigned i = 0; i < fn.getNumArguments(); ++i) {
-    auto role =
-        fn.getArgAttrOfType<StringAttr>(i, amp::tg::TGDialect::kRoleAttrName);
-    roles.push_back(role ? amp::tg::symbolizeRole(role.getValue())
-                         : std::nullopt);
-  }
+  for (unsigned i = 0; i < fn.getNumArguments(); ++i)
+    roles.push_back(amp::tg::getArgumentRole(fn, i));
   unsigned numResults = fn.getNumResults();
   if (failed(pm.run(*module)))
     return 1;

@@ -132,10 +132,8 @@ struct LossScalingPass : amp::impl::LossScalingPassBase<LossScalingPass> {
         alreadyScaled = op;
     });
     for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i)
-      if (auto role = func.getArgAttrOfType<StringAttr>(
-              i, tg::TGDialect::kRoleAttrName))
-        if (tg::symbolizeRole(role.getValue()) == tg::Role::LossScale)
-          alreadyScaled = func;
+      if (tg::getArgumentRole(func, i) == tg::Role::LossScale)
+        alreadyScaled = func;
 
     if (seeds.empty()) {
       if (optimizers.empty())

@@ -75,16 +75,8 @@ Signature signatureOf(func::FuncOp fn) {
   Signature s;
   for (unsigned i = 0; i < fn.getNumArguments(); ++i) {
     s.argTypes.push_back(fn.getArgumentTypes()[i]);
-    auto role = fn.getArgAttrOfType<StringAttr>(i, "tg.role");
-    s.argRoles.push_back(role ? amp::tg::symbolizeRole(role.getValue())
-                              : std::nullopt);
-    Attribute first = fn.getArgAttr(i, amp::tg::TGDialect::kInitValueAttrName);
-    if (auto number = dyn_cast_or_null<FloatAttr>(first))
-      s.argInitValues.push_back(number.getValueAsDouble());
-    else if (auto number = dyn_cast_or_null<IntegerAttr>(first))
-      s.argInitValues.push_back((double)number.getInt());
-    else
-      s.argInitValues.push_back(std::nullopt);
+    s.argRoles.push_back(amp::tg::getArgumentRole(fn, i));
+    s.argInitValues.push_back(amp::tg::getInitValue(fn, i));
   }
   s.numResults = fn.getNumResults();
   return s;

@@ -114,26 +114,16 @@ Signature signatureOf(func::FuncOp f) {
   Signature s;
   for (unsigned i = 0; i < f.getNumArguments(); ++i) {
     s.argTypes.push_back(cast<RankedTensorType>(f.getArgumentTypes()[i]));
-    auto role = f.getArgAttrOfType<StringAttr>(i, "tg.role");
-    s.argRoles.push_back(role ? tg::symbolizeRole(role.getValue())
-                              : std::nullopt);
+    s.argRoles.push_back(tg::getArgumentRole(f, i));
     auto init = f.getArgAttrOfType<StringAttr>(i, "tg.init");
     // The module is verified, so a present tg.init names an initialiser.
     s.argInits.push_back(init ? *tg::symbolizeInitializer(init.getValue())
                               : tg::Initializer::GlorotUniform);
-    Attribute first = f.getArgAttr(i, tg::TGDialect::kInitValueAttrName);
-    if (auto number = dyn_cast_or_null<FloatAttr>(first))
-      s.argInitValues.push_back(number.getValueAsDouble());
-    else if (auto number = dyn_cast_or_null<IntegerAttr>(first))
-      s.argInitValues.push_back((double)number.getInt());
-    else
-      s.argInitValues.push_back(std::nullopt);
+    s.argInitValues.push_back(tg::getInitValue(f, i));
   }
   for (unsigned i = 0; i < f.getNumResults(); ++i) {
     s.resultTypes.push_back(cast<RankedTensorType>(f.getResultTypes()[i]));
-    auto role = f.getResultAttrOfType<StringAttr>(i, "tg.role");
-    s.resultRoles.push_back(role ? tg::symbolizeRole(role.getValue())
-                                 : std::nullopt);
+    s.resultRoles.push_back(tg::getResultRole(f, i));
   }
   return s;
 }

@@ -93,6 +93,29 @@ bool isCarriedRole(Role role) {
   return isArgumentRole(role) && isResultRole(role);
 }
 
+static std::optional<Role> roleOf(StringAttr name) {
+  return name ? symbolizeRole(name.getValue()) : std::nullopt;
+}
+
+std::optional<Role> getArgumentRole(FunctionOpInterface func, unsigned index) {
+  return roleOf(
+      func.getArgAttrOfType<StringAttr>(index, TGDialect::kRoleAttrName));
+}
+
+std::optional<Role> getResultRole(FunctionOpInterface func, unsigned index) {
+  return roleOf(
+      func.getResultAttrOfType<StringAttr>(index, TGDialect::kRoleAttrName));
+}
+
+std::optional<double> getInitValue(FunctionOpInterface func, unsigned index) {
+  Attribute value = func.getArgAttr(index, TGDialect::kInitValueAttrName);
+  if (auto number = dyn_cast_or_null<FloatAttr>(value))
+    return number.getValueAsDouble();
+  if (auto number = dyn_cast_or_null<IntegerAttr>(value))
+    return (double)number.getInt();
+  return std::nullopt;
+}
+
 } // namespace amp::tg
 
 /// The names of the enumerants of an ODS enum that `keep` accepts, in

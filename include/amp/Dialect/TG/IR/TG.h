@@ -9,6 +9,7 @@
 #include "mlir/IR/Dialect.h"
 #include "mlir/IR/OpDefinition.h"
 #include "mlir/IR/OpImplementation.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
@@ -23,6 +24,16 @@ mlir::ParseResult parseTypePair(mlir::OpAsmParser &parser, mlir::Type &lhs,
                                 mlir::Type &rhs);
 void printTypePair(mlir::OpAsmPrinter &printer, mlir::Operation *op,
                    mlir::Type lhs, mlir::Type rhs);
+
+/// The tg.role of argument / result `index` of a verified function, if it
+/// has one (what hosts bind values by).
+std::optional<Role> getArgumentRole(mlir::FunctionOpInterface func,
+                                    unsigned index);
+std::optional<Role> getResultRole(mlir::FunctionOpInterface func,
+                                  unsigned index);
+/// The tg.init_value of argument `index`, as a double, if it has one.
+std::optional<double> getInitValue(mlir::FunctionOpInterface func,
+                                   unsigned index);
 
 /// Attaches PrecisionPolicyOpInterface to every tg op with its default list
 /// (called when the dialect loads).
