@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ForeignFromBytes.h"
+#include "ByteReader.h"
 #include <cstdio>
 #include <vector>
 
@@ -14,23 +15,9 @@ using namespace amp::fuzz;
 
 namespace {
 
-class Reader {
-public:
-  explicit Reader(llvm::ArrayRef<uint8_t> bytes) : bytes(bytes) {}
-  unsigned pick(unsigned n) {
-    if (pos >= bytes.size())
-      return 0;
-    return bytes[pos++] % n;
-  }
-
-private:
-  llvm::ArrayRef<uint8_t> bytes;
-  size_t pos = 0;
-};
-
 class ForeignWriter {
 public:
-  explicit ForeignWriter(Reader &in) : in(in) {}
+  explicit ForeignWriter(ByteReader &in) : in(in) {}
 
   DecodedForeign write() {
     dynamic = in.pick(2);
@@ -316,7 +303,7 @@ private:
     }
   }
 
-  Reader &in;
+  ByteReader &in;
   bool dynamic = false;
   int64_t batch = 1, hidden = 1;
   unsigned next = 0;
@@ -327,6 +314,6 @@ private:
 } // namespace
 
 DecodedForeign amp::fuzz::decodeForeign(llvm::ArrayRef<uint8_t> bytes) {
-  Reader in(bytes);
+  ByteReader in(bytes);
   return ForeignWriter(in).write();
 }

@@ -1,28 +1,12 @@
 //===- GraphFromBytes.cpp - A random training step decoded from bytes -----===//
 
 #include "GraphFromBytes.h"
+#include "ByteReader.h"
 #include <vector>
 
 using namespace amp::fuzz;
 
 namespace {
-
-/// Reads choices off the input; past its end every choice is 0, so a short
-/// input is a small graph rather than an error.
-class ByteReader {
-public:
-  explicit ByteReader(llvm::ArrayRef<uint8_t> bytes) : bytes(bytes) {}
-  unsigned pick(unsigned n) {
-    if (pos >= bytes.size())
-      return 0;
-    return bytes[pos++] % n;
-  }
-  bool atEnd() const { return pos >= bytes.size(); }
-
-private:
-  llvm::ArrayRef<uint8_t> bytes;
-  size_t pos = 0;
-};
 
 std::string tensor(std::vector<int64_t> shape, const char *element = "f32") {
   std::string s = "tensor<";
