@@ -1,7 +1,7 @@
 //===- Runtime.cpp - Errors, contexts, tensors and the caching allocator ---===//
 
 #include "Runtime.h"
-#include "Cuda.h"
+#include "DeviceBackend.h"
 #include <dlfcn.h>
 #include <unistd.h>
 #include <cstdio>
@@ -101,7 +101,7 @@ void *amprt::allocate(amprt_context *ctx, size_t bytes, size_t *blockBytes) {
     // kernel or a sanitizer's allocator would not return null.
     return nullptr;
   } else if (ctx->device == AMPRT_DEVICE_CUDA) {
-    data = cuda::backend()->deviceAlloc(ctx, size);
+    data = device::backend()->deviceAlloc(ctx, size);
   } else {
     data = std::aligned_alloc(64, size);
   }
@@ -184,7 +184,7 @@ bool amprt::normalizeAxis(int64_t axis, int64_t rank, int64_t &out) {
   return true;
 }
 
-const cuda::Backend *cuda::backend() {
+const device::Backend *device::backend() {
   static std::string why;
   static const Backend *loaded = []() -> const Backend * {
     // Next to this library unless AMPRT_CUDA_LIBRARY names another file.
@@ -268,7 +268,7 @@ int amprt_cuda_device_count(void) {
     return 0;
   // Asking is never an error: keep the thread's last message.
   std::string previous = lastError;
-  const cuda::Backend *backend = cuda::backend();
+  const device::Backend *backend = device::backend();
   lastError = previous;
   return backend ? backend->deviceCount() : 0;
 }
@@ -289,7 +289,7 @@ amprt_status amprt_context_create(amprt_device device, int index,
   ctx->index = index;
   ctx->capacityBytes = hostMemoryBytes();
   if (device == AMPRT_DEVICE_CUDA) {
-    const cuda::Backend *backend = cuda::backend();
+    const device::Backend *backend = device::backend();
     amprt_status status = backend ? backend->initContext(ctx, index)
                                   : fail(AMPRT_ERROR_DEVICE,
                                          "amprt_context_create: %s",
@@ -318,12 +318,12 @@ void amprt_context_destroy(amprt_context *ctx) {
   for (auto &[size, blocks] : ctx->freeBlocks)
     for (void *block : blocks) {
       if (ctx->device == AMPRT_DEVICE_CUDA)
-        cuda::backend()->deviceFree(ctx, block);
+        device::backend()->deviceFree(ctx, block);
       else
         std::free(block);
     }
   if (ctx->device == AMPRT_DEVICE_CUDA)
-    cuda::backend()->destroyContext(ctx);
+    device::backend()->destroyContext(ctx);
   delete ctx;
 }
 
@@ -346,7 +346,7 @@ amprt_status amprt_synchronize(amprt_context *ctx) {
   if (!ctx)
     return fail(AMPRT_ERROR_INVALID_ARGUMENT, "amprt_synchronize: ctx is null");
   if (ctx->device == AMPRT_DEVICE_CUDA)
-    return cuda::backend()->synchronize(ctx);
+    return device::backend()->synchronize(ctx);
   return ok();
 }
 
@@ -496,7 +496,7 @@ amprt_status amprt_tensor_write(amprt_tensor *t, const void *host,
                 "amprt_tensor_write: %zu bytes given, the tensor holds %zu",
                 bytes, t->bytes);
   if (t->ctx->device == AMPRT_DEVICE_CUDA)
-    return cuda::backend()->copyToDevice(t->ctx, t->data, host, bytes);
+    return device::backend()->copyToDevice(t->ctx, t->data, host, bytes);
   std::memcpy(t->data, host, bytes);
   return ok();
 }
@@ -511,7 +511,7 @@ amprt_status amprt_tensor_read(const amprt_tensor *t, void *host,
                 "amprt_tensor_read: %zu bytes asked, the tensor holds %zu",
                 bytes, t->bytes);
   if (t->ctx->device == AMPRT_DEVICE_CUDA)
-    return cuda::backend()->copyToHost(t->ctx, host, t->data, bytes);
+    return device::backend()->copyToHost(t->ctx, host, t->data, bytes);
   std::memcpy(host, t->data, bytes);
   return ok();
 }

@@ -3,7 +3,7 @@
 #ifndef AMPRT_CPU_COMMON_H
 #define AMPRT_CPU_COMMON_H
 
-#include "../common/Cuda.h"
+#include "../common/DeviceBackend.h"
 #include "../common/Geometry.h"
 #include "../common/Runtime.h"
 #include "Parallel.h"

@@ -50,7 +50,7 @@ amprt_status reduce(const char *op, Reduce kind, amprt_context *ctx,
     std::unique_ptr<bool[]> mask(new bool[rank]);
     for (int64_t d = 0; d < rank; ++d)
       mask[d] = reduced[d];
-    return cuda::backend()->reduce(ctx, kind, x, mask.get(), y);
+    return device::backend()->reduce(ctx, kind, x, mask.get(), y);
   }
   double init =
       kind == Reduce::Max ? -std::numeric_limits<double>::infinity() : 0.0;

@@ -3,7 +3,7 @@
 #ifndef AMPRT_CUDA_CUDACOMMON_H
 #define AMPRT_CUDA_CUDACOMMON_H
 
-#include "../common/Cuda.h"
+#include "../common/DeviceBackend.h"
 #include "../device/DeviceOps.h"
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
@@ -13,6 +13,12 @@
 #include <vector>
 
 namespace amprt::cuda {
+
+// The table this backend fills in.
+using device::Backend;
+using device::Ctx;
+using device::kBackendVersion;
+using device::Tensor;
 
 /// A chosen cuDNN algorithm and its workspace size, per convolution shape.
 struct ConvAlgorithm {

@@ -1,7 +1,7 @@
 //===- BackendTable.h - A device backend's table over an executor -*- C++
 //-*-===//
 //
-// The op half of a cuda::Backend is the same for every executor: each
+// The op half of a device::Backend is the same for every executor: each
 // entry makes an executor on the context and runs DeviceOps.h. A backend
 // supplies its platform half (devices, memory, copies) and its contractions.
 //
@@ -10,13 +10,10 @@
 #ifndef AMPRT_DEVICE_BACKENDTABLE_H
 #define AMPRT_DEVICE_BACKENDTABLE_H
 
-#include "../common/Cuda.h"
+#include "../common/DeviceBackend.h"
 #include "DeviceOps.h"
 
 namespace amprt::device {
-
-using cuda::Backend;
-using cuda::Tensor;
 
 /// What a backend provides itself.
 struct Platform {
@@ -191,52 +188,29 @@ template <typename Exec> struct Ops {
 template <typename Exec> Backend makeBackend(const Platform &p) {
   using O = Ops<Exec>;
   return Backend{
-      cuda::kBackendVersion,
-      p.deviceCount,
-      p.initContext,
-      p.destroyContext,
-      p.deviceAlloc,
-      p.deviceFree,
-      p.memoryCapacity,
-      p.synchronize,
-      p.copyToDevice,
-      p.copyToHost,
-      p.copyOnDevice,
-      O::fill,
-      O::unary,
-      O::binary,
-      O::compare,
-      O::select,
-      O::isFinite,
-      O::activationGrad,
-      O::cast,
-      O::scale,
-      p.matmul,
-      p.conv,
-      O::biasAdd,
-      O::biasAddGrad,
-      O::pool,
-      O::poolGrad,
-      O::batchNorm,
-      O::batchNormGrad,
-      O::layerNorm,
-      O::layerNormGrad,
-      O::softmax,
-      O::crossEntropy,
-      O::reduce,
-      O::broadcastTo,
-      O::transpose,
-      O::concat,
-      O::slice,
-      O::pad,
-      O::gather,
-      O::gatherGrad,
-      O::sgd,
-      O::momentum,
-      O::adam,
-      O::clipByGlobalNorm,
-      O::finiteCheck,
-      O::updateScale,
+      kBackendVersion,  p.deviceCount,
+      p.initContext,    p.destroyContext,
+      p.deviceAlloc,    p.deviceFree,
+      p.memoryCapacity, p.synchronize,
+      p.copyToDevice,   p.copyToHost,
+      p.copyOnDevice,   O::fill,
+      O::unary,         O::binary,
+      O::compare,       O::select,
+      O::isFinite,      O::activationGrad,
+      O::cast,          O::scale,
+      p.matmul,         p.conv,
+      O::biasAdd,       O::biasAddGrad,
+      O::pool,          O::poolGrad,
+      O::batchNorm,     O::batchNormGrad,
+      O::layerNorm,     O::layerNormGrad,
+      O::softmax,       O::crossEntropy,
+      O::reduce,        O::broadcastTo,
+      O::transpose,     O::concat,
+      O::slice,         O::pad,
+      O::gather,        O::gatherGrad,
+      O::sgd,           O::momentum,
+      O::adam,          O::clipByGlobalNorm,
+      O::finiteCheck,   O::updateScale,
   };
 }
 

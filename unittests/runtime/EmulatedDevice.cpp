@@ -1,7 +1,7 @@
 //===- EmulatedDevice.cpp - The device backend's ops on the host, for tests
 //===//
 //
-// libamprt_emulated_device.so is a CUDA backend table (common/Cuda.h) whose
+// libamprt_emulated_device.so is a CUDA backend table (common/DeviceBackend.h) whose
 // memory is host memory and whose executor is HostExec: every op but the
 // contractions runs the code the CUDA backend runs (BackendTable.h over
 // DeviceOps.h and Kernels.h), in host loops. Pointing AMPRT_CUDA_LIBRARY
@@ -109,8 +109,8 @@ amprt_status conv(amprt_context *, ConvKind kind, const amprt_tensor *first,
 
 } // namespace
 
-extern "C" const amprt::cuda::Backend *amprt_cuda_backend(void) {
-  static const amprt::cuda::Backend backend =
+extern "C" const amprt::device::Backend *amprt_cuda_backend(void) {
+  static const amprt::device::Backend backend =
       device::makeBackend<device::HostExec>(
           {deviceCount, initContext, destroyContext, deviceAlloc, deviceFree,
            memoryCapacity, synchronize, copy, copy, copy, matmul, conv});

@@ -1,22 +1,24 @@
-//===- Cuda.h - The CUDA backend's entry points ----------------*- C++ -*-===//
+//===- DeviceBackend.h - A device backend's table of entry points -*- C++
+//-*-===//
 //
-// The CUDA backend is a separate library, libamprt_cuda.so, that the
-// runtime loads on first use (amprt_cuda_device_count or a CUDA context):
-// programs that only use the CPU never load the CUDA, cuBLAS and cuDNN
-// libraries, and the runtime works on machines without them. The library
-// hands back one table of functions. The C API checks every argument
-// before it calls an op here.
+// A device backend -- the CUDA backend, or the host-emulated device the
+// tests load in its place -- is a separate library, libamprt_cuda.so (or
+// the one AMPRT_CUDA_LIBRARY names), that the runtime loads on first use
+// (amprt_cuda_device_count or a CUDA context): programs that only use the CPU
+// never load the CUDA, cuBLAS and cuDNN libraries, and the runtime works on
+// machines without them. The library hands back one table of functions. The C
+// API checks every argument before it calls an op here.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef AMPRT_COMMON_CUDA_H
-#define AMPRT_COMMON_CUDA_H
+#ifndef AMPRT_COMMON_DEVICEBACKEND_H
+#define AMPRT_COMMON_DEVICEBACKEND_H
 
 #include "Geometry.h"
 #include "Runtime.h"
 #include "amprt_math.h"
 
-namespace amprt::cuda {
+namespace amprt::device {
 
 /// Bumped whenever the table changes, so a stale library is refused.
 constexpr int kBackendVersion = 2;
@@ -141,12 +143,12 @@ const Backend *backend();
 #define AMPRT_ON_CUDA(ctx, call)                                               \
   do {                                                                         \
     if ((ctx)->device == AMPRT_DEVICE_CUDA)                                    \
-      return ::amprt::cuda::backend()->call;                                   \
+      return ::amprt::device::backend()->call;                                 \
   } while (0)
 
-} // namespace amprt::cuda
+} // namespace amprt::device
 
 /// Exported by libamprt_cuda.so.
-extern "C" const amprt::cuda::Backend *amprt_cuda_backend(void);
+extern "C" const amprt::device::Backend *amprt_cuda_backend(void);
 
-#endif // AMPRT_COMMON_CUDA_H
+#endif // AMPRT_COMMON_DEVICEBACKEND_H
