@@ -153,6 +153,9 @@ private:
   LogicalResult lower(tg::GeluOp o) {
     return unary(o, AMPRT_ENTRY(amprt_gelu));
   }
+  LogicalResult lower(tg::SiluOp o) {
+    return unary(o, AMPRT_ENTRY(amprt_silu));
+  }
   LogicalResult lower(tg::ErfOp o) { return unary(o, AMPRT_ENTRY(amprt_erf)); }
   LogicalResult lower(tg::IsFiniteOp o) {
     return unary(o, AMPRT_ENTRY(amprt_is_finite));
@@ -604,13 +607,13 @@ LogicalResult FunctionLowering::lowerOp(Operation *op) {
   return lowerOneOf<
       arith::ConstantOp, tg::NegOp, tg::AbsOp, tg::ExpOp, tg::LogOp, tg::SqrtOp,
       tg::RsqrtOp, tg::SquareOp, tg::ReciprocalOp, tg::TanhOp, tg::SigmoidOp,
-      tg::ReluOp, tg::GeluOp, tg::ErfOp, tg::IsFiniteOp, tg::LeakyReluOp,
-      tg::AddOp, tg::SubOp, tg::MulOp, tg::DivOp, tg::PowOp, tg::MaximumOp,
-      tg::MinimumOp, tg::ReluGradOp, tg::GeluGradOp, tg::TanhGradOp,
-      tg::SigmoidGradOp, tg::LeakyReluGradOp, tg::CompareOp, tg::SelectOp,
-      tg::MatmulOp, tg::BatchMatmulOp, tg::Conv2DOp, tg::Conv2DBackwardInputOp,
-      tg::Conv2DBackwardFilterOp, tg::BiasAddOp, tg::BiasAddGradOp,
-      tg::MaxPool2DOp, tg::AvgPool2DOp, tg::MaxPool2DGradOp,
+      tg::ReluOp, tg::GeluOp, tg::SiluOp, tg::ErfOp, tg::IsFiniteOp,
+      tg::LeakyReluOp, tg::AddOp, tg::SubOp, tg::MulOp, tg::DivOp, tg::PowOp,
+      tg::MaximumOp, tg::MinimumOp, tg::ReluGradOp, tg::GeluGradOp,
+      tg::TanhGradOp, tg::SigmoidGradOp, tg::LeakyReluGradOp, tg::CompareOp,
+      tg::SelectOp, tg::MatmulOp, tg::BatchMatmulOp, tg::Conv2DOp,
+      tg::Conv2DBackwardInputOp, tg::Conv2DBackwardFilterOp, tg::BiasAddOp,
+      tg::BiasAddGradOp, tg::MaxPool2DOp, tg::AvgPool2DOp, tg::MaxPool2DGradOp,
       tg::AvgPool2DGradOp, tg::BatchNormOp, tg::BatchNormGradOp,
       tg::LayerNormOp, tg::LayerNormGradOp, tg::SoftmaxOp, tg::LogSoftmaxOp,
       tg::SoftmaxGradOp, tg::LogSoftmaxGradOp, tg::SoftmaxCrossEntropyOp,

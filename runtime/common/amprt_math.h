@@ -34,7 +34,7 @@ template <typename C> AMPRT_HD inline bool m_isfinite(C x) {
 /// Unary ops, by enumerator.
 enum class Unary {
   Neg, Abs, Exp, Log, Sqrt, Rsqrt, Square, Reciprocal, Tanh, Sigmoid, Relu,
-  Gelu, Erf, LeakyRelu
+  Gelu, Erf, LeakyRelu, Silu
 };
 
 template <typename C>
@@ -68,6 +68,8 @@ AMPRT_HD inline C applyUnary(Unary op, C x, C alpha) {
     return m_erf(x);
   case Unary::LeakyRelu:
     return x > C(0) ? x : alpha * x;
+  case Unary::Silu:
+    return x / (C(1) + m_exp(-x));
   }
   return x;
 }

@@ -32,6 +32,7 @@ template <typename F> void withUnary(Unary kind, F &&f) {
     AMPRT_UNARY_CASE(Gelu)
     AMPRT_UNARY_CASE(Erf)
     AMPRT_UNARY_CASE(LeakyRelu)
+    AMPRT_UNARY_CASE(Silu)
 #undef AMPRT_UNARY_CASE
   }
 }

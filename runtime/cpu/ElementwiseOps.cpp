@@ -208,6 +208,7 @@ AMPRT_DEFINE_UNARY(sigmoid, Sigmoid)
 AMPRT_DEFINE_UNARY(relu, Relu)
 AMPRT_DEFINE_UNARY(gelu, Gelu)
 AMPRT_DEFINE_UNARY(erf, Erf)
+AMPRT_DEFINE_UNARY(silu, Silu)
 #undef AMPRT_DEFINE_UNARY
 
 amprt_status amprt_leaky_relu(amprt_context *ctx, const amprt_tensor *x,

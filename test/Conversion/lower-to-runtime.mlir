@@ -42,3 +42,18 @@ func.func @consts(%x: tensor<3xf32>) -> tensor<3xf32> {
   %y = tg.add %x, %c : tensor<3xf32>
   return %y : tensor<3xf32>
 }
+
+// Enum-valued attributes become amprt.h's codes (AMPRT_LT = 2 for "lt",
+// AMPRT_NCHW = 1), and tg.silu calls its own entry.
+// CHECK-LABEL: func.func @codes
+// CHECK: %[[LT:.*]] = arith.constant 2 : i32
+// CHECK: call @amprt_compare(%{{.*}}, %[[LT]], %{{.*}}, %{{.*}}, %{{.*}}) : (!llvm.ptr, i32, !llvm.ptr, !llvm.ptr, !llvm.ptr) -> i32
+// CHECK: %[[NCHW:.*]] = arith.constant 1 : i32
+// CHECK: call @amprt_bias_add(%{{.*}}, %{{.*}}, %{{.*}}, %[[NCHW]], %{{.*}})
+// CHECK: call @amprt_silu(%{{.*}}, %{{.*}}, %{{.*}}) : (!llvm.ptr, !llvm.ptr, !llvm.ptr) -> i32
+func.func @codes(%a: tensor<4xf32>, %b: tensor<4xf32>, %x: tensor<2x3x4x4xf32>, %bias: tensor<3xf32>) -> (tensor<4xi1>, tensor<2x3x4x4xf32>, tensor<4xf32>) {
+  %c = tg.compare "lt", %a, %b : tensor<4xf32>
+  %y = tg.bias_add %x, %bias {layout = "NCHW"} : tensor<2x3x4x4xf32>, tensor<3xf32>
+  %s = tg.silu %a : tensor<4xf32>
+  return %c, %y, %s : tensor<4xi1>, tensor<2x3x4x4xf32>, tensor<4xf32>
+}

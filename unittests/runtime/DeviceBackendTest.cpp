@@ -124,7 +124,7 @@ TEST_F(DeviceBackendTest, Unary) {
       {"square", amprt_square}, {"reciprocal", amprt_reciprocal},
       {"tanh", amprt_tanh},     {"sigmoid", amprt_sigmoid},
       {"relu", amprt_relu},     {"gelu", amprt_gelu},
-      {"erf", amprt_erf}};
+      {"erf", amprt_erf},       {"silu", amprt_silu}};
   for (amprt_dtype t : kFloats)
     for (auto [opName, fnBinding] : ops) {
       auto fn = fnBinding; // lambdas cannot capture bindings before C++20

@@ -38,6 +38,8 @@ const UnaryCase kUnary[] = {
      [](double x) { return 0.5 * x * (1 + std::erf(x / std::sqrt(2.0))); }, -3,
      3},
     {"erf", amprt_erf, [](double x) { return std::erf(x); }, -2, 2},
+    {"silu", amprt_silu, [](double x) { return x / (1 + std::exp(-x)); }, -4,
+     4},
 };
 
 const amprt_dtype kFloatTypes[] = {AMPRT_F32, AMPRT_F16, AMPRT_BF16, AMPRT_F64};

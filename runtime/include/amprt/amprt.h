@@ -146,6 +146,7 @@ AMPRT_DECLARE_UNARY(sigmoid)
 AMPRT_DECLARE_UNARY(relu)
 AMPRT_DECLARE_UNARY(gelu)
 AMPRT_DECLARE_UNARY(erf)
+AMPRT_DECLARE_UNARY(silu) /* x * sigmoid(x) */
 #undef AMPRT_DECLARE_UNARY
 amprt_status amprt_leaky_relu(amprt_context *ctx, const amprt_tensor *x,
                               double alpha, amprt_tensor *y);

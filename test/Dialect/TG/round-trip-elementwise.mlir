@@ -14,6 +14,8 @@ func.func @unary(%x: tensor<4x8xf32>, %h: tensor<4x8xf16>, %i: tensor<4x8xi32>) 
   %log = tg.log %x : tensor<4x8xf32>
   // CHECK: tg.sqrt %{{.*}} : tensor<4x8xf32>
   %sqrt = tg.sqrt %x : tensor<4x8xf32>
+  // CHECK: tg.silu %{{.*}} : tensor<4x8xf16>
+  %silu = tg.silu %h : tensor<4x8xf16>
   // CHECK: tg.rsqrt %{{.*}} : tensor<4x8xf32>
   %rsqrt = tg.rsqrt %x : tensor<4x8xf32>
   // CHECK: tg.square %{{.*}} : tensor<4x8xf32>

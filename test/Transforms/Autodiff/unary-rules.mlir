@@ -86,3 +86,19 @@ func.func @cast(%x: tensor<4xf32>) -> tensor<4xf32> {
   %g = tg.gradients %l wrt %x : tensor<f16>, tensor<4xf32>
   return %g : tensor<4xf32>
 }
+
+// silu: dx = dy * (s + y (1 - s)) with s = sigmoid(x), from tg ops.
+// CHECK-LABEL: func.func @silu
+// CHECK: %[[Y:.*]] = tg.silu %[[X:[^ ]*]] : tensor<4x8xf32>
+// CHECK: %[[S:.*]] = tg.sigmoid %[[X]] : tensor<4x8xf32>
+// CHECK: %[[OMS:.*]] = tg.sub %{{.*}}, %[[S]] : tensor<f32>, tensor<4x8xf32>
+// CHECK: %[[T:.*]] = tg.mul %[[Y]], %[[OMS]]
+// CHECK: %[[D:.*]] = tg.add %[[S]], %[[T]]
+// CHECK: %[[DX:.*]] = tg.mul %{{.*}}, %[[D]]
+// CHECK: return %[[DX]]
+func.func @silu(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %y = tg.silu %x : tensor<4x8xf32>
+  %l = tg.reduce_sum %y {dims = array<i64: 0, 1>} : tensor<4x8xf32>
+  %g = tg.gradients %l wrt %x : tensor<f32>, tensor<4x8xf32>
+  return %g : tensor<4x8xf32>
+}

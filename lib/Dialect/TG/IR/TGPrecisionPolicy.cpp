@@ -29,8 +29,7 @@ struct TGPolicy {
 };
 
 template <typename OpT>
-struct TGModel
-    : PrecisionPolicyOpInterface::ExternalModel<TGModel<OpT>, OpT> {
+struct TGModel : PrecisionPolicyOpInterface::ExternalModel<TGModel<OpT>, OpT> {
   static TGPolicy policy();
 
   PrecisionClass getPrecisionClass(Operation *, FloatType lowType) const {
@@ -88,6 +87,7 @@ TG_POLICY(LeakyReluOp, kInfer)
 TG_POLICY(LeakyReluGradOp, kInfer)
 TG_POLICY(GeluOp, kInfer)
 TG_POLICY(GeluGradOp, kInfer)
+TG_POLICY(SiluOp, kInfer)
 TG_POLICY(ErfOp, kInfer)
 TG_POLICY(LogOp, kInfer)
 TG_POLICY(SqrtOp, kInfer)
@@ -152,12 +152,12 @@ void attachPrecisionPolicy(MLIRContext *ctx) {
   attach<AddOp, SubOp, MulOp, DivOp, BiasAddOp, BiasAddGradOp, AvgPool2DOp,
          AvgPool2DGradOp, BatchNormOp, BatchNormGradOp, LayerNormOp,
          LayerNormGradOp, LeakyReluOp, LeakyReluGradOp, GeluOp, GeluGradOp,
-         ErfOp, LogOp, SqrtOp, RsqrtOp, ReciprocalOp, SquareOp, SigmoidOp,
-         SigmoidGradOp, TanhOp, TanhGradOp, SoftmaxOp, SoftmaxGradOp,
+         SiluOp, ErfOp, LogOp, SqrtOp, RsqrtOp, ReciprocalOp, SquareOp,
+         SigmoidOp, SigmoidGradOp, TanhOp, TanhGradOp, SoftmaxOp, SoftmaxGradOp,
          LogSoftmaxOp, LogSoftmaxGradOp>(ctx);
   attach<ExpOp, PowOp, ReduceSumOp, ReduceMeanOp, SoftmaxCrossEntropyOp,
-         SoftmaxCrossEntropyGradOp, GatherGradOp, SgdUpdateOp,
-         MomentumUpdateOp, AdamUpdateOp, ClipByGlobalNormOp>(ctx);
+         SoftmaxCrossEntropyGradOp, GatherGradOp, SgdUpdateOp, MomentumUpdateOp,
+         AdamUpdateOp, ClipByGlobalNormOp>(ctx);
   attach<NegOp, AbsOp, ReluOp, ReluGradOp, MaximumOp, MinimumOp, CompareOp,
          SelectOp, IsFiniteOp, ReduceMaxOp, MaxPool2DOp, MaxPool2DGradOp,
          ReshapeOp, BroadcastToOp, TransposeOp, ConcatOp, SliceOp, PadOp,

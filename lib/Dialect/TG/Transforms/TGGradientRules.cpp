@@ -100,6 +100,14 @@ public:
     accumulate(o.getX(), tg::GeluGradOp::create(b, loc, dy, o.getX()));
     return success();
   }
+  LogicalResult rule(tg::SiluOp o) {
+    // y = x s(x): dy/dx = s + y (1 - s).
+    Value s = tg::SigmoidOp::create(b, loc, o.getX());
+    Value oneMinusS = tg::SubOp::create(b, loc, scalar(s.getType(), 1.0), s);
+    Value d = tg::AddOp::create(b, loc, s, mul(o.getY(), oneMinusS));
+    accumulate(o.getX(), mul(dy, d));
+    return success();
+  }
   LogicalResult rule(tg::ErfOp o) {
     // d erf(x) = 2/sqrt(pi) exp(-x^2).
     Value x = o.getX();
@@ -441,15 +449,16 @@ void tg::registerGradientRules(DialectRegistry &registry) {
     attachRules<tg::CompareOp, tg::IsFiniteOp, tg::GradSeedOp, tg::NegOp,
                 tg::AbsOp, tg::ExpOp, tg::LogOp, tg::SqrtOp, tg::RsqrtOp,
                 tg::SquareOp, tg::ReciprocalOp, tg::TanhOp, tg::SigmoidOp,
-                tg::ReluOp, tg::GeluOp, tg::ErfOp, tg::LeakyReluOp, tg::AddOp,
-                tg::SubOp, tg::MulOp, tg::DivOp, tg::PowOp, tg::MaximumOp,
-                tg::MinimumOp, tg::SelectOp, tg::MatmulOp, tg::BatchMatmulOp,
-                tg::Conv2DOp, tg::BiasAddOp, tg::MaxPool2DOp, tg::AvgPool2DOp,
-                tg::BatchNormOp, tg::LayerNormOp, tg::SoftmaxOp,
-                tg::LogSoftmaxOp, tg::SoftmaxCrossEntropyOp, tg::ReduceSumOp,
-                tg::ReduceMeanOp, tg::ReduceMaxOp, tg::ReshapeOp,
-                tg::BroadcastToOp, tg::TransposeOp, tg::ConcatOp, tg::SliceOp,
-                tg::PadOp, tg::GatherOp, tg::GatherGradOp>(context);
+                tg::ReluOp, tg::GeluOp, tg::SiluOp, tg::ErfOp, tg::LeakyReluOp,
+                tg::AddOp, tg::SubOp, tg::MulOp, tg::DivOp, tg::PowOp,
+                tg::MaximumOp, tg::MinimumOp, tg::SelectOp, tg::MatmulOp,
+                tg::BatchMatmulOp, tg::Conv2DOp, tg::BiasAddOp, tg::MaxPool2DOp,
+                tg::AvgPool2DOp, tg::BatchNormOp, tg::LayerNormOp,
+                tg::SoftmaxOp, tg::LogSoftmaxOp, tg::SoftmaxCrossEntropyOp,
+                tg::ReduceSumOp, tg::ReduceMeanOp, tg::ReduceMaxOp,
+                tg::ReshapeOp, tg::BroadcastToOp, tg::TransposeOp, tg::ConcatOp,
+                tg::SliceOp, tg::PadOp, tg::GatherOp, tg::GatherGradOp>(
+        context);
   });
   registry.addExtension(+[](MLIRContext *context, AMPDialect *) {
     attachRules<CastOp>(context);
