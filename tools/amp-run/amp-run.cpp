@@ -510,6 +510,8 @@ static int runMain(int argc, char **argv) {
       if (!role)
         throw std::runtime_error("argument " + std::to_string(i) +
                                  " has no tg.role: amp-run cannot bind it");
+      if (*role == tg::Role::Input || *role == tg::Role::Label)
+        continue; // bound per batch
       // State starts at its tg.init_value (what --amp-loss-scaling wrote
       // for the scale), else at zero.
       std::vector<float> values(type.getNumElements(),
@@ -517,7 +519,7 @@ static int runMain(int argc, char **argv) {
       switch (*role) {
       case tg::Role::Input:
       case tg::Role::Label:
-        continue; // bound per batch
+        break; // handled above
       case tg::Role::Param:
         values = initialValues(type, step.argInits[i], rng);
         break;

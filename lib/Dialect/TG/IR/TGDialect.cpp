@@ -167,10 +167,7 @@ static LogicalResult verifyInitValue(Operation *op, unsigned argIndex,
   auto func = dyn_cast<FunctionOpInterface>(op);
   if (!func)
     return op->emitError() << "'tg.init_value' belongs on function arguments";
-  auto roleName =
-      func.getArgAttrOfType<StringAttr>(argIndex, TGDialect::kRoleAttrName);
-  std::optional<Role> role =
-      roleName ? symbolizeRole(roleName.getValue()) : std::nullopt;
+  std::optional<Role> role = getArgumentRole(func, argIndex);
   if (!role || *role == Role::Param || *role == Role::Input ||
       *role == Role::Label)
     return op->emitError()
@@ -209,10 +206,7 @@ LogicalResult TGDialect::verifyRegionArgAttribute(Operation *op, unsigned,
             [](Initializer) { return true; })))
       return failure();
     auto func = dyn_cast<FunctionOpInterface>(op);
-    auto role = func
-                    ? func.getArgAttrOfType<StringAttr>(argIndex, kRoleAttrName)
-                    : StringAttr();
-    if (!role || symbolizeRole(role.getValue()) != Role::Param)
+    if (!func || getArgumentRole(func, argIndex) != Role::Param)
       return op->emitError()
              << "'tg.init' on " << where << " needs tg.role = \"param\"";
     return success();
