@@ -5,7 +5,10 @@
 // models (dn.dense is allow, dn.swish infer), and is coloured next to tg
 // ops by the unchanged pass. It also gives dn.swish a gradient by attaching
 // GradientOpInterface, so --tg-autodiff differentiates through it; without
-// that model the pass names the op it cannot differentiate.
+// that model the pass names the op it cannot differentiate. Last, it gives
+// dn.swish a runtime lowering (RuntimeLoweringOpInterface: swish is
+// amprt_silu), so --amp-lower-to-runtime turns it into a runtime call; without
+// that model the pass names the op it cannot lower.
 //
 // RUN: %amp_bin/example-downstream-dialect | FileCheck %s
 // CHECK-LABEL: func.func @mixed
@@ -27,13 +30,24 @@
 // CHECK: tg.matmul %{{.*}}, %[[DH]] {transpose_a = true}
 // CHECK: without a gradient model: tg-autodiff: no gradient rule for 'dn.swish'
 //
+// CHECK-LABEL: func.func @run(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr) -> i32
+// CHECK: %[[X:.*]] = llvm.load
+// CHECK: %[[Y:.*]] = call @amprt_tensor_new
+// CHECK: %[[ST:.*]] = call @amprt_silu(%{{.*}}, %[[X]], %[[Y]])
+// CHECK: call @amprt_record_status(%{{.*}}, %[[ST]])
+// CHECK: without a runtime lowering: amp-lower-to-runtime: 'dn.swish' has no runtime lowering
+//
 //===----------------------------------------------------------------------===//
 
+#include "amp/Conversion/Passes.h"
+#include "amp/Conversion/RuntimeLoweringBuilder.h"
 #include "amp/Dialect/TG/IR/TG.h"
 #include "amp/Dialect/TG/Transforms/GradientBuilder.h"
+#include "amp/Dialect/TG/Transforms/Passes.h"
 #include "amp/InitAll.h"
 #include "amp/Interfaces/GradientOpInterface.h"
 #include "amp/Interfaces/PrecisionModels.h"
+#include "amp/Interfaces/RuntimeLoweringOpInterface.h"
 #include "amp/Transforms/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -78,6 +92,13 @@ func.func @train(%x: tensor<4x8xf32>, %w: tensor<8x8xf32>) -> tensor<8x8xf32> {
   %l = tg.reduce_sum %y {dims = array<i64: 0, 1>} : tensor<4x8xf32>
   %g = tg.gradients %l wrt %w : tensor<f32>, tensor<8x8xf32>
   return %g : tensor<8x8xf32>
+}
+)mlir";
+
+static const char *kRun = R"mlir(
+func.func @run(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %y = dn.swish %x : tensor<4x8xf32>
+  return %y : tensor<4x8xf32>
 }
 )mlir";
 
@@ -134,6 +155,54 @@ int differentiate(bool withGradientModel) {
   module->print(llvm::outs());
   return 0;
 }
+
+/// dn.swish runs as the runtime's silu (x * sigmoid(x)); a downstream
+/// runtime's own C function would be called the same way, by name and
+/// function type through RuntimeLoweringBuilder::callChecked.
+struct SwishLowering
+    : amp::RuntimeLoweringOpInterface::ExternalModel<SwishLowering,
+                                                     dn::SwishOp> {
+  llvm::LogicalResult lowerToRuntime(mlir::Operation *op,
+                                     amp::RuntimeLoweringBuilder &rt) const {
+    auto swish = mlir::cast<dn::SwishOp>(op);
+    llvm::SmallVector<mlir::Value> out = rt.newResults(op);
+    rt.callChecked(AMPRT_ENTRY(amprt_silu), rt.context(),
+                   rt.handle(swish.getX()), out[0]);
+    return mlir::success();
+  }
+};
+
+/// Runs --amp-lower-to-runtime on kRun; prints the result or the diagnostic.
+int lower(bool withRuntimeLowering) {
+  mlir::DialectRegistry registry;
+  amp::registerAllDialects(registry);
+  registry.insert<mlir::func::FuncDialect, dn::DNDialect>();
+  if (withRuntimeLowering)
+    registry.addExtension(+[](mlir::MLIRContext *ctx, dn::DNDialect *) {
+      dn::SwishOp::attachInterface<SwishLowering>(*ctx);
+    });
+  mlir::MLIRContext context(registry);
+  auto module = mlir::parseSourceString<mlir::ModuleOp>(kRun, &context);
+  if (!module)
+    return 1;
+  std::string diagnostic;
+  mlir::ScopedDiagnosticHandler capture(&context, [&](mlir::Diagnostic &d) {
+    diagnostic = d.str();
+    return mlir::success();
+  });
+  mlir::PassManager pm(&context);
+  pm.addPass(amp::createLowerToRuntimePass());
+  if (mlir::failed(pm.run(*module))) {
+    if (withRuntimeLowering)
+      return 1;
+    llvm::outs() << "without a runtime lowering: " << diagnostic << "\n";
+    return 0;
+  }
+  if (!withRuntimeLowering)
+    return 1; // the pass must refuse an op it cannot lower
+  module->print(llvm::outs());
+  return 0;
+}
 } // namespace
 
 int main() {
@@ -155,5 +224,7 @@ int main() {
     return 1;
   module->print(llvm::outs());
   return differentiate(/*withGradientModel=*/true) ||
-         differentiate(/*withGradientModel=*/false);
+         differentiate(/*withGradientModel=*/false) ||
+         lower(/*withRuntimeLowering=*/true) ||
+         lower(/*withRuntimeLowering=*/false);
 }

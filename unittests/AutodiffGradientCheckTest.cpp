@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "amp/Conversion/Passes.h"
+#include "amp/Dialect/TG/Transforms/Passes.h"
 #include "amp/InitAll.h"
 #include "amp/Transforms/Passes.h"
 #include "amprt/amprt.h"

@@ -2,9 +2,11 @@
 
 #include "amp/InitAll.h"
 #include "amp/Conversion/Passes.h"
+#include "amp/Conversion/RuntimeLoweringBuilder.h"
 #include "amp/Dialect/AMP/IR/AMP.h"
 #include "amp/Dialect/TG/IR/TG.h"
 #include "amp/Dialect/TG/Transforms/GradientBuilder.h"
+#include "amp/Dialect/TG/Transforms/Passes.h"
 #include "amp/Interfaces/PrecisionPolicyInterface.h"
 #include "amp/Transforms/Passes.h"
 #include "amp/Transforms/Pipeline.h"
@@ -20,9 +22,11 @@ void amp::registerAllDialects(mlir::DialectRegistry &registry) {
   registry
       .insert<amp::tg::TGDialect, amp::AMPDialect, mlir::arith::ArithDialect>();
   amp::tg::registerGradientRules(registry);
+  amp::registerTGToRuntimeLowerings(registry);
 }
 
 void amp::registerAllPasses() {
+  registerTGTransformsPasses();
   registerAMPTransformsPasses();
   registerAMPConversionPasses();
   registerAmpPipeline();

@@ -1,6 +1,7 @@
 //===- Pipeline.cpp - The whole mixed-precision pipeline ------------------===//
 
 #include "amp/Transforms/Pipeline.h"
+#include "amp/Dialect/TG/Transforms/Passes.h"
 #include "amp/Transforms/Passes.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"

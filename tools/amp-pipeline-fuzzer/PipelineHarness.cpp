@@ -5,6 +5,7 @@
 #include "GraphFromBytes.h"
 #include "amp/Conversion/Passes.h"
 #include "amp/Dialect/TG/IR/TGShapes.h"
+#include "amp/Dialect/TG/Transforms/Passes.h"
 #include "amp/InitAll.h"
 #include "amp/Transforms/Passes.h"
 #include "amp/Transforms/Pipeline.h"

@@ -11,6 +11,7 @@
 #include "Dataset.h"
 #include "amp/Conversion/Passes.h"
 #include "amp/Dialect/TG/IR/TGShapes.h"
+#include "amp/Dialect/TG/Transforms/Passes.h"
 #include "amp/InitAll.h"
 #include "amp/Tools/LargeStack.h"
 #include "amp/Transforms/Passes.h"

@@ -1,6 +1,8 @@
 //===- TGGradientRules.cpp - Reverse-mode rules of the tg ops -------------===//
 //
-// One rule per differentiable op, attached as its GradientOpInterface. Every
+// One rule per differentiable op, attached as its GradientOpInterface to
+// every tg and amp op that has a `rule` overload (the op lists come from
+// ODS, so the overload is all a new op needs here). Every
 // rule emits the dedicated backward op where tg has one (relu_grad,
 // conv2d_backward_input/filter, softmax_cross_entropy_grad, batch_norm_grad,
 // bias_add_grad, ...) and elementwise tg ops otherwise. Backward ops take the
@@ -12,6 +14,7 @@
 #include "amp/Dialect/AMP/IR/AMP.h"
 #include "amp/Dialect/TG/IR/TG.h"
 #include "amp/Dialect/TG/Transforms/GradientBuilder.h"
+#include "amp/Interfaces/AttachModels.h"
 #include "amp/Interfaces/GradientOpInterface.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/DialectRegistry.h"
@@ -438,30 +441,26 @@ struct RuleModel : GradientOpInterface::ExternalModel<RuleModel<OpT>, OpT> {
   }
 };
 
-template <typename... OpTs> void attachRules(MLIRContext *context) {
-  (OpTs::template attachInterface<RuleModel<OpTs>>(*context), ...);
-}
+/// Whether Rules has an overload for OpT.
+template <typename OpT, typename = void> struct HasRule : std::false_type {};
+template <typename OpT>
+struct HasRule<OpT, std::void_t<decltype(std::declval<Rules &>().rule(
+                        std::declval<OpT>()))>> : std::true_type {};
 
 } // namespace
 
 void tg::registerGradientRules(DialectRegistry &registry) {
   registry.addExtension(+[](MLIRContext *context, tg::TGDialect *) {
-    attachRules<tg::CompareOp, tg::IsFiniteOp, tg::GradSeedOp, tg::NegOp,
-                tg::AbsOp, tg::ExpOp, tg::LogOp, tg::SqrtOp, tg::RsqrtOp,
-                tg::SquareOp, tg::ReciprocalOp, tg::TanhOp, tg::SigmoidOp,
-                tg::ReluOp, tg::GeluOp, tg::SiluOp, tg::ErfOp, tg::LeakyReluOp,
-                tg::AddOp, tg::SubOp, tg::MulOp, tg::DivOp, tg::PowOp,
-                tg::MaximumOp, tg::MinimumOp, tg::SelectOp, tg::MatmulOp,
-                tg::BatchMatmulOp, tg::Conv2DOp, tg::BiasAddOp, tg::MaxPool2DOp,
-                tg::AvgPool2DOp, tg::BatchNormOp, tg::LayerNormOp,
-                tg::SoftmaxOp, tg::LogSoftmaxOp, tg::SoftmaxCrossEntropyOp,
-                tg::ReduceSumOp, tg::ReduceMeanOp, tg::ReduceMaxOp,
-                tg::ReshapeOp, tg::BroadcastToOp, tg::TransposeOp, tg::ConcatOp,
-                tg::SliceOp, tg::PadOp, tg::GatherOp, tg::GatherGradOp>(
-        context);
+    attachModelsWhere<RuleModel, HasRule,
+#define GET_OP_LIST
+#include "amp/Dialect/TG/IR/TGOps.cpp.inc"
+                      >(context);
   });
   registry.addExtension(+[](MLIRContext *context, AMPDialect *) {
-    attachRules<CastOp>(context);
+    attachModelsWhere<RuleModel, HasRule,
+#define GET_OP_LIST
+#include "amp/Dialect/AMP/IR/AMPOps.cpp.inc"
+                      >(context);
   });
 }
 

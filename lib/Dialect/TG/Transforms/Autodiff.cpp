@@ -9,13 +9,13 @@
 
 #include "amp/Dialect/TG/IR/TG.h"
 #include "amp/Dialect/TG/Transforms/GradientBuilder.h"
-#include "amp/Transforms/Passes.h"
+#include "amp/Dialect/TG/Transforms/Passes.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/DenseSet.h"
 
 namespace amp {
 #define GEN_PASS_DEF_TGAUTODIFFPASS
-#include "amp/Transforms/Passes.h.inc"
+#include "amp/Dialect/TG/Transforms/Passes.h.inc"
 } // namespace amp
 
 using namespace mlir;

@@ -16,8 +16,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef AMP_LIB_CONVERSION_RUNTIMEABI_H
-#define AMP_LIB_CONVERSION_RUNTIMEABI_H
+#ifndef AMP_CONVERSION_RUNTIMEABI_H
+#define AMP_CONVERSION_RUNTIMEABI_H
 
 #include "amp/Dialect/TG/IR/TGEnums.h"
 #include "amprt/amprt.h"
@@ -97,4 +97,4 @@ inline amprt_predicate predicateCode(tg::ComparisonDirection direction) {
 /// The runtime entry point `fn` of amprt.h, with its name and C signature.
 #define AMPRT_ENTRY(fn) (::amp::abi::Entry<decltype(&::fn)>{#fn})
 
-#endif // AMP_LIB_CONVERSION_RUNTIMEABI_H
+#endif // AMP_CONVERSION_RUNTIMEABI_H

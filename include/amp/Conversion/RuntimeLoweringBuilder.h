@@ -1,0 +1,105 @@
+//===- RuntimeLoweringBuilder.h - Runtime calls for one step ---*- C++ -*-===//
+//
+// What a runtime lowering (RuntimeLoweringOpInterface::lowerToRuntime) works
+// with: the builder and location of the op being lowered, the runtime
+// tensor handle of every value lowered so far, and calls of the runtime's C
+// entries. The step function around the calls (arguments, results, freeing
+// each intermediate after its last use, the returned status) belongs to
+// --amp-lower-to-runtime, not to the rules.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef AMP_CONVERSION_RUNTIMELOWERINGBUILDER_H
+#define AMP_CONVERSION_RUNTIMELOWERINGBUILDER_H
+
+#include "amp/Conversion/RuntimeABI.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/DenseMap.h"
+
+namespace mlir {
+class DialectRegistry;
+} // namespace mlir
+
+namespace amp {
+
+/// Emits runtime calls for the ops of one step function.
+class RuntimeLoweringBuilder {
+public:
+  /// Lowers into `module`, with `context` the step's `amprt_context *`.
+  RuntimeLoweringBuilder(mlir::ModuleOp module, mlir::OpBuilder &builder,
+                         mlir::Value context)
+      : module(module), b(builder), ctx(context),
+        loc(mlir::UnknownLoc::get(builder.getContext())) {}
+
+  /// Where the calls go, and the location of the op being lowered.
+  mlir::OpBuilder &builder() { return b; }
+  mlir::Location getLoc() const { return loc; }
+  void setLoc(mlir::Location location) { loc = location; }
+  /// The step's `amprt_context *`, the first argument of most entries.
+  mlir::Value context() const { return ctx; }
+
+  /// The `amprt_tensor *` that holds `value` (an operand of the op being
+  /// lowered: a step argument or a result lowered before).
+  mlir::Value handle(mlir::Value value) const { return handles.lookup(value); }
+  void setHandle(mlir::Value value, mlir::Value tensor) {
+    handles[value] = tensor;
+  }
+  /// New runtime tensors for the results of `op`, recorded as their
+  /// handles; the pass frees them after their last use.
+  llvm::SmallVector<mlir::Value> newResults(mlir::Operation *op);
+  /// A new runtime tensor of the ranked tensor type `type`.
+  mlir::Value newTensor(mlir::Type type);
+
+  /// Constants and arrays the entries take (arrays live on the stack).
+  mlir::Value constI32(int64_t value);
+  mlir::Value constI64(int64_t value);
+  mlir::Value constF64(double value);
+  mlir::Value i64Array(llvm::ArrayRef<int64_t> values);
+  mlir::Value ptrArray(mlir::ValueRange values);
+
+  /// Calls the C function `name` of type `type`, declaring it once per
+  /// module; returns its result, or null when it returns nothing.
+  mlir::Value call(llvm::StringRef name, mlir::FunctionType type,
+                   mlir::ValueRange args);
+  /// Calls a C function that returns an `amprt_status` and records the
+  /// status on the context (the context keeps the first failure).
+  void callChecked(llvm::StringRef name, mlir::FunctionType type,
+                   mlir::ValueRange args);
+
+  /// The same for an entry of amprt.h named with AMPRT_ENTRY(fn): its type
+  /// comes from the C declaration and the argument count is checked when
+  /// the caller compiles.
+  template <typename Fn, typename... Args>
+  mlir::Value call(abi::Entry<Fn> entry, Args... args) {
+    static_assert(sizeof...(Args) == abi::Entry<Fn>::arity,
+                  "argument count differs from the amprt.h declaration");
+    return call(entry.name, entry.type(b.getContext()),
+                mlir::ValueRange{mlir::Value(args)...});
+  }
+  template <typename Fn, typename... Args>
+  void callChecked(abi::Entry<Fn> entry, Args... args) {
+    static_assert(std::is_same_v<typename abi::Entry<Fn>::Result, amprt_status>,
+                  "callChecked is for entries that return amprt_status");
+    recordStatus(call(entry, args...));
+  }
+
+private:
+  void recordStatus(mlir::Value status);
+
+  mlir::ModuleOp module;
+  mlir::OpBuilder &b;
+  mlir::Value ctx;
+  mlir::Location loc;
+  llvm::DenseMap<mlir::Value, mlir::Value> handles;
+};
+
+/// Attaches RuntimeLoweringOpInterface to the tg and amp ops that run on
+/// the runtime. --amp-lower-to-runtime registers it itself; embedders that
+/// build their own registry call it, as InitAll does.
+void registerTGToRuntimeLowerings(mlir::DialectRegistry &registry);
+
+} // namespace amp
+
+#endif // AMP_CONVERSION_RUNTIMELOWERINGBUILDER_H
