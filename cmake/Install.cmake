@@ -11,6 +11,7 @@ set(AMP_EXPORTED_LIBS
   AMPTransforms:Transforms
   AMPConversion:Conversion
   AMPInitAll:InitAll
+  AMPRunner:Runner
   amprt:Runtime)
 set(AMP_INSTALL_TARGETS)
 foreach(entry ${AMP_EXPORTED_LIBS})

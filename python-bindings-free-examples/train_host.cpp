@@ -1,8 +1,11 @@
 //===- train_host.cpp - A host program driving a compiled training step ---===//
 //
 // Example 4: compile a forward-only training step with the amp pipeline,
-// lower it, JIT it, and drive it through the runtime C API — creating the
-// tensors, running steps and reading the loss — with no amp-run involved.
+// lower it, JIT it, and train it from a host program of its own with no
+// amp-run involved: amp::runner (amp/Runner/StepRunner.h) binds the step's
+// arguments by tg.role, starts the params as tg.init says and carries the
+// returned state from step to step, over the runtime's C API, with every
+// runtime handle owned (RAII).
 //
 // RUN: %amp_bin/example-train-host %S/mlp_adam.mlir | FileCheck %s
 // CHECK: step 0 loss [[L0:[0-9.]+]]
@@ -12,12 +15,10 @@
 //===----------------------------------------------------------------------===//
 
 #include "amp/Conversion/Passes.h"
-#include "amp/Dialect/TG/IR/TG.h"
 #include "amp/InitAll.h"
+#include "amp/Runner/StepRunner.h"
 #include "amp/Transforms/Pipeline.h"
-#include "amprt/amprt.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
@@ -26,30 +27,12 @@
 #include <vector>
 
 using namespace mlir;
+namespace runner = amp::runner;
 
-static amprt_tensor *tensor(amprt_context *ctx, Type type, float value,
-                            std::mt19937 *rng = nullptr) {
-  auto t = cast<RankedTensorType>(type);
-  amprt_dtype dtype = t.getElementType().isInteger(64)   ? AMPRT_I64
-                      : t.getElementType().isInteger(32) ? AMPRT_I32
-                                                         : AMPRT_F32;
-  std::vector<int64_t> shape(t.getShape().begin(), t.getShape().end());
-  amprt_tensor *out = amprt_tensor_new(ctx, dtype, shape.size(), shape.data());
-  if (rng && dtype == AMPRT_F32) {
-    std::vector<float> v(t.getNumElements());
-    std::normal_distribution<float> d(0.0f, value);
-    for (float &x : v)
-      x = d(*rng);
-    amprt_tensor_write(out, v.data(), v.size() * 4);
-  } else if (rng) {
-    std::vector<int32_t> v(t.getNumElements());
-    for (int32_t &x : v)
-      x = (*rng)() % 10;
-    amprt_tensor_write(out, v.data(), v.size() * 4);
-  } else {
-    amprt_tensor_fill(out, value);
-  }
-  return out;
+static int fail(llvm::Error error) {
+  fprintf(stderr, "example-train-host: %s\n",
+          llvm::toString(std::move(error)).c_str());
+  return 1;
 }
 
 int main(int argc, char **argv) {
@@ -65,75 +48,75 @@ int main(int argc, char **argv) {
   if (!module)
     return 1;
 
-  // Mixed precision with static loss scaling, then down to LLVM.
+  // Runtime tensors belong to their context: it is made first so that it
+  // is destroyed last.
+  auto ctx = runner::createContext(AMPRT_DEVICE_CPU);
+  if (!ctx)
+    return fail(ctx.takeError());
+
+  // Mixed precision with static loss scaling.
   PassManager pm(&context);
   amp::AmpPipelineOptions options;
   options.precision = "f16";
   options.mode = "static";
   options.initScale = 1024;
   amp::buildAmpPipeline(pm, options);
-  amp::buildLowerToLLVMPipeline(pm);
-  // Remember the step's signature before lowering changes it.
-  auto fn = module->lookupSymbol<func::FuncOp>("train_step");
-  std::vector<Type> argTypes(fn.getArgumentTypes().begin(),
-                             fn.getArgumentTypes().end());
-  // Roles as the dialect's enum (the verifier has checked their names).
-  std::vector<std::optional<amp::tg::Role>> roles;
-  for (unsigned i = 0; i < fn.getNumArguments(); ++i)
-    roles.push_back(amp::tg::getArgumentRole(fn, i));
-  unsigned numResults = fn.getNumResults();
   if (failed(pm.run(*module)))
     return 1;
-  auto engine = ExecutionEngine::create(*module);
-  if (!engine)
+  // Bind the step by role before lowering changes its signature.
+  auto fn = module->lookupSymbol<func::FuncOp>("train_step");
+  if (!fn)
     return 1;
-  (*engine)->initialize();
-  auto sym = (*engine)->lookup("train_step");
-  if (!sym)
-    return 1;
-  auto run = reinterpret_cast<int32_t (*)(void *, void **, void **)>(*sym);
+  if (llvm::Error error = runner::checkSignature(fn, UINT64_MAX))
+    return fail(std::move(error));
+  auto step =
+      runner::TrainingStep::bind("train_step", runner::Signature::of(fn));
+  if (!step)
+    return fail(step.takeError());
 
-  amprt_context *ctx;
-  amprt_context_create(AMPRT_DEVICE_CPU, 0, &ctx);
+  // Down to LLVM and into the JIT.
+  PassManager lower(&context);
+  amp::buildLowerToLLVMPipeline(lower);
+  if (failed(lower.run(*module)))
+    return 1;
+  auto jit = runner::JitModule::create(*module, {});
+  if (!jit)
+    return fail(jit.takeError());
+  auto run = jit->lookup("train_step");
+  if (!run)
+    return fail(run.takeError());
+
   std::mt19937 rng(0);
-  std::vector<amprt_tensor *> args;
-  for (size_t i = 0; i < argTypes.size(); ++i) {
-    if (roles[i] == amp::tg::Role::Param)
-      args.push_back(tensor(ctx, argTypes[i], 0.05f, &rng));
-    else if (roles[i] == amp::tg::Role::LearningRate)
-      args.push_back(tensor(ctx, argTypes[i], 0.001f));
-    else
-      args.push_back(tensor(ctx, argTypes[i], 0.0f)); // state, data
-  }
+  runner::TrainingStep::StartValues start;
+  start.learningRate = 0.001;
+  start.overrideLearningRate = true;
+  if (llvm::Error error = step->initialize(ctx->get(), rng, start))
+    return fail(std::move(error));
+
   // One fixed batch: the step should fit it.
-  for (size_t i = 0; i < argTypes.size(); ++i)
-    if (roles[i] == amp::tg::Role::Input || roles[i] == amp::tg::Role::Label) {
-      amprt_tensor_release(args[i]);
-      args[i] = tensor(ctx, argTypes[i], 1.0f, &rng);
-    }
+  RankedTensorType inputType = step->inputType(), labelType = step->labelType();
+  std::vector<float> x(inputType.getNumElements()),
+      y(labelType.getNumElements());
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  for (float &v : x)
+    v = normal(rng);
+  for (float &v : y)
+    v = rng() % 10;
   float first = 0, last = 0;
-  std::vector<void *> results(numResults);
   for (int s = 0; s < 30; ++s) {
-    if (run(ctx, (void **)args.data(), results.data()) != AMPRT_OK) {
-      fprintf(stderr, "step failed: %s\n", amprt_context_error(ctx));
-      return 1;
-    }
-    float loss;
-    amprt_tensor_read((amprt_tensor *)results[0], &loss, 4);
-    printf("step %d loss %.4f\n", s, loss);
-    (s == 0 ? first : last) = loss;
-    // Results after the loss replace params and state, in argument order.
-    size_t r = 1;
-    for (size_t i = 0; i < args.size(); ++i)
-      if (roles[i] && amp::tg::isCarriedRole(*roles[i])) {
-        amprt_tensor_release(args[i]);
-        args[i] = (amprt_tensor *)results[r++];
-      }
-    amprt_tensor_release((amprt_tensor *)results[0]);
+    auto input = runner::tensorFromFloats(ctx->get(), inputType, x.data());
+    if (!input)
+      return fail(input.takeError());
+    auto label = runner::tensorFromFloats(ctx->get(), labelType, y.data());
+    if (!label)
+      return fail(label.takeError());
+    auto outcome =
+        step->run(*run, ctx->get(), std::move(*input), std::move(*label));
+    if (!outcome)
+      return fail(outcome.takeError());
+    printf("step %d loss %.4f\n", s, outcome->loss);
+    (s == 0 ? first : last) = outcome->loss;
   }
   printf("loss fell: %s\n", last < first ? "yes" : "no");
-  for (amprt_tensor *t : args)
-    amprt_tensor_release(t);
-  amprt_context_destroy(ctx);
   return 0;
 }

@@ -7,6 +7,7 @@
 #include "amp/Dialect/TG/IR/TGShapes.h"
 #include "amp/Dialect/TG/Transforms/Passes.h"
 #include "amp/InitAll.h"
+#include "amp/Runner/StepRunner.h"
 #include "amp/Transforms/Passes.h"
 #include "amp/Transforms/Pipeline.h"
 #include "amprt/amprt.h"
@@ -28,8 +29,6 @@
 using namespace mlir;
 
 namespace {
-
-using StepFn = int32_t (*)(void *, void **, void **);
 
 [[noreturn]] void violation(const std::string &what, StringRef ir) {
   fprintf(stderr, "amp-pipeline-fuzzer: %s\n--- input ---\n%s\n", what.c_str(),
@@ -64,28 +63,11 @@ DialectRegistry &registry() {
   return *r;
 }
 
-struct Signature {
-  SmallVector<Type> argTypes;
-  SmallVector<std::optional<amp::tg::Role>> argRoles;
-  /// tg.init_value of each argument (the loss scale's first value).
-  SmallVector<std::optional<double>> argInitValues;
-  unsigned numResults = 0;
-};
-
-Signature signatureOf(func::FuncOp fn) {
-  Signature s;
-  for (unsigned i = 0; i < fn.getNumArguments(); ++i) {
-    s.argTypes.push_back(fn.getArgumentTypes()[i]);
-    s.argRoles.push_back(amp::tg::getArgumentRole(fn, i));
-    s.argInitValues.push_back(amp::tg::getInitValue(fn, i));
-  }
-  s.numResults = fn.getNumResults();
-  return s;
-}
+using amp::runner::Signature;
 
 struct Compiled {
-  std::unique_ptr<ExecutionEngine> engine;
-  StepFn fn = nullptr;
+  std::optional<amp::runner::JitModule> jit;
+  amp::runner::StepFn fn = nullptr;
   Signature signature;
 };
 
@@ -108,8 +90,13 @@ std::optional<Compiled> compile(ModuleOp module,
   auto step = module.lookupSymbol<func::FuncOp>("train_step");
   if (!step)
     return std::nullopt;
+  // The lowering refuses other types; it must refuse them, not this harness.
+  auto ranked = [](Type t) { return isa<RankedTensorType>(t); };
+  bool allRanked = llvm::all_of(step.getArgumentTypes(), ranked) &&
+                   llvm::all_of(step.getResultTypes(), ranked);
   Compiled c;
-  c.signature = signatureOf(step);
+  if (allRanked)
+    c.signature = Signature::of(step);
   PassManager lower(ctx);
   lower.enableVerifier(false);
   lower.addInstrumentation(std::make_unique<VerifyAfterEachPass>(input));
@@ -119,20 +106,19 @@ std::optional<Compiled> compile(ModuleOp module,
       violation("lowering rejected a valid training step", input);
     return std::nullopt;
   }
-  ExecutionEngineOptions options;
-  options.jitCodeGenOptLevel = llvm::CodeGenOptLevel::None;
-  auto engine = ExecutionEngine::create(module, options);
-  if (!engine)
-    violation("the JIT rejected lowered IR: " +
-                  llvm::toString(engine.takeError()),
+  if (!allRanked)
+    violation("lowering accepted a step with non-tensor arguments", input);
+  amp::runner::JitModule::Options options;
+  options.optLevel = llvm::CodeGenOptLevel::None;
+  auto jit = amp::runner::JitModule::create(module, options);
+  if (!jit)
+    violation(llvm::toString(jit.takeError()), input);
+  auto fn = jit->lookup("train_step");
+  if (!fn)
+    violation("no train_step after lowering: " + llvm::toString(fn.takeError()),
               input);
-  auto sym = (*engine)->lookup("train_step");
-  if (!sym)
-    violation("no train_step after lowering: " +
-                  llvm::toString(sym.takeError()),
-              input);
-  c.fn = reinterpret_cast<StepFn>(*sym);
-  c.engine = std::move(*engine);
+  c.fn = *fn;
+  c.jit = std::move(*jit);
   return c;
 }
 
@@ -171,12 +157,6 @@ StepData makeData(const Signature &s, uint32_t seed, int64_t classes) {
   return d;
 }
 
-std::optional<amprt_dtype> dtypeOf(Type element) {
-  if (std::optional<int32_t> code = amp::runtimeDtypeCode(element))
-    return static_cast<amprt_dtype>(*code);
-  return std::nullopt;
-}
-
 struct StepResult {
   amprt_status status = AMPRT_OK;
   std::string error;
@@ -189,24 +169,27 @@ struct StepResult {
 /// 16-bit data live in the runtime's unit tests.
 std::optional<StepResult> runStep(const Compiled &c, const StepData &data,
                                   amprt_device device = AMPRT_DEVICE_CPU) {
-  amprt_context *ctx = nullptr;
-  if (amprt_context_create(device, 0, &ctx) != AMPRT_OK)
+  auto context = amp::runner::createContext(device);
+  if (!context) {
+    llvm::consumeError(context.takeError());
     return std::nullopt;
+  }
+  amprt_context *ctx = context->get();
+  std::vector<amp::runner::TensorPtr> owned;
   std::vector<amprt_tensor *> args;
-  bool ok = true;
-  for (size_t i = 0; i < c.signature.argTypes.size() && ok; ++i) {
-    auto type = cast<RankedTensorType>(c.signature.argTypes[i]);
-    auto dtype = dtypeOf(type.getElementType());
-    std::vector<int64_t> shape(type.getShape());
-    amprt_tensor *t = nullptr;
-    if (!dtype || amprt_tensor_create(ctx, *dtype, shape.size(), shape.data(),
-                                      &t) != AMPRT_OK) {
-      ok = false;
-      break;
+  for (size_t i = 0; i < c.signature.argTypes.size(); ++i) {
+    RankedTensorType type = c.signature.argTypes[i];
+    auto tensor = amp::runner::makeTensor(ctx, type);
+    if (!tensor) {
+      llvm::consumeError(tensor.takeError());
+      return std::nullopt;
     }
+    amprt_tensor *t = tensor->get();
+    owned.push_back(std::move(*tensor));
     args.push_back(t);
     const std::vector<double> &v = data.values[i];
-    switch (*dtype) {
+    amprt_dtype dtype = amprt_tensor_dtype(t);
+    switch (dtype) {
     case AMPRT_F32: {
       std::vector<float> f(v.begin(), v.end());
       amprt_tensor_write(t, f.data(), f.size() * 4);
@@ -229,27 +212,21 @@ std::optional<StepResult> runStep(const Compiled &c, const StepData &data,
       amprt_tensor_fill(t, 0.5);
     }
   }
-  std::optional<StepResult> out;
-  if (ok) {
-    std::vector<void *> results(c.signature.numResults, nullptr);
-    out.emplace();
-    out->status = (amprt_status)c.fn(ctx, (void **)args.data(), results.data());
-    out->error = amprt_context_error(ctx);
-    for (void *r : results) {
-      auto *t = static_cast<amprt_tensor *>(r);
-      std::vector<double> values;
-      if (t && out->status == AMPRT_OK && amprt_tensor_dtype(t) == AMPRT_F32) {
-        std::vector<float> f(amprt_tensor_numel(t));
-        amprt_tensor_read(t, f.data(), f.size() * 4);
-        values.assign(f.begin(), f.end());
-      }
-      out->results.push_back(std::move(values));
-      amprt_tensor_release(t);
+  std::vector<void *> raw(c.signature.resultTypes.size(), nullptr);
+  StepResult out;
+  out.status = (amprt_status)c.fn(ctx, (void **)args.data(), raw.data());
+  out.error = amprt_context_error(ctx);
+  for (void *r : raw) {
+    amp::runner::TensorPtr t(static_cast<amprt_tensor *>(r));
+    std::vector<double> values;
+    if (t && out.status == AMPRT_OK &&
+        amprt_tensor_dtype(t.get()) == AMPRT_F32) {
+      std::vector<float> f(amprt_tensor_numel(t.get()));
+      amprt_tensor_read(t.get(), f.data(), f.size() * 4);
+      values.assign(f.begin(), f.end());
     }
+    out.results.push_back(std::move(values));
   }
-  for (amprt_tensor *t : args)
-    amprt_tensor_release(t);
-  amprt_context_destroy(ctx);
   return out;
 }
 

@@ -13,6 +13,7 @@
 #include "amp/Dialect/TG/IR/TGShapes.h"
 #include "amp/Dialect/TG/Transforms/Passes.h"
 #include "amp/InitAll.h"
+#include "amp/Runner/StepRunner.h"
 #include "amp/Tools/LargeStack.h"
 #include "amp/Transforms/Passes.h"
 #include "amp/Transforms/Pipeline.h"
@@ -43,6 +44,7 @@
 
 using namespace mlir;
 namespace tg = amp::tg;
+namespace runner = amp::runner;
 namespace cl = llvm::cl;
 
 static cl::opt<std::string> inputFile(cl::Positional, cl::Required,
@@ -102,197 +104,18 @@ llvm::json::Value jsonNumber(double value) {
   return nullptr;
 }
 
-/// One function's tensor signature and tg.role of every argument/result.
-struct Signature {
-  std::vector<RankedTensorType> argTypes, resultTypes;
-  std::vector<std::optional<tg::Role>> argRoles, resultRoles;
-  std::vector<tg::Initializer> argInits;
-  /// tg.init_value of each argument (the first value of step state), if any.
-  std::vector<std::optional<double>> argInitValues;
-};
-
-Signature signatureOf(func::FuncOp f) {
-  Signature s;
-  for (unsigned i = 0; i < f.getNumArguments(); ++i) {
-    s.argTypes.push_back(cast<RankedTensorType>(f.getArgumentTypes()[i]));
-    s.argRoles.push_back(tg::getArgumentRole(f, i));
-    auto init = f.getArgAttrOfType<StringAttr>(i, "tg.init");
-    // The module is verified, so a present tg.init names an initialiser.
-    s.argInits.push_back(init ? *tg::symbolizeInitializer(init.getValue())
-                              : tg::Initializer::GlorotUniform);
-    s.argInitValues.push_back(tg::getInitValue(f, i));
-  }
-  for (unsigned i = 0; i < f.getNumResults(); ++i) {
-    s.resultTypes.push_back(cast<RankedTensorType>(f.getResultTypes()[i]));
-    s.resultRoles.push_back(tg::getResultRole(f, i));
-  }
-  return s;
-}
-
-/// The runtime's element type for `element`, if it has one.
-std::optional<amprt_dtype> dtypeOf(Type element) {
-  if (std::optional<int32_t> code = amp::runtimeDtypeCode(element))
-    return static_cast<amprt_dtype>(*code);
-  return std::nullopt;
-}
-
 /// The host's memory, as the runtime's CPU context reports it.
 uint64_t hostMemory() {
-  amprt_context *host = nullptr;
   size_t bytes = SIZE_MAX;
-  if (amprt_context_create(AMPRT_DEVICE_CPU, 0, &host) == AMPRT_OK)
-    amprt_memory_capacity(host, &bytes);
-  amprt_context_destroy(host);
+  if (auto host = runner::createContext(AMPRT_DEVICE_CPU))
+    amprt_memory_capacity(host->get(), &bytes);
+  else
+    llvm::consumeError(host.takeError());
   return bytes;
 }
 
-/// Every argument and result of `f` must be a statically shaped tensor of a
-/// type the runtime holds, and the arguments must fit in the memory of the
-/// device they will live on (`memory` bytes). Checked with overflow-safe sizes
-/// before anything is allocated, so a hostile shape is an error, not an abort
-/// inside an allocator.
-std::optional<std::string> checkSignature(func::FuncOp f, uint64_t memory) {
-  uint64_t total = 0;
-  auto check = [&](Type type, const char *what,
-                   unsigned i) -> std::optional<std::string> {
-    std::string where = std::string(what) + " #" + std::to_string(i) + " of @" +
-                        f.getSymName().str();
-    std::string typeText;
-    llvm::raw_string_ostream(typeText) << type;
-    auto ranked = dyn_cast<RankedTensorType>(type);
-    if (!ranked || !ranked.hasStaticShape())
-      return where + " has type " + typeText +
-             "; amp-run needs statically shaped tensors";
-    std::optional<amprt_dtype> dtype = dtypeOf(ranked.getElementType());
-    if (!dtype)
-      return where + " has type " + typeText +
-             "; the runtime holds f16, bf16, f32, f64, i32, i64 and i1";
-    if (llvm::is_contained(ranked.getShape(), 0))
-      return where + " (" + typeText +
-             ") has no elements; amp-run trains on non-empty tensors (a "
-             "batch of at least 1)";
-    uint64_t bytes = amprt_dtype_size(*dtype);
-    for (int64_t d : ranked.getShape())
-      if (__builtin_mul_overflow(bytes, (uint64_t)d, &bytes))
-        return where + " (" + typeText + ") is too large to allocate";
-    if (bytes > memory)
-      return where + " (" + typeText + ") needs " + std::to_string(bytes) +
-             " bytes; the device has " + std::to_string(memory);
-    if (__builtin_add_overflow(total, bytes, &total) || total > memory)
-      return std::string("the ") + what + "s of @" + f.getSymName().str() +
-             " up to #" + std::to_string(i) + " need more than " +
-             std::to_string(memory) + " bytes, the device's memory";
-    return std::nullopt;
-  };
-  for (unsigned i = 0; i < f.getNumArguments(); ++i)
-    if (auto error = check(f.getArgumentTypes()[i], "argument", i))
-      return error;
-  total = 0; // results replace arguments; each must fit on its own
-  for (unsigned i = 0; i < f.getNumResults(); ++i)
-    if (auto error = check(f.getResultTypes()[i], "result", i))
-      return error;
-  return std::nullopt;
-}
-
-/// State the host carries from step to step (the step returns it).
-bool isState(std::optional<tg::Role> role) {
-  return role && tg::isCarriedRole(*role);
-}
-
-/// Owns runtime tensors and reports failures.
-class Host {
-public:
-  explicit Host(amprt_context *ctx) : ctx(ctx) {}
-  amprt_tensor *make(RankedTensorType type) {
-    amprt_tensor *t = nullptr;
-    SmallVector<int64_t> shape(type.getShape());
-    // checkSignature has vetted every element type.
-    if (amprt_tensor_create(ctx, *dtypeOf(type.getElementType()), shape.size(),
-                            shape.data(), &t) != AMPRT_OK)
-      throw std::runtime_error(amprt_last_error());
-    return t;
-  }
-  /// A tensor of `type` holding float values (converted through f32).
-  amprt_tensor *fromFloats(RankedTensorType type, const float *values) {
-    int64_t n = type.getNumElements();
-    Type element = type.getElementType();
-    if (element.isInteger(64) || element.isInteger(32)) {
-      amprt_tensor *t = make(type);
-      if (element.isInteger(64)) {
-        std::vector<int64_t> v(values, values + n);
-        check(amprt_tensor_write(t, v.data(), n * 8));
-      } else {
-        std::vector<int32_t> v(values, values + n);
-        check(amprt_tensor_write(t, v.data(), n * 4));
-      }
-      return t;
-    }
-    auto f32 = RankedTensorType::get(type.getShape(),
-                                     Float32Type::get(type.getContext()));
-    amprt_tensor *staging = make(f32);
-    check(amprt_tensor_write(staging, values, n * sizeof(float)));
-    if (type.getElementType().isF32())
-      return staging;
-    amprt_tensor *t = make(type);
-    check(amprt_cast(ctx, staging, t));
-    amprt_tensor_release(staging);
-    return t;
-  }
-  void check(amprt_status s) {
-    if (s != AMPRT_OK)
-      throw std::runtime_error(amprt_last_error());
-  }
-  float readScalar(amprt_tensor *t) {
-    if (amprt_tensor_dtype(t) == AMPRT_I64) {
-      int64_t v;
-      check(amprt_tensor_read(t, &v, 8));
-      return (float)v;
-    }
-    float v;
-    check(amprt_tensor_read(t, &v, 4));
-    return v;
-  }
-  amprt_context *ctx;
-};
-
-/// Glorot-uniform, He-normal, zeros or ones, as tg.init says.
-std::vector<float> initialValues(RankedTensorType type, tg::Initializer init,
-                                 std::mt19937 &rng) {
-  int64_t n = type.getNumElements();
-  std::vector<float> v(n, 0.0f);
-  ArrayRef<int64_t> s = type.getShape();
-  int64_t fanIn = 1, fanOut = 1;
-  if (s.size() == 2) {
-    fanIn = s[0];
-    fanOut = s[1];
-  } else if (s.size() == 4) { // OHWI filters
-    fanIn = s[1] * s[2] * s[3];
-    fanOut = s[0] * s[1] * s[2];
-  } else if (!s.empty()) {
-    fanIn = fanOut = s.back();
-  }
-  switch (init) {
-  case tg::Initializer::Zeros:
-    break;
-  case tg::Initializer::Ones:
-    std::fill(v.begin(), v.end(), 1.0f);
-    break;
-  case tg::Initializer::HeNormal: {
-    std::normal_distribution<float> d(0.0f, std::sqrt(2.0f / fanIn));
-    for (float &x : v)
-      x = d(rng);
-    break;
-  }
-  case tg::Initializer::GlorotUniform: {
-    float limit = std::sqrt(6.0f / float(fanIn + fanOut));
-    std::uniform_real_distribution<float> d(-limit, limit);
-    for (float &x : v)
-      x = d(rng);
-    break;
-  }
-  }
-  return v;
-}
+/// Turns an error into amp-run's one-line diagnostic and exit status.
+int fatal(llvm::Error error) { return fatal(llvm::toString(std::move(error))); }
 
 } // namespace
 
@@ -335,11 +158,13 @@ static int runMain(int argc, char **argv) {
     deviceName = amprt_cuda_device_count() > 0 ? "cuda" : "cpu";
   if (deviceName != "cpu" && deviceName != "cuda")
     return fatal("--device must be cpu or cuda, got '" + deviceName + "'");
-  amprt_context *ctx = nullptr;
-  if (amprt_context_create(deviceName == "cuda" ? AMPRT_DEVICE_CUDA
-                                                : AMPRT_DEVICE_CPU,
-                           0, &ctx) != AMPRT_OK)
-    return fatal("--device=" + deviceName + ": " + amprt_last_error());
+  auto created = runner::createContext(deviceName == "cuda" ? AMPRT_DEVICE_CUDA
+                                                            : AMPRT_DEVICE_CPU);
+  if (!created)
+    return fatal("--device=" + deviceName + ": " +
+                 llvm::toString(created.takeError()));
+  runner::ContextPtr ownedContext = std::move(*created);
+  amprt_context *ctx = ownedContext.get();
 
   // Parse and compile.
   DialectRegistry registry;
@@ -379,88 +204,47 @@ static int runMain(int argc, char **argv) {
   amprt_memory_capacity(ctx, &deviceMemory);
   for (StringRef name : {StringRef(entryName), StringRef(evalName)})
     if (!name.empty())
-      if (auto error = checkSignature(module->lookupSymbol<func::FuncOp>(name),
-                                      deviceMemory))
-        return fatal(*error);
-  Signature step = signatureOf(module->lookupSymbol<func::FuncOp>(entryName));
-  Signature eval;
+      if (llvm::Error error = runner::checkSignature(
+              module->lookupSymbol<func::FuncOp>(name), deviceMemory))
+        return fatal(std::move(error));
+  runner::Signature eval;
   if (!evalName.empty())
-    eval = signatureOf(module->lookupSymbol<func::FuncOp>(evalName));
+    eval = runner::Signature::of(module->lookupSymbol<func::FuncOp>(evalName));
+  auto bound = runner::TrainingStep::bind(
+      entryName,
+      runner::Signature::of(module->lookupSymbol<func::FuncOp>(entryName)));
+  if (!bound)
+    return fatal(bound.takeError());
+  runner::TrainingStep step = std::move(*bound);
 
   PassManager lower(&context);
   amp::buildLowerToLLVMPipeline(lower);
   if (failed(lower.run(*module)))
     return fatal("lowering to the runtime failed");
-  ExecutionEngineOptions engineOptions;
-  engineOptions.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Default;
-  engineOptions.enableObjectDump = !emitObj.empty();
-  auto engine = ExecutionEngine::create(*module, engineOptions);
-  if (!engine)
-    return fatal("JIT compilation failed: " +
-                 llvm::toString(engine.takeError()));
-  (*engine)->initialize();
-  if (!emitObj.empty()) {
-    (*engine)->dumpToObjectFile(emitObj);
-    uint64_t size = 0;
-    if (llvm::sys::fs::file_size(emitObj, size) || size == 0)
-      return fatal("could not write the object file --emit-obj '" + emitObj +
-                   "'");
-  }
-  using StepFn = int32_t (*)(void *, void **, void **);
-  auto stepSym = (*engine)->lookup(entryName);
-  if (!stepSym)
-    return fatal(llvm::toString(stepSym.takeError()));
-  auto stepFn = reinterpret_cast<StepFn>(*stepSym);
-  StepFn evalFn = nullptr;
+  runner::JitModule::Options jitOptions;
+  jitOptions.keepObject = !emitObj.empty();
+  auto jit = runner::JitModule::create(*module, jitOptions);
+  if (!jit)
+    return fatal(jit.takeError());
+  if (!emitObj.empty())
+    if (llvm::Error error = jit->dumpToObjectFile(emitObj))
+      return fatal(std::move(error));
+  auto stepFn = jit->lookup(entryName);
+  if (!stepFn)
+    return fatal(stepFn.takeError());
+  runner::StepFn evalFn = nullptr;
   if (!evalName.empty()) {
-    auto sym = (*engine)->lookup(evalName);
-    if (!sym)
-      return fatal(llvm::toString(sym.takeError()));
-    evalFn = reinterpret_cast<StepFn>(*sym);
+    auto found = jit->lookup(evalName);
+    if (!found)
+      return fatal(found.takeError());
+    evalFn = *found;
   }
 
   // The step's inputs.
-  int inputIndex = -1, labelIndex = -1, lossIndex = -1;
-  // Each of these roles names one value: a second is refused, not ignored.
-  auto claim = [&](int &index, size_t i, StringRef role,
-                   StringRef kind) -> std::optional<std::string> {
-    if (index >= 0)
-      return ("@" + entryName + " has two " + kind + " with tg.role \"" + role +
-              "\" (#" + std::to_string(index) + " and #" + std::to_string(i) +
-              "); amp-run binds one")
-          .str();
-    index = i;
-    return std::nullopt;
-  };
-  for (size_t i = 0; i < step.argRoles.size(); ++i) {
-    std::optional<std::string> error;
-    if (step.argRoles[i] == tg::Role::Input)
-      error = claim(inputIndex, i, "input", "arguments");
-    if (step.argRoles[i] == tg::Role::Label)
-      error = claim(labelIndex, i, "label", "arguments");
-    if (error)
-      return fatal(*error);
-  }
-  for (size_t i = 0; i < step.resultRoles.size(); ++i)
-    if (step.resultRoles[i] == tg::Role::Loss)
-      if (auto error = claim(lossIndex, i, "loss", "results"))
-        return fatal(*error);
-  if (inputIndex < 0 || labelIndex < 0 || lossIndex < 0)
-    return fatal("@" + entryName +
-                 " needs arguments with tg.role \"input\" "
-                 "and \"label\" and a result with tg.role \"loss\"");
-  RankedTensorType inputType = step.argTypes[inputIndex];
-  RankedTensorType labelType = step.argTypes[labelIndex];
-  RankedTensorType lossType = step.resultTypes[lossIndex];
-  if (lossType.getRank() != 0 || !lossType.getElementType().isF32())
-    return fatal(
-        "the loss (result #" + std::to_string(lossIndex) + " of @" + entryName +
-        ", tg.role \"loss\") must be a scalar "
-        "tensor<f32>, got " +
-        typeString(lossType) + "; reduce it (tg.reduce_mean) and keep it f32");
+  RankedTensorType inputType = step.inputType();
+  RankedTensorType labelType = step.labelType();
   if (inputType.getRank() == 0 || inputType.getDimSize(0) < 1)
-    return fatal("the input argument (#" + std::to_string(inputIndex) + ", " +
-                 typeString(inputType) +
+    return fatal("the input argument (" + typeString(inputType) +
                  ") needs a leading batch dimension of at least 1");
   int64_t batch = inputType.getDimSize(0);
   if (batchFlag && batchFlag != batch)
@@ -500,70 +284,14 @@ static int runMain(int argc, char **argv) {
                  dataName + "'");
   }
 
-  Host host(ctx);
   std::mt19937 rng(seed);
-  std::vector<amprt_tensor *> state(step.argTypes.size(), nullptr);
-  int scaleIndex = -1;
-  try {
-    for (size_t i = 0; i < step.argTypes.size(); ++i) {
-      std::optional<tg::Role> role = step.argRoles[i];
-      RankedTensorType type = step.argTypes[i];
-      if (!role)
-        throw std::runtime_error("argument " + std::to_string(i) +
-                                 " has no tg.role: amp-run cannot bind it");
-      if (*role == tg::Role::Input || *role == tg::Role::Label)
-        continue; // bound per batch
-      // State starts at its tg.init_value (what --amp-loss-scaling wrote
-      // for the scale), else at zero.
-      std::vector<float> values(type.getNumElements(),
-                                (float)step.argInitValues[i].value_or(0.0));
-      switch (*role) {
-      case tg::Role::Input:
-      case tg::Role::Label:
-        break; // handled above
-      case tg::Role::Param:
-        values = initialValues(type, step.argInits[i], rng);
-        break;
-      case tg::Role::LearningRate:
-        // --lr given on the command line wins over the IR's value.
-        if (lr.getNumOccurrences() || !step.argInitValues[i])
-          std::fill(values.begin(), values.end(), (float)lr);
-        break;
-      case tg::Role::LossScale:
-        // A step scaled by hand, without tg.init_value, starts at
-        // --init-scale.
-        if (!step.argInitValues[i])
-          std::fill(values.begin(), values.end(), (float)initScale);
-        scaleIndex = i;
-        break;
-      case tg::Role::OptState:
-      case tg::Role::GoodSteps:
-        break;
-      case tg::Role::Loss:
-      case tg::Role::Logits:
-      case tg::Role::Output:
-        throw std::runtime_error("argument " + std::to_string(i) +
-                                 " has a result role");
-      }
-      state[i] = host.fromFloats(type, values.data());
-    }
-  } catch (std::exception &e) {
-    return fatal(e.what());
-  }
-
-  // State results map, in order, onto the state arguments.
-  std::vector<int> stateArgs, stateResults;
-  for (size_t i = 0; i < step.argRoles.size(); ++i)
-    if (isState(step.argRoles[i]))
-      stateArgs.push_back(i);
-  for (size_t i = 0; i < step.resultRoles.size(); ++i)
-    if (isState(step.resultRoles[i]))
-      stateResults.push_back(i);
-  if (stateArgs.size() != stateResults.size())
-    return fatal("@" + entryName + " returns " +
-                 std::to_string(stateResults.size()) +
-                 " params/state values for " +
-                 std::to_string(stateArgs.size()) + " such arguments");
+  runner::TrainingStep::StartValues start;
+  start.learningRate = lr;
+  // --lr given on the command line wins over the IR's value.
+  start.overrideLearningRate = lr.getNumOccurrences() > 0;
+  start.initScale = initScale;
+  if (llvm::Error error = step.initialize(ctx, rng, start))
+    return fatal(std::move(error));
 
   int64_t perEpoch = dataset.train.count / batch;
   if (perEpoch < 1)
@@ -581,103 +309,57 @@ static int runMain(int argc, char **argv) {
   int64_t skipped = 0;
   double lastLoss = 0, trainSeconds = 0;
   size_t peakStepBytes = 0, stepOutputBytes = 0, peakActivationBytes = 0;
-  std::vector<float> xBatch(batch * features);
-  std::vector<int32_t> yBatch(batch);
-  std::vector<void *> results(step.resultTypes.size());
+  std::vector<float> xBatch(batch * features), yBatch(batch);
   auto wallStart = std::chrono::steady_clock::now();
-  try {
-    for (int64_t s = 0; s < totalSteps; ++s) {
-      int64_t slot = s % perEpoch;
-      if (slot == 0)
-        std::shuffle(order.begin(), order.end(), rng);
-      for (int64_t b = 0; b < batch; ++b) {
-        int64_t e = order[slot * batch + b];
-        std::copy_n(&dataset.train.x[e * features], features,
-                    &xBatch[b * features]);
-        yBatch[b] = dataset.train.y[e];
-      }
-      amprt_tensor *x = host.fromFloats(inputType, xBatch.data());
-      amprt_tensor *y = host.make(labelType);
-      if (labelType.getElementType().isInteger(64)) {
-        std::vector<int64_t> wide(yBatch.begin(), yBatch.end());
-        host.check(amprt_tensor_write(y, wide.data(), wide.size() * 8));
-      } else {
-        host.check(amprt_tensor_write(y, yBatch.data(), yBatch.size() * 4));
-      }
-      state[inputIndex] = x;
-      state[labelIndex] = y;
-
-      size_t before = 0, peak = 0;
-      amprt_memory_stats(ctx, &before, nullptr);
-      amprt_memory_reset_peak(ctx);
-      float oldScale = scaleIndex >= 0 ? host.readScalar(state[scaleIndex]) : 0;
-      auto t0 = std::chrono::steady_clock::now();
-      int32_t status = stepFn(ctx, (void **)state.data(), results.data());
-      double seconds =
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
-              .count();
-      size_t after = 0;
-      amprt_memory_stats(ctx, &after, &peak);
-      peakStepBytes = std::max(peakStepBytes, peak - before);
-      // What is live when the step returns is its outputs (new params,
-      // optimizer state, loss); the rest of the peak is transient.
-      stepOutputBytes = std::max(stepOutputBytes, after - before);
-      peakActivationBytes = std::max(peakActivationBytes, peak - after);
-      trainSeconds += seconds;
-      if (status != AMPRT_OK)
-        throw std::runtime_error(std::string("step ") + std::to_string(s) +
-                                 " failed: " + amprt_context_error(ctx));
-      float loss = host.readScalar((amprt_tensor *)results[lossIndex]);
-      float newScale =
-          scaleIndex >= 0
-              ? host.readScalar(
-                    (amprt_tensor *)results[stateResults[std::distance(
-                        stateArgs.begin(),
-                        std::find(stateArgs.begin(), stateArgs.end(),
-                                  scaleIndex))]])
-              : 0;
-      bool stepSkipped = scaleIndex >= 0 && newScale < oldScale;
-      if (!std::isfinite(loss) && !stepSkipped) {
-        for (void *r : results)
-          amprt_tensor_release((amprt_tensor *)r);
-        throw std::runtime_error(
-            "step " + std::to_string(s) + ": the loss is " +
-            (std::isnan(loss) ? "NaN" : "inf") +
-            " in the f32 forward pass and no loss scaling can be blamed; "
-            "stopping with the last good parameters (lower --lr?)");
-      }
-      skipped += stepSkipped;
-      lastLoss = loss;
-      // Take the new state; drop the old, the batch and the loss.
-      for (size_t k = 0; k < stateArgs.size(); ++k) {
-        amprt_tensor_release(state[stateArgs[k]]);
-        state[stateArgs[k]] = (amprt_tensor *)results[stateResults[k]];
-      }
-      for (size_t r = 0; r < results.size(); ++r)
-        if (std::find(stateResults.begin(), stateResults.end(), (int)r) ==
-            stateResults.end())
-          amprt_tensor_release((amprt_tensor *)results[r]);
-      amprt_tensor_release(x);
-      amprt_tensor_release(y);
-      state[inputIndex] = state[labelIndex] = nullptr;
-
-      llvm::json::Object record{{"step", s},
-                                {"loss", jsonNumber(loss)},
-                                {"skipped", stepSkipped},
-                                {"time_ms", seconds * 1e3}};
-      if (scaleIndex >= 0)
-        record["loss_scale"] = jsonNumber(newScale);
-      stepRecords.push_back(std::move(record));
-      if ((s + 1) % logEvery == 0 || s + 1 == totalSteps)
-        llvm::errs() << llvm::format(
-            "step %lld/%lld  loss %.4f  scale %g  skipped %lld  %.0f "
-            "samples/s\n",
-            (long long)(s + 1), (long long)totalSteps, loss,
-            scaleIndex >= 0 ? newScale : 1.0f, (long long)skipped,
-            (s + 1) * batch / trainSeconds);
+  for (int64_t s = 0; s < totalSteps; ++s) {
+    int64_t slot = s % perEpoch;
+    if (slot == 0)
+      std::shuffle(order.begin(), order.end(), rng);
+    for (int64_t b = 0; b < batch; ++b) {
+      int64_t e = order[slot * batch + b];
+      std::copy_n(&dataset.train.x[e * features], features,
+                  &xBatch[b * features]);
+      yBatch[b] = dataset.train.y[e];
     }
-  } catch (std::exception &e) {
-    return fatal(e.what());
+    auto x = runner::tensorFromFloats(ctx, inputType, xBatch.data());
+    if (!x)
+      return fatal(x.takeError());
+    auto y = runner::tensorFromFloats(ctx, labelType, yBatch.data());
+    if (!y)
+      return fatal(y.takeError());
+    auto outcome = step.run(*stepFn, ctx, std::move(*x), std::move(*y));
+    if (!outcome)
+      return fatal("step " + std::to_string(s) +
+                   " failed: " + llvm::toString(outcome.takeError()));
+    peakStepBytes = std::max(peakStepBytes, outcome->peakBytes);
+    stepOutputBytes = std::max(stepOutputBytes, outcome->outputBytes);
+    peakActivationBytes =
+        std::max(peakActivationBytes, outcome->transientBytes);
+    trainSeconds += outcome->seconds;
+    float loss = outcome->loss;
+    if (!outcome->committed)
+      return fatal("step " + std::to_string(s) + ": the loss is " +
+                   (std::isnan(loss) ? "NaN" : "inf") +
+                   " in the f32 forward pass and no loss scaling can be "
+                   "blamed; stopping with the last good parameters (lower "
+                   "--lr?)");
+    skipped += outcome->skipped;
+    lastLoss = loss;
+    float newScale = outcome->scaleAfter.value_or(1.0f);
+
+    llvm::json::Object record{{"step", s},
+                              {"loss", jsonNumber(loss)},
+                              {"skipped", outcome->skipped},
+                              {"time_ms", outcome->seconds * 1e3}};
+    if (step.hasLossScale())
+      record["loss_scale"] = jsonNumber(newScale);
+    stepRecords.push_back(std::move(record));
+    if ((s + 1) % logEvery == 0 || s + 1 == totalSteps)
+      llvm::errs() << llvm::format(
+          "step %lld/%lld  loss %.4f  scale %g  skipped %lld  %.0f "
+          "samples/s\n",
+          (long long)(s + 1), (long long)totalSteps, loss, newScale,
+          (long long)skipped, (s + 1) * batch / trainSeconds);
   }
   double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() -
                                               wallStart)
@@ -693,10 +375,7 @@ static int runMain(int argc, char **argv) {
     for (size_t i = 0; i < eval.resultRoles.size(); ++i)
       if (eval.resultRoles[i] == tg::Role::Logits)
         logitsIndex = i;
-    std::vector<amprt_tensor *> params;
-    for (size_t i = 0; i < step.argRoles.size(); ++i)
-      if (step.argRoles[i] == tg::Role::Param)
-        params.push_back(state[i]);
+    std::vector<amprt_tensor *> params = step.params();
     if (evalInput < 0 || logitsIndex < 0 ||
         params.size() + 1 != eval.argTypes.size())
       return fatal("@" + evalName +
@@ -706,55 +385,55 @@ static int runMain(int argc, char **argv) {
     int64_t evalBatch = evalInputType.getDimSize(0);
     RankedTensorType logitsType = eval.resultTypes[logitsIndex];
     int64_t classes = logitsType.getDimSize(1);
+    auto logitsF32 = RankedTensorType::get(logitsType.getShape(),
+                                           Float32Type::get(&context));
     int64_t correct = 0, seen = 0;
-    std::vector<void *> evalResults(eval.resultTypes.size());
-    try {
-      // The last batch wraps around to the first examples so every test
-      // example is scored once and batch statistics see real images.
-      std::vector<float> xEval(evalBatch * features);
-      for (int64_t start = 0; start < dataset.test.count; start += evalBatch) {
-        int64_t real = std::min(evalBatch, dataset.test.count - start);
-        for (int64_t b = 0; b < evalBatch; ++b)
-          std::copy_n(
-              &dataset.test.x[((start + b) % dataset.test.count) * features],
-              features, &xEval[b * features]);
-        amprt_tensor *x = host.fromFloats(evalInputType, xEval.data());
-        std::vector<amprt_tensor *> args;
-        size_t p = 0;
-        for (size_t i = 0; i < eval.argTypes.size(); ++i)
-          args.push_back((int)i == evalInput ? x : params[p++]);
-        if (evalFn(ctx, (void **)args.data(), evalResults.data()) != AMPRT_OK)
-          throw std::runtime_error(std::string("evaluation failed: ") +
-                                   amprt_context_error(ctx));
-        auto f32 = RankedTensorType::get(logitsType.getShape(),
-                                         Float32Type::get(&context));
-        amprt_tensor *logits = (amprt_tensor *)evalResults[logitsIndex];
-        amprt_tensor *wide = host.make(f32);
-        host.check(amprt_cast(ctx, logits, wide));
-        std::vector<float> values(evalBatch * classes);
-        host.check(amprt_tensor_read(wide, values.data(), values.size() * 4));
-        for (int64_t b = 0; b < real; ++b) {
-          int64_t best = std::max_element(&values[b * classes],
-                                          &values[(b + 1) * classes]) -
-                         &values[b * classes];
-          correct += best == dataset.test.y[start + b];
-        }
-        seen += real;
-        amprt_tensor_release(wide);
-        for (void *r : evalResults)
-          amprt_tensor_release((amprt_tensor *)r);
-        amprt_tensor_release(x);
+    // The last batch wraps around to the first examples so every test
+    // example is scored once and batch statistics see real images.
+    std::vector<float> xEval(evalBatch * features);
+    std::vector<float> values(evalBatch * classes);
+    for (int64_t start = 0; start < dataset.test.count; start += evalBatch) {
+      int64_t real = std::min(evalBatch, dataset.test.count - start);
+      for (int64_t b = 0; b < evalBatch; ++b)
+        std::copy_n(
+            &dataset.test.x[((start + b) % dataset.test.count) * features],
+            features, &xEval[b * features]);
+      auto x = runner::tensorFromFloats(ctx, evalInputType, xEval.data());
+      if (!x)
+        return fatal(x.takeError());
+      std::vector<amprt_tensor *> args;
+      size_t p = 0;
+      for (size_t i = 0; i < eval.argTypes.size(); ++i)
+        args.push_back((int)i == evalInput ? x->get() : params[p++]);
+      std::vector<void *> raw(eval.resultTypes.size(), nullptr);
+      int32_t status = evalFn(ctx, (void **)args.data(), raw.data());
+      std::vector<runner::TensorPtr> results;
+      for (void *r : raw)
+        results.emplace_back(static_cast<amprt_tensor *>(r));
+      if (status != AMPRT_OK)
+        return fatal(std::string("evaluation failed: ") +
+                     amprt_context_error(ctx));
+      auto wide = runner::makeTensor(ctx, logitsF32);
+      if (!wide)
+        return fatal(wide.takeError());
+      if (amprt_cast(ctx, results[logitsIndex].get(), wide->get()) !=
+              AMPRT_OK ||
+          amprt_tensor_read(wide->get(), values.data(), values.size() * 4) !=
+              AMPRT_OK)
+        return fatal(runner::runtimeError("reading the logits"));
+      for (int64_t b = 0; b < real; ++b) {
+        int64_t best =
+            std::max_element(&values[b * classes], &values[(b + 1) * classes]) -
+            &values[b * classes];
+        correct += best == dataset.test.y[start + b];
       }
-    } catch (std::exception &e) {
-      return fatal(e.what());
+      seen += real;
     }
     accuracy = seen ? double(correct) / seen : 0;
     llvm::errs() << llvm::format("test accuracy %.4f (%lld examples)\n",
                                  accuracy, (long long)seen);
   }
 
-  size_t current = 0, peak = 0;
-  amprt_memory_stats(ctx, &current, &peak);
   if (!reportPath.empty()) {
     std::error_code ec;
     llvm::raw_fd_ostream out(reportPath, ec);
@@ -786,8 +465,5 @@ static int runMain(int argc, char **argv) {
       return fatal("cannot write --report '" + reportPath + "': " + why);
     }
   }
-  for (amprt_tensor *t : state)
-    amprt_tensor_release(t);
-  amprt_context_destroy(ctx);
   return 0;
 }
