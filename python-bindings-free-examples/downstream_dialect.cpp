@@ -124,17 +124,21 @@ struct SwishGradient
   }
 };
 
-/// Runs --tg-autodiff on kTrain; prints the result or the diagnostic.
-int differentiate(bool withGradientModel) {
+/// Runs `pass` on `text` with the dn.swish model `Model` attached or not:
+/// with it, prints the result; without it, the pass must fail, and the
+/// diagnostic is printed after `refusal`.
+template <typename Model>
+int runWithAndWithout(const char *text, std::unique_ptr<mlir::Pass> pass,
+                      bool withModel, llvm::StringRef refusal) {
   mlir::DialectRegistry registry;
   amp::registerAllDialects(registry);
   registry.insert<mlir::func::FuncDialect, dn::DNDialect>();
-  if (withGradientModel)
+  if (withModel)
     registry.addExtension(+[](mlir::MLIRContext *ctx, dn::DNDialect *) {
-      dn::SwishOp::attachInterface<SwishGradient>(*ctx);
+      dn::SwishOp::attachInterface<Model>(*ctx);
     });
   mlir::MLIRContext context(registry);
-  auto module = mlir::parseSourceString<mlir::ModuleOp>(kTrain, &context);
+  auto module = mlir::parseSourceString<mlir::ModuleOp>(text, &context);
   if (!module)
     return 1;
   std::string diagnostic;
@@ -143,15 +147,15 @@ int differentiate(bool withGradientModel) {
     return mlir::success();
   });
   mlir::PassManager pm(&context);
-  pm.addPass(amp::createTGAutodiffPass());
+  pm.addPass(std::move(pass));
   if (mlir::failed(pm.run(*module))) {
-    if (withGradientModel)
+    if (withModel)
       return 1;
-    llvm::outs() << "without a gradient model: " << diagnostic << "\n";
+    llvm::outs() << refusal << ": " << diagnostic << "\n";
     return 0;
   }
-  if (!withGradientModel)
-    return 1; // the pass must refuse an op it cannot differentiate
+  if (!withModel)
+    return 1; // the pass must refuse an op it has no model for
   module->print(llvm::outs());
   return 0;
 }
@@ -172,37 +176,6 @@ struct SwishLowering
   }
 };
 
-/// Runs --amp-lower-to-runtime on kRun; prints the result or the diagnostic.
-int lower(bool withRuntimeLowering) {
-  mlir::DialectRegistry registry;
-  amp::registerAllDialects(registry);
-  registry.insert<mlir::func::FuncDialect, dn::DNDialect>();
-  if (withRuntimeLowering)
-    registry.addExtension(+[](mlir::MLIRContext *ctx, dn::DNDialect *) {
-      dn::SwishOp::attachInterface<SwishLowering>(*ctx);
-    });
-  mlir::MLIRContext context(registry);
-  auto module = mlir::parseSourceString<mlir::ModuleOp>(kRun, &context);
-  if (!module)
-    return 1;
-  std::string diagnostic;
-  mlir::ScopedDiagnosticHandler capture(&context, [&](mlir::Diagnostic &d) {
-    diagnostic = d.str();
-    return mlir::success();
-  });
-  mlir::PassManager pm(&context);
-  pm.addPass(amp::createLowerToRuntimePass());
-  if (mlir::failed(pm.run(*module))) {
-    if (withRuntimeLowering)
-      return 1;
-    llvm::outs() << "without a runtime lowering: " << diagnostic << "\n";
-    return 0;
-  }
-  if (!withRuntimeLowering)
-    return 1; // the pass must refuse an op it cannot lower
-  module->print(llvm::outs());
-  return 0;
-}
 } // namespace
 
 int main() {
@@ -223,8 +196,15 @@ int main() {
   if (mlir::failed(pm.run(*module)))
     return 1;
   module->print(llvm::outs());
-  return differentiate(/*withGradientModel=*/true) ||
-         differentiate(/*withGradientModel=*/false) ||
-         lower(/*withRuntimeLowering=*/true) ||
-         lower(/*withRuntimeLowering=*/false);
+  for (bool withModel : {true, false})
+    if (runWithAndWithout<SwishGradient>(kTrain, amp::createTGAutodiffPass(),
+                                         withModel,
+                                         "without a gradient model"))
+      return 1;
+  for (bool withModel : {true, false})
+    if (runWithAndWithout<SwishLowering>(kRun, amp::createLowerToRuntimePass(),
+                                         withModel,
+                                         "without a runtime lowering"))
+      return 1;
+  return 0;
 }

@@ -451,18 +451,7 @@ struct LoweringModel
 } // namespace
 
 void registerTGToRuntimeLowerings(DialectRegistry &registry) {
-  registry.addExtension(+[](MLIRContext *context, tg::TGDialect *) {
-    attachModelsWhere<LoweringModel, HasLowering,
-#define GET_OP_LIST
-#include "amp/Dialect/TG/IR/TGOps.cpp.inc"
-                      >(context);
-  });
-  registry.addExtension(+[](MLIRContext *context, AMPDialect *) {
-    attachModelsWhere<LoweringModel, HasLowering,
-#define GET_OP_LIST
-#include "amp/Dialect/AMP/IR/AMPOps.cpp.inc"
-                      >(context);
-  });
+  attachModelsToTGAndAMPOps<LoweringModel, HasLowering>(registry);
 }
 
 } // namespace amp

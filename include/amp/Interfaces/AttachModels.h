@@ -11,6 +11,9 @@
 #ifndef AMP_INTERFACES_ATTACHMODELS_H
 #define AMP_INTERFACES_ATTACHMODELS_H
 
+#include "amp/Dialect/AMP/IR/AMP.h"
+#include "amp/Dialect/TG/IR/TG.h"
+#include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
 #include <type_traits>
 
@@ -26,6 +29,24 @@ void attachModelsWhere(mlir::MLIRContext *context) {
       OpT::template attachInterface<Model<OpT>>(*context);
   };
   (attach(static_cast<OpTs *>(nullptr)), ...);
+}
+
+/// Attaches `Model<OpT>` to each tg and amp op for which `Has<OpT>::value`,
+/// when the dialect is loaded.
+template <template <typename> class Model, template <typename> class Has>
+void attachModelsToTGAndAMPOps(mlir::DialectRegistry &registry) {
+  registry.addExtension(+[](mlir::MLIRContext *context, tg::TGDialect *) {
+    attachModelsWhere<Model, Has,
+#define GET_OP_LIST
+#include "amp/Dialect/TG/IR/TGOps.cpp.inc"
+                      >(context);
+  });
+  registry.addExtension(+[](mlir::MLIRContext *context, AMPDialect *) {
+    attachModelsWhere<Model, Has,
+#define GET_OP_LIST
+#include "amp/Dialect/AMP/IR/AMPOps.cpp.inc"
+                      >(context);
+  });
 }
 
 } // namespace amp

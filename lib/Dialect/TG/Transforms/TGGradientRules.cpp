@@ -450,18 +450,7 @@ struct HasRule<OpT, std::void_t<decltype(std::declval<Rules &>().rule(
 } // namespace
 
 void tg::registerGradientRules(DialectRegistry &registry) {
-  registry.addExtension(+[](MLIRContext *context, tg::TGDialect *) {
-    attachModelsWhere<RuleModel, HasRule,
-#define GET_OP_LIST
-#include "amp/Dialect/TG/IR/TGOps.cpp.inc"
-                      >(context);
-  });
-  registry.addExtension(+[](MLIRContext *context, AMPDialect *) {
-    attachModelsWhere<RuleModel, HasRule,
-#define GET_OP_LIST
-#include "amp/Dialect/AMP/IR/AMPOps.cpp.inc"
-                      >(context);
-  });
+  attachModelsToTGAndAMPOps<RuleModel, HasRule>(registry);
 }
 
 } // namespace amp
