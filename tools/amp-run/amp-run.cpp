@@ -117,6 +117,109 @@ uint64_t hostMemory() {
 /// Turns an error into amp-run's one-line diagnostic and exit status.
 int fatal(llvm::Error error) { return fatal(llvm::toString(std::move(error))); }
 
+/// The --data set, checked against the model's `features` per example.
+llvm::Expected<amp::run::Dataset> loadDataset(int64_t features,
+                                              int64_t classes) {
+  auto error = [](const llvm::Twine &message) {
+    return llvm::createStringError(message);
+  };
+  StringRef name = data;
+  if (name == "synthetic") {
+    uint64_t examples = 4096 + 1024, bytes = 0;
+    if (__builtin_mul_overflow(examples + (uint64_t)classes,
+                               (uint64_t)features * 4, &bytes) ||
+        bytes > hostMemory())
+      return error("synthetic data of " + std::to_string(features) +
+                   " features per example would need more memory than "
+                   "this machine has");
+    return amp::run::makeSynthetic(features, classes, 4096, 1024, seed);
+  }
+  if (!name.starts_with("fashion-mnist"))
+    return error("--data must be synthetic or fashion-mnist[:DIR], got '" +
+                 name + "'");
+  std::string dir = "/usr/share/datasets/fashion-mnist";
+  if (name.starts_with("fashion-mnist:"))
+    dir = name.substr(strlen("fashion-mnist:")).str();
+  auto loaded = amp::run::loadFashionMnist(dir);
+  if (!loaded)
+    return loaded.takeError();
+  if (loaded->train.features != features)
+    return error("the model's input holds " + std::to_string(features) +
+                 " features per example; Fashion-MNIST has " +
+                 std::to_string(loaded->train.features));
+  return loaded;
+}
+
+/// The fraction of `test` that @`name` (`eval`, compiled as `evalFn`)
+/// classifies right with `params`, and the number of examples scored. The
+/// function takes the params in order and an input (tg.role "input") and
+/// returns logits (tg.role "logits").
+llvm::Expected<std::pair<double, int64_t>>
+testAccuracy(amprt_context *ctx, StringRef name, const runner::Signature &eval,
+             runner::StepFn evalFn, const std::vector<amprt_tensor *> &params,
+             const amp::run::Split &test, int64_t features) {
+  int evalInput = -1, logitsIndex = -1;
+  for (size_t i = 0; i < eval.argRoles.size(); ++i)
+    if (eval.argRoles[i] == tg::Role::Input)
+      evalInput = i;
+  for (size_t i = 0; i < eval.resultRoles.size(); ++i)
+    if (eval.resultRoles[i] == tg::Role::Logits)
+      logitsIndex = i;
+  if (evalInput < 0 || logitsIndex < 0 ||
+      params.size() + 1 != eval.argTypes.size())
+    return llvm::createStringError(
+        "@" + name +
+        " must take the params in order and an input (tg.role \"input\") and "
+        "return tg.role \"logits\"");
+  RankedTensorType evalInputType = eval.argTypes[evalInput];
+  int64_t evalBatch = evalInputType.getDimSize(0);
+  RankedTensorType logitsType = eval.resultTypes[logitsIndex];
+  int64_t classes = logitsType.getDimSize(1);
+  auto logitsF32 = RankedTensorType::get(
+      logitsType.getShape(), Float32Type::get(logitsType.getContext()));
+  int64_t correct = 0, seen = 0;
+  // The last batch wraps around to the first examples so every test
+  // example is scored once and batch statistics see real images.
+  std::vector<float> xEval(evalBatch * features);
+  std::vector<float> values(evalBatch * classes);
+  for (int64_t start = 0; start < test.count; start += evalBatch) {
+    int64_t real = std::min(evalBatch, test.count - start);
+    for (int64_t b = 0; b < evalBatch; ++b)
+      std::copy_n(&test.x[((start + b) % test.count) * features], features,
+                  &xEval[b * features]);
+    auto x = runner::tensorFromFloats(ctx, evalInputType, xEval.data());
+    if (!x)
+      return x.takeError();
+    std::vector<amprt_tensor *> args;
+    size_t p = 0;
+    for (size_t i = 0; i < eval.argTypes.size(); ++i)
+      args.push_back((int)i == evalInput ? x->get() : params[p++]);
+    std::vector<void *> raw(eval.resultTypes.size(), nullptr);
+    int32_t status = evalFn(ctx, (void **)args.data(), raw.data());
+    std::vector<runner::TensorPtr> results;
+    for (void *r : raw)
+      results.emplace_back(static_cast<amprt_tensor *>(r));
+    if (status != AMPRT_OK)
+      return llvm::createStringError(std::string("evaluation failed: ") +
+                                     amprt_context_error(ctx));
+    auto wide = runner::makeTensor(ctx, logitsF32);
+    if (!wide)
+      return wide.takeError();
+    if (amprt_cast(ctx, results[logitsIndex].get(), wide->get()) != AMPRT_OK ||
+        amprt_tensor_read(wide->get(), values.data(), values.size() * 4) !=
+            AMPRT_OK)
+      return runner::runtimeError("reading the logits");
+    for (int64_t b = 0; b < real; ++b) {
+      int64_t best =
+          std::max_element(&values[b * classes], &values[(b + 1) * classes]) -
+          &values[b * classes];
+      correct += best == test.y[start + b];
+    }
+    seen += real;
+  }
+  return std::make_pair(seen ? double(correct) / seen : 0.0, seen);
+}
+
 } // namespace
 
 static int runMain(int argc, char **argv);
@@ -256,33 +359,10 @@ static int runMain(int argc, char **argv) {
                  "] class indices");
 
   // Data.
-  amp::run::Dataset dataset;
-  std::string dataName = data;
-  if (dataName == "synthetic") {
-    uint64_t examples = 4096 + 1024, bytes = 0;
-    if (__builtin_mul_overflow(examples + (uint64_t)lossClasses,
-                               (uint64_t)features * 4, &bytes) ||
-        bytes > hostMemory())
-      return fatal("synthetic data of " + std::to_string(features) +
-                   " features per example would need more memory than "
-                   "this machine has");
-    dataset = amp::run::makeSynthetic(features, lossClasses, 4096, 1024, seed);
-  } else if (StringRef(dataName).starts_with("fashion-mnist")) {
-    std::string dir = "/usr/share/datasets/fashion-mnist";
-    if (StringRef(dataName).starts_with("fashion-mnist:"))
-      dir = dataName.substr(strlen("fashion-mnist:"));
-    auto loaded = amp::run::loadFashionMnist(dir);
-    if (!loaded)
-      return fatal(llvm::toString(loaded.takeError()));
-    dataset = std::move(*loaded);
-    if (dataset.train.features != features)
-      return fatal("the model's input holds " + std::to_string(features) +
-                   " features per example; Fashion-MNIST has " +
-                   std::to_string(dataset.train.features));
-  } else {
-    return fatal("--data must be synthetic or fashion-mnist[:DIR], got '" +
-                 dataName + "'");
-  }
+  auto loaded = loadDataset(features, lossClasses);
+  if (!loaded)
+    return fatal(loaded.takeError());
+  amp::run::Dataset dataset = std::move(*loaded);
 
   std::mt19937 rng(seed);
   runner::TrainingStep::StartValues start;
@@ -368,70 +448,13 @@ static int runMain(int argc, char **argv) {
   // Test accuracy through the forward function: params in order, then input.
   double accuracy = -1;
   if (evalFn) {
-    int evalInput = -1, logitsIndex = -1;
-    for (size_t i = 0; i < eval.argRoles.size(); ++i)
-      if (eval.argRoles[i] == tg::Role::Input)
-        evalInput = i;
-    for (size_t i = 0; i < eval.resultRoles.size(); ++i)
-      if (eval.resultRoles[i] == tg::Role::Logits)
-        logitsIndex = i;
-    std::vector<amprt_tensor *> params = step.params();
-    if (evalInput < 0 || logitsIndex < 0 ||
-        params.size() + 1 != eval.argTypes.size())
-      return fatal("@" + evalName +
-                   " must take the params in order and an "
-                   "input (tg.role \"input\") and return tg.role \"logits\"");
-    RankedTensorType evalInputType = eval.argTypes[evalInput];
-    int64_t evalBatch = evalInputType.getDimSize(0);
-    RankedTensorType logitsType = eval.resultTypes[logitsIndex];
-    int64_t classes = logitsType.getDimSize(1);
-    auto logitsF32 = RankedTensorType::get(logitsType.getShape(),
-                                           Float32Type::get(&context));
-    int64_t correct = 0, seen = 0;
-    // The last batch wraps around to the first examples so every test
-    // example is scored once and batch statistics see real images.
-    std::vector<float> xEval(evalBatch * features);
-    std::vector<float> values(evalBatch * classes);
-    for (int64_t start = 0; start < dataset.test.count; start += evalBatch) {
-      int64_t real = std::min(evalBatch, dataset.test.count - start);
-      for (int64_t b = 0; b < evalBatch; ++b)
-        std::copy_n(
-            &dataset.test.x[((start + b) % dataset.test.count) * features],
-            features, &xEval[b * features]);
-      auto x = runner::tensorFromFloats(ctx, evalInputType, xEval.data());
-      if (!x)
-        return fatal(x.takeError());
-      std::vector<amprt_tensor *> args;
-      size_t p = 0;
-      for (size_t i = 0; i < eval.argTypes.size(); ++i)
-        args.push_back((int)i == evalInput ? x->get() : params[p++]);
-      std::vector<void *> raw(eval.resultTypes.size(), nullptr);
-      int32_t status = evalFn(ctx, (void **)args.data(), raw.data());
-      std::vector<runner::TensorPtr> results;
-      for (void *r : raw)
-        results.emplace_back(static_cast<amprt_tensor *>(r));
-      if (status != AMPRT_OK)
-        return fatal(std::string("evaluation failed: ") +
-                     amprt_context_error(ctx));
-      auto wide = runner::makeTensor(ctx, logitsF32);
-      if (!wide)
-        return fatal(wide.takeError());
-      if (amprt_cast(ctx, results[logitsIndex].get(), wide->get()) !=
-              AMPRT_OK ||
-          amprt_tensor_read(wide->get(), values.data(), values.size() * 4) !=
-              AMPRT_OK)
-        return fatal(runner::runtimeError("reading the logits"));
-      for (int64_t b = 0; b < real; ++b) {
-        int64_t best =
-            std::max_element(&values[b * classes], &values[(b + 1) * classes]) -
-            &values[b * classes];
-        correct += best == dataset.test.y[start + b];
-      }
-      seen += real;
-    }
-    accuracy = seen ? double(correct) / seen : 0;
+    auto scored = testAccuracy(ctx, evalName, eval, evalFn, step.params(),
+                               dataset.test, features);
+    if (!scored)
+      return fatal(scored.takeError());
+    accuracy = scored->first;
     llvm::errs() << llvm::format("test accuracy %.4f (%lld examples)\n",
-                                 accuracy, (long long)seen);
+                                 accuracy, (long long)scored->second);
   }
 
   if (!reportPath.empty()) {

@@ -53,41 +53,34 @@ void printTypePair(OpAsmPrinter &printer, Operation *, Type lhs, Type rhs) {
 
 namespace amp::tg {
 
-bool isArgumentRole(Role role) {
+namespace {
+/// Where a role may stand: on arguments, on results, or both (the state a
+/// step returns for the next one).
+enum RoleUse : unsigned { OnArgument = 1, OnResult = 2 };
+} // namespace
+
+static unsigned roleUse(Role role) {
   switch (role) {
   case Role::Param:
   case Role::OptState:
+  case Role::LossScale:
+  case Role::GoodSteps:
+    return OnArgument | OnResult;
   case Role::Input:
   case Role::Label:
   case Role::LearningRate:
-  case Role::LossScale:
-  case Role::GoodSteps:
-    return true;
+    return OnArgument;
   case Role::Loss:
   case Role::Logits:
   case Role::Output:
-    return false;
+    return OnResult;
   }
   llvm_unreachable("unknown tg role");
 }
 
-bool isResultRole(Role role) {
-  switch (role) {
-  case Role::Param:
-  case Role::OptState:
-  case Role::LossScale:
-  case Role::GoodSteps:
-  case Role::Loss:
-  case Role::Logits:
-  case Role::Output:
-    return true;
-  case Role::Input:
-  case Role::Label:
-  case Role::LearningRate:
-    return false;
-  }
-  llvm_unreachable("unknown tg role");
-}
+bool isArgumentRole(Role role) { return roleUse(role) & OnArgument; }
+
+bool isResultRole(Role role) { return roleUse(role) & OnResult; }
 
 bool isCarriedRole(Role role) {
   return isArgumentRole(role) && isResultRole(role);
