@@ -1,6 +1,7 @@
 //===- AMPDialect.cpp - The precision dialect -----------------------------===//
 
 #include "amp/Dialect/AMP/IR/AMP.h"
+#include "amp/Dialect/ArithConstants.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -21,10 +22,7 @@ void AMPDialect::initialize() {
 
 Operation *AMPDialect::materializeConstant(OpBuilder &builder, Attribute value,
                                            Type type, Location loc) {
-  auto typed = dyn_cast<TypedAttr>(value);
-  if (!typed || typed.getType() != type)
-    return nullptr;
-  return arith::ConstantOp::create(builder, loc, type, typed);
+  return amp::materializeArithConstant(builder, value, type, loc);
 }
 
 /// Checks that `attr` is a string naming one of `allowed`.

@@ -1,5 +1,6 @@
 //===- TGDialect.cpp - The training-graph dialect -------------------------===//
 
+#include "amp/Dialect/ArithConstants.h"
 #include "amp/Dialect/TG/IR/TG.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Builders.h"
@@ -22,10 +23,7 @@ void TGDialect::initialize() {
 
 Operation *TGDialect::materializeConstant(OpBuilder &builder, Attribute value,
                                           Type type, Location loc) {
-  auto typed = dyn_cast<TypedAttr>(value);
-  if (!typed || typed.getType() != type)
-    return nullptr;
-  return arith::ConstantOp::create(builder, loc, type, typed);
+  return amp::materializeArithConstant(builder, value, type, loc);
 }
 
 namespace amp::tg {

@@ -137,6 +137,28 @@ FailureOr<Window2D> checkWindowAttrs(std::optional<Location> loc,
                   padding[2],   padding[3],   getLayoutDims(layout)};
 }
 
+/// The output height and width of `win` sliding over `x`, or an error:
+/// `tooLarge` when a size overflows, "<what> [kh, kw] does not fit the
+/// padded input" when no window fits.
+static FailureOr<std::pair<int64_t, int64_t>>
+slideWindow(std::optional<Location> loc, StringRef opName, RankedTensorType x,
+            const Window2D &win, StringRef what, StringRef tooLarge) {
+  std::optional<int64_t> oh =
+      slidingWindowSize(x.getDimSize(win.dims.h), win.kh, win.sh, win.dh,
+                        win.padTop, win.padBottom);
+  std::optional<int64_t> ow =
+      slidingWindowSize(x.getDimSize(win.dims.w), win.kw, win.sw, win.dw,
+                        win.padLeft, win.padRight);
+  if (!oh || !ow)
+    return fail(loc, opName, tooLarge);
+  if (*oh < 1 || *ow < 1)
+    return fail(loc, opName,
+                what + " " + formatShape({win.kh, win.kw}) +
+                    " does not fit the padded input " +
+                    formatShape(x.getShape()));
+  return std::make_pair(*oh, *ow);
+}
+
 FailureOr<RankedTensorType>
 inferConv2DType(std::optional<Location> loc, StringRef opName,
                 RankedTensorType x, RankedTensorType w,
@@ -161,23 +183,16 @@ inferConv2DType(std::optional<Location> loc, StringRef opName,
     return fail(loc, opName,
                 "input has " + Twine(cin) +
                     " channels but the filter expects " + Twine(fcin));
-  std::optional<int64_t> oh = slidingWindowSize(
-      x.getDimSize(dims.h), kh, win->sh, win->dh, win->padTop, win->padBottom);
-  std::optional<int64_t> ow = slidingWindowSize(
-      x.getDimSize(dims.w), kw, win->sw, win->dw, win->padLeft, win->padRight);
-  if (!oh || !ow)
-    return fail(loc, opName,
-                "padding or dilation too large: the padded input or the "
-                "dilated filter window would not fit in 64 bits");
-  if (*oh < 1 || *ow < 1)
-    return fail(loc, opName,
-                "filter window " + formatShape({kh, kw}) +
-                    " does not fit the padded input " +
-                    formatShape(x.getShape()));
+  FailureOr<std::pair<int64_t, int64_t>> out = slideWindow(
+      loc, opName, x, *win, "filter window",
+      "padding or dilation too large: the padded input or the dilated filter "
+      "window would not fit in 64 bits");
+  if (failed(out))
+    return failure();
   SmallVector<int64_t> shape(4);
   shape[dims.n] = x.getDimSize(dims.n);
-  shape[dims.h] = *oh;
-  shape[dims.w] = *ow;
+  shape[dims.h] = out->first;
+  shape[dims.w] = out->second;
   shape[dims.c] = w.getDimSize(0);
   return RankedTensorType::get(shape, x.getElementType());
 }
@@ -206,22 +221,14 @@ inferPool2DType(std::optional<Location> loc, StringRef opName,
                     "] must be smaller than the window " + formatShape(window) +
                     " on each side (a window inside the padding pools no "
                     "input)");
-  std::optional<int64_t> oh = slidingWindowSize(
-      x.getDimSize(dims.h), win->kh, win->sh, 1, win->padTop, win->padBottom);
-  std::optional<int64_t> ow = slidingWindowSize(
-      x.getDimSize(dims.w), win->kw, win->sw, 1, win->padLeft, win->padRight);
-  if (!oh || !ow)
-    return fail(loc, opName,
-                "padding too large: the padded input would not "
-                "fit in 64 bits");
-  if (*oh < 1 || *ow < 1)
-    return fail(loc, opName,
-                "window " + formatShape(window) +
-                    " does not fit the padded input " +
-                    formatShape(x.getShape()));
+  FailureOr<std::pair<int64_t, int64_t>> out = slideWindow(
+      loc, opName, x, *win, "window",
+      "padding too large: the padded input would not fit in 64 bits");
+  if (failed(out))
+    return failure();
   SmallVector<int64_t> shape(x.getShape());
-  shape[dims.h] = *oh;
-  shape[dims.w] = *ow;
+  shape[dims.h] = out->first;
+  shape[dims.w] = out->second;
   return RankedTensorType::get(shape, x.getElementType());
 }
 
