@@ -1,5 +1,4 @@
-//===- Geometry.h - Checked op geometries shared by the backends -*- C++
-//-*-===//
+//===- Geometry.h - Checked op geometries of all backends -------*- C++ -*-===//
 //
 // The C API checks an op's attributes and shapes once, on the host, into
 // one of these; the CPU loops and the device kernels both index by them.

@@ -1,9 +1,9 @@
-//===- Common.h - Shared helpers of the CPU op files ------------*- C++ -*-===//
+//===- Common.h - Shared helpers of the CPU backend's ops -------*- C++ -*-===//
 
 #ifndef AMPRT_CPU_COMMON_H
 #define AMPRT_CPU_COMMON_H
 
-#include "../common/DeviceBackend.h"
+#include "../api/Dispatch.h"
 #include "../common/Geometry.h"
 #include "../common/Runtime.h"
 #include "Parallel.h"
@@ -11,20 +11,7 @@
 #include <type_traits>
 #include <vector>
 
-#define AMPRT_CHECK(expr)                                                      \
-  do {                                                                         \
-    amprt_status s_ = (expr);                                                  \
-    if (s_ != AMPRT_OK)                                                        \
-      return s_;                                                               \
-  } while (0)
-
 namespace amprt::cpu {
-
-inline amprt_status requireContext(const char *op, amprt_context *ctx) {
-  if (!ctx)
-    return fail(AMPRT_ERROR_INVALID_ARGUMENT, "%s: ctx is null", op);
-  return AMPRT_OK;
-}
 
 /// Element `i` of a float tensor, in double.
 inline double get(const amprt_tensor *t, int64_t i) {
@@ -43,19 +30,6 @@ inline void set(amprt_tensor *t, int64_t i, double v) {
 inline int64_t getIndex(const amprt_tensor *t, int64_t i) {
   return t->dtype == AMPRT_I32 ? static_cast<const int32_t *>(t->data)[i]
                                : static_cast<const int64_t *>(t->data)[i];
-}
-
-/// The element type of statistics for data of `dtype` (f32, f64 for f64).
-inline amprt_dtype statsDtype(amprt_dtype dtype) {
-  return dtype == AMPRT_F64 ? AMPRT_F64 : AMPRT_F32;
-}
-
-/// Split of `shape` around dimension `axis`.
-inline Split split(const Shape &shape, int64_t axis) {
-  Split s;
-  for (int64_t d = 0; d < (int64_t)shape.size(); ++d)
-    (d < axis ? s.outer : d == axis ? s.axis : s.inner) *= shape[d];
-  return s;
 }
 
 /// Per-channel sums over a Split, in double: f(c, k, acc) adds element k's

@@ -1,5 +1,4 @@
-//===- CpuExec.h - The device backend's op code on the CPU's cores -*- C++
-//-*-===//
+//===- CpuExec.h - Shared op code on the CPU's cores ------------*- C++ -*-===//
 //
 // DeviceOps.h's executor for CPU contexts: each kernel's indices split
 // over the cores. Ops whose kernels are rows (softmax, cross-entropy, layer

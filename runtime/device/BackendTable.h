@@ -1,5 +1,4 @@
-//===- BackendTable.h - A device backend's table over an executor -*- C++
-//-*-===//
+//===- BackendTable.h - A device backend's ops over an executor -*- C++ -*-===//
 //
 // The op half of a device::Backend is the same for every executor: each
 // entry makes an executor on the context and runs DeviceOps.h. A backend

@@ -1,5 +1,4 @@
-//===- HostExec.h - Runs the device backend's kernels on the host -*- C++
-//-*-===//
+//===- HostExec.h - Device kernels in host loops ----------------*- C++ -*-===//
 //
 // The executor the unit tests give DeviceOps.h: every kernel index in a
 // serial loop over host memory. The CUDA executor runs the same kernels in

@@ -1,5 +1,4 @@
-//===- GraphFromBytes.h - A random training step decoded from bytes -*- C++
-//-*-===//
+//===- GraphFromBytes.h - A training step decoded from bytes ----*- C++ -*-===//
 //
 // The fuzzer's structured half: a byte string decodes, deterministically, to
 // a small valid training step (forward graph over [B, H] activations, a loss,

@@ -1,5 +1,4 @@
-//===- PipelineHarness.h - One fuzz input through compiler and runtime -*- C++
-//-*-===//
+//===- PipelineHarness.h - One fuzz input, compiled and run -----*- C++ -*-===//
 //
 // The properties amp-pipeline-fuzzer checks on each input, shared by the
 // libFuzzer entry point and the replay driver that the test suite runs

@@ -1,5 +1,4 @@
-//===- LargeStack.h - Run a tool's work on a thread with a large stack -*- C++
-//-*-===//
+//===- LargeStack.h - Run a tool on a large-stack thread --------*- C++ -*-===//
 //
 // MLIR's parser, verifier and many walks recurse once per nested region: a
 // module nesting regions thousands deep overflows the 8 MiB main-thread

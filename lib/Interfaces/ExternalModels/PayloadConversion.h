@@ -1,5 +1,4 @@
-//===- PayloadConversion.h - Scalar bodies that change precision -*- C++
-//-*-===//
+//===- PayloadConversion.h - Scalar bodies that change type -----*- C++ -*-===//
 //
 // The scalar payload of a structured op (a linalg body) after the op's
 // operands moved to a low-precision type: its classification (the worst

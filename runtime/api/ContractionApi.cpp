@@ -1,0 +1,168 @@
+//===- ContractionApi.cpp - Matmuls and convolutions: C API ---------------===//
+//
+// Checks the shapes and computes the geometry (m, n, k, batch count; the
+// convolution's ConvGeometry), then runs the op on the context's backend.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Dispatch.h"
+
+using namespace amprt;
+
+namespace {
+
+amprt_status contraction(const char *op, amprt_context *ctx,
+                         const amprt_tensor *a, const amprt_tensor *b, bool ta,
+                         bool tb, amprt_tensor *c, bool batched) {
+  AMPRT_CHECK(checkOperands(op, ctx, {{"a", a}, {"b", b}, {"c", c}}));
+  AMPRT_CHECK(checkFloat(op, "a", a));
+  AMPRT_CHECK(checkSameDtype(op, "b", b, a->dtype));
+  AMPRT_CHECK(checkSameDtype(op, "c", c, a->dtype));
+  int64_t rank = a->shape.size();
+  if (!batched && (rank != 2 || b->shape.size() != 2))
+    return fail(AMPRT_ERROR_SHAPE, "%s: operands must be rank 2", op);
+  if (batched && (rank < 3 || (int64_t)b->shape.size() != rank))
+    return fail(AMPRT_ERROR_SHAPE, "%s: operands must have equal rank >= 3",
+                op);
+  Shape batch(a->shape.begin(), a->shape.end() - 2);
+  if (Shape(b->shape.begin(), b->shape.end() - 2) != batch)
+    return fail(AMPRT_ERROR_SHAPE, "%s: batch dimensions differ", op);
+  int64_t m = ta ? a->shape[rank - 1] : a->shape[rank - 2];
+  int64_t k = ta ? a->shape[rank - 2] : a->shape[rank - 1];
+  int64_t kb = tb ? b->shape[rank - 1] : b->shape[rank - 2];
+  int64_t n = tb ? b->shape[rank - 2] : b->shape[rank - 1];
+  if (k != kb)
+    return fail(AMPRT_ERROR_SHAPE,
+                "%s: contracting dimensions differ (%lld vs %lld)", op,
+                (long long)k, (long long)kb);
+  Shape out = batch;
+  out.push_back(m);
+  out.push_back(n);
+  AMPRT_CHECK(checkShape(op, "c", c, out));
+  int64_t count = 1;
+  for (int64_t d : batch)
+    count *= d;
+  AMPRT_RUN(ctx, matmul(ctx, a, b, ta, tb, c, m, n, k, count));
+}
+
+int64_t windowCount(int64_t size, int64_t k, int64_t s, int64_t d, int64_t lo,
+                    int64_t hi) {
+  int64_t span = d * (k - 1) + 1, padded = size + lo + hi;
+  return padded < span ? 0 : (padded - span) / s + 1;
+}
+
+/// Validates attributes and the input/filter/output shapes of a conv.
+amprt_status convGeometry(const char *op, const Shape &x, const Shape &w,
+                          const Shape &y, const int64_t *strides,
+                          const int64_t *padding, const int64_t *dilations,
+                          amprt_layout layout, ConvGeometry &g) {
+  if (!strides || !padding || !dilations)
+    return fail(AMPRT_ERROR_INVALID_ARGUMENT,
+                "%s: strides, padding and dilations are required", op);
+  if (layout != AMPRT_NHWC && layout != AMPRT_NCHW)
+    return fail(AMPRT_ERROR_INVALID_ARGUMENT, "%s: unknown layout %d", op,
+                (int)layout);
+  if (strides[0] < 1 || strides[1] < 1 || dilations[0] < 1 ||
+      dilations[1] < 1 || padding[0] < 0 || padding[1] < 0 || padding[2] < 0 ||
+      padding[3] < 0)
+    return fail(AMPRT_ERROR_INVALID_ARGUMENT,
+                "%s: strides and dilations must be >= 1, padding >= 0", op);
+  if (x.size() != 4 || w.size() != 4 || y.size() != 4)
+    return fail(AMPRT_ERROR_SHAPE,
+                "%s: input, filter and output must be "
+                "rank 4",
+                op);
+  g.nchw = layout == AMPRT_NCHW;
+  // Filters are OHWI for NHWC and OIHW for NCHW.
+  int hi = g.nchw ? 2 : 1, wi = g.nchw ? 3 : 2, ci = g.nchw ? 1 : 3;
+  g.n = x[0], g.h = x[hi], g.w = x[wi], g.c = x[ci];
+  g.o = w[0], g.kh = w[hi], g.kw = w[wi];
+  if (w[ci] != g.c)
+    return fail(AMPRT_ERROR_SHAPE,
+                "%s: input has %lld channels, the filter "
+                "%lld",
+                op, (long long)g.c, (long long)w[ci]);
+  g.sh = strides[0], g.sw = strides[1], g.dh = dilations[0],
+  g.dw = dilations[1], g.pt = padding[0], g.pl = padding[2];
+  g.pb = padding[1], g.pr = padding[3];
+  g.oh = windowCount(g.h, g.kh, g.sh, g.dh, padding[0], padding[1]);
+  g.ow = windowCount(g.w, g.kw, g.sw, g.dw, padding[2], padding[3]);
+  Shape expected =
+      g.nchw ? Shape{g.n, g.o, g.oh, g.ow} : Shape{g.n, g.oh, g.ow, g.o};
+  if (g.oh < 1 || g.ow < 1 || y != expected)
+    return fail(AMPRT_ERROR_SHAPE, "%s: the output must be %s, got %s", op,
+                shapeString(expected).c_str(), shapeString(y).c_str());
+  return AMPRT_OK;
+}
+
+amprt_status conv(const char *op, ConvKind kind, amprt_context *ctx,
+                  const amprt_tensor *first, const amprt_tensor *second,
+                  const int64_t *strides, const int64_t *padding,
+                  const int64_t *dilations, amprt_layout layout,
+                  amprt_tensor *result) {
+  AMPRT_CHECK(checkOperands(op, ctx,
+                            {{"first operand", first},
+                             {"second operand", second},
+                             {"result", result}}));
+  AMPRT_CHECK(checkFloat(op, "first operand", first));
+  AMPRT_CHECK(checkSameDtype(op, "second operand", second, first->dtype));
+  AMPRT_CHECK(checkSameDtype(op, "result", result, first->dtype));
+  // Map the operands back to (x, w, y) to check one geometry.
+  const Shape &x =
+      kind == ConvKind::BackwardInput ? result->shape : first->shape;
+  const Shape &w =
+      kind == ConvKind::BackwardFilter ? result->shape : second->shape;
+  const Shape &y = kind == ConvKind::Forward         ? result->shape
+                   : kind == ConvKind::BackwardInput ? first->shape
+                                                     : second->shape;
+  ConvGeometry g;
+  AMPRT_CHECK(
+      convGeometry(op, x, w, y, strides, padding, dilations, layout, g));
+  AMPRT_RUN(ctx, conv(ctx, kind, first, second, result, g));
+}
+
+} // namespace
+
+extern "C" {
+
+amprt_status amprt_matmul(amprt_context *ctx, const amprt_tensor *a,
+                          const amprt_tensor *b, int transpose_a,
+                          int transpose_b, amprt_tensor *c) {
+  return contraction("amprt_matmul", ctx, a, b, transpose_a, transpose_b, c,
+                     false);
+}
+
+amprt_status amprt_batch_matmul(amprt_context *ctx, const amprt_tensor *a,
+                                const amprt_tensor *b, int transpose_a,
+                                int transpose_b, amprt_tensor *c) {
+  return contraction("amprt_batch_matmul", ctx, a, b, transpose_a, transpose_b,
+                     c, true);
+}
+
+amprt_status amprt_conv2d(amprt_context *ctx, const amprt_tensor *x,
+                          const amprt_tensor *w, const int64_t *strides,
+                          const int64_t *padding, const int64_t *dilations,
+                          amprt_layout layout, amprt_tensor *y) {
+  return conv("amprt_conv2d", ConvKind::Forward, ctx, x, w, strides, padding,
+              dilations, layout, y);
+}
+
+amprt_status
+amprt_conv2d_backward_input(amprt_context *ctx, const amprt_tensor *dy,
+                            const amprt_tensor *w, const int64_t *strides,
+                            const int64_t *padding, const int64_t *dilations,
+                            amprt_layout layout, amprt_tensor *dx) {
+  return conv("amprt_conv2d_backward_input", ConvKind::BackwardInput, ctx, dy,
+              w, strides, padding, dilations, layout, dx);
+}
+
+amprt_status
+amprt_conv2d_backward_filter(amprt_context *ctx, const amprt_tensor *x,
+                             const amprt_tensor *dy, const int64_t *strides,
+                             const int64_t *padding, const int64_t *dilations,
+                             amprt_layout layout, amprt_tensor *dw) {
+  return conv("amprt_conv2d_backward_filter", ConvKind::BackwardFilter, ctx, x,
+              dy, strides, padding, dilations, layout, dw);
+}
+
+} // extern "C"

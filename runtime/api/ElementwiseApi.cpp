@@ -1,0 +1,219 @@
+//===- ElementwiseApi.cpp - The elementwise ops' C API --------------------===//
+//
+// Checks, then the op on the context's backend (Dispatch.h).
+//
+//===----------------------------------------------------------------------===//
+
+#include "Dispatch.h"
+
+using namespace amprt;
+
+namespace {
+
+amprt_status unary(const char *op, amprt_context *ctx, const amprt_tensor *x,
+                   amprt_tensor *y, Unary kind, double alpha) {
+  AMPRT_CHECK(checkOperands(op, ctx, {{"x", x}, {"y", y}}));
+  AMPRT_CHECK(checkFloat(op, "x", x));
+  AMPRT_CHECK(checkSameDtype(op, "y", y, x->dtype));
+  AMPRT_CHECK(checkShape(op, "y", y, x->shape));
+  AMPRT_RUN(ctx, unary(ctx, kind, x, y, alpha));
+}
+
+amprt_status binary(const char *op, amprt_context *ctx, const amprt_tensor *a,
+                    const amprt_tensor *b, amprt_tensor *c, Binary kind) {
+  AMPRT_CHECK(checkOperands(op, ctx, {{"a", a}, {"b", b}, {"c", c}}));
+  AMPRT_CHECK(checkSameDtype(op, "b", b, a->dtype));
+  AMPRT_CHECK(checkSameDtype(op, "c", c, a->dtype));
+  Shape shape;
+  if (!broadcastShapes(a->shape, b->shape, shape))
+    return fail(AMPRT_ERROR_SHAPE, "%s: shapes %s and %s do not broadcast", op,
+                shapeString(a->shape).c_str(), shapeString(b->shape).c_str());
+  AMPRT_CHECK(checkShape(op, "c", c, shape));
+  bool integer = a->dtype == AMPRT_I32 || a->dtype == AMPRT_I64;
+  if (integer && kind == Binary::Pow)
+    return fail(AMPRT_ERROR_DTYPE, "%s: integer pow is not supported", op);
+  if (!integer)
+    AMPRT_CHECK(checkFloat(op, "a", a));
+  AMPRT_RUN(ctx, binary(ctx, kind, a, b, c));
+}
+
+amprt_status activationGrad(const char *op, amprt_context *ctx,
+                            const amprt_tensor *dy, const amprt_tensor *v,
+                            amprt_tensor *dx, ActivationGrad kind,
+                            double alpha) {
+  AMPRT_CHECK(checkOperands(op, ctx, {{"dy", dy}, {"saved", v}, {"dx", dx}}));
+  AMPRT_CHECK(checkFloat(op, "dy", dy));
+  AMPRT_CHECK(checkSameDtype(op, "saved", v, dy->dtype));
+  AMPRT_CHECK(checkSameDtype(op, "dx", dx, dy->dtype));
+  AMPRT_CHECK(checkShape(op, "saved", v, dy->shape));
+  AMPRT_CHECK(checkShape(op, "dx", dx, dy->shape));
+  AMPRT_RUN(ctx, activationGrad(ctx, kind, dy, v, dx, alpha));
+}
+
+amprt_status scaleLike(const char *op, amprt_context *ctx,
+                       const amprt_tensor *x, const amprt_tensor *scale,
+                       amprt_tensor *y, bool unscale) {
+  AMPRT_CHECK(checkOperands(op, ctx, {{"x", x}, {"scale", scale}, {"y", y}}));
+  AMPRT_CHECK(checkFloat(op, "x", x));
+  AMPRT_CHECK(checkScalar(op, "scale", scale, AMPRT_F32));
+  AMPRT_CHECK(checkShape(op, "y", y, x->shape));
+  AMPRT_CHECK(checkFloat(op, "y", y));
+  if (unscale && y->dtype != AMPRT_F32 && y->dtype != AMPRT_F64)
+    return fail(AMPRT_ERROR_DTYPE, "%s: y must be f32 (f64 for f64 input)", op);
+  if (!unscale)
+    AMPRT_CHECK(checkSameDtype(op, "y", y, x->dtype));
+  AMPRT_RUN(ctx, scale(ctx, x, scale, y, unscale));
+}
+
+} // namespace
+
+extern "C" {
+
+#define AMPRT_DEFINE_UNARY(name, kind)                                         \
+  amprt_status amprt_##name(amprt_context *ctx, const amprt_tensor *x,         \
+                            amprt_tensor *y) {                                 \
+    return unary("amprt_" #name, ctx, x, y, Unary::kind, 0.0);                 \
+  }
+AMPRT_DEFINE_UNARY(neg, Neg)
+AMPRT_DEFINE_UNARY(abs, Abs)
+AMPRT_DEFINE_UNARY(exp, Exp)
+AMPRT_DEFINE_UNARY(log, Log)
+AMPRT_DEFINE_UNARY(sqrt, Sqrt)
+AMPRT_DEFINE_UNARY(rsqrt, Rsqrt)
+AMPRT_DEFINE_UNARY(square, Square)
+AMPRT_DEFINE_UNARY(reciprocal, Reciprocal)
+AMPRT_DEFINE_UNARY(tanh, Tanh)
+AMPRT_DEFINE_UNARY(sigmoid, Sigmoid)
+AMPRT_DEFINE_UNARY(relu, Relu)
+AMPRT_DEFINE_UNARY(gelu, Gelu)
+AMPRT_DEFINE_UNARY(erf, Erf)
+AMPRT_DEFINE_UNARY(silu, Silu)
+#undef AMPRT_DEFINE_UNARY
+
+amprt_status amprt_leaky_relu(amprt_context *ctx, const amprt_tensor *x,
+                              double alpha, amprt_tensor *y) {
+  return unary("amprt_leaky_relu", ctx, x, y, Unary::LeakyRelu, alpha);
+}
+
+#define AMPRT_DEFINE_BINARY(name, kind)                                        \
+  amprt_status amprt_##name(amprt_context *ctx, const amprt_tensor *a,         \
+                            const amprt_tensor *b, amprt_tensor *c) {          \
+    return binary("amprt_" #name, ctx, a, b, c, Binary::kind);                 \
+  }
+AMPRT_DEFINE_BINARY(add, Add)
+AMPRT_DEFINE_BINARY(sub, Sub)
+AMPRT_DEFINE_BINARY(mul, Mul)
+AMPRT_DEFINE_BINARY(div, Div)
+AMPRT_DEFINE_BINARY(pow, Pow)
+AMPRT_DEFINE_BINARY(maximum, Maximum)
+AMPRT_DEFINE_BINARY(minimum, Minimum)
+#undef AMPRT_DEFINE_BINARY
+
+amprt_status amprt_compare(amprt_context *ctx, amprt_predicate predicate,
+                           const amprt_tensor *a, const amprt_tensor *b,
+                           amprt_tensor *c) {
+  const char *op = "amprt_compare";
+  AMPRT_CHECK(checkOperands(op, ctx, {{"a", a}, {"b", b}, {"c", c}}));
+  if (predicate < AMPRT_EQ || predicate > AMPRT_GE)
+    return fail(AMPRT_ERROR_INVALID_ARGUMENT, "%s: unknown predicate %d", op,
+                (int)predicate);
+  AMPRT_CHECK(checkSameDtype(op, "b", b, a->dtype));
+  AMPRT_CHECK(checkSameDtype(op, "c", c, AMPRT_I1));
+  Shape shape;
+  if (!broadcastShapes(a->shape, b->shape, shape))
+    return fail(AMPRT_ERROR_SHAPE, "%s: shapes %s and %s do not broadcast", op,
+                shapeString(a->shape).c_str(), shapeString(b->shape).c_str());
+  AMPRT_CHECK(checkShape(op, "c", c, shape));
+  auto kind = static_cast<Compare>(predicate);
+  bool integer = a->dtype == AMPRT_I32 || a->dtype == AMPRT_I64;
+  if (!integer)
+    AMPRT_CHECK(checkFloat(op, "a", a));
+  AMPRT_RUN(ctx, compare(ctx, kind, a, b, c));
+}
+
+amprt_status amprt_select(amprt_context *ctx, const amprt_tensor *cond,
+                          const amprt_tensor *a, const amprt_tensor *b,
+                          amprt_tensor *c) {
+  const char *op = "amprt_select";
+  AMPRT_CHECK(
+      checkOperands(op, ctx, {{"cond", cond}, {"a", a}, {"b", b}, {"c", c}}));
+  AMPRT_CHECK(checkSameDtype(op, "cond", cond, AMPRT_I1));
+  AMPRT_CHECK(checkSameDtype(op, "b", b, a->dtype));
+  AMPRT_CHECK(checkSameDtype(op, "c", c, a->dtype));
+  Shape ab, shape;
+  if (!broadcastShapes(a->shape, b->shape, ab) ||
+      !broadcastShapes(cond->shape, ab, shape))
+    return fail(AMPRT_ERROR_SHAPE,
+                "%s: cond %s, a %s and b %s do not "
+                "broadcast",
+                op, shapeString(cond->shape).c_str(),
+                shapeString(a->shape).c_str(), shapeString(b->shape).c_str());
+  AMPRT_CHECK(checkShape(op, "c", c, shape));
+  AMPRT_RUN(ctx, select(ctx, cond, a, b, c));
+}
+
+amprt_status amprt_is_finite(amprt_context *ctx, const amprt_tensor *x,
+                             amprt_tensor *y) {
+  const char *op = "amprt_is_finite";
+  AMPRT_CHECK(checkOperands(op, ctx, {{"x", x}, {"y", y}}));
+  AMPRT_CHECK(checkFloat(op, "x", x));
+  AMPRT_CHECK(checkSameDtype(op, "y", y, AMPRT_I1));
+  AMPRT_CHECK(checkShape(op, "y", y, x->shape));
+  AMPRT_RUN(ctx, isFinite(ctx, x, y));
+}
+
+#define AMPRT_DEFINE_ACT_GRAD(name, kind)                                      \
+  amprt_status amprt_##name(amprt_context *ctx, const amprt_tensor *dy,        \
+                            const amprt_tensor *saved, amprt_tensor *dx) {     \
+    return activationGrad("amprt_" #name, ctx, dy, saved, dx,                  \
+                          ActivationGrad::kind, 0.0);                          \
+  }
+AMPRT_DEFINE_ACT_GRAD(relu_grad, Relu)
+AMPRT_DEFINE_ACT_GRAD(gelu_grad, Gelu)
+AMPRT_DEFINE_ACT_GRAD(tanh_grad, Tanh)
+AMPRT_DEFINE_ACT_GRAD(sigmoid_grad, Sigmoid)
+#undef AMPRT_DEFINE_ACT_GRAD
+
+amprt_status amprt_leaky_relu_grad(amprt_context *ctx, const amprt_tensor *dy,
+                                   const amprt_tensor *x, double alpha,
+                                   amprt_tensor *dx) {
+  return activationGrad("amprt_leaky_relu_grad", ctx, dy, x, dx,
+                        ActivationGrad::LeakyRelu, alpha);
+}
+
+amprt_status amprt_cast(amprt_context *ctx, const amprt_tensor *x,
+                        amprt_tensor *y) {
+  const char *op = "amprt_cast";
+  AMPRT_CHECK(checkOperands(op, ctx, {{"x", x}, {"y", y}}));
+  AMPRT_CHECK(checkFloat(op, "x", x));
+  AMPRT_CHECK(checkFloat(op, "y", y));
+  AMPRT_CHECK(checkShape(op, "y", y, x->shape));
+  AMPRT_RUN(ctx, cast(ctx, x, y));
+}
+
+amprt_status amprt_scale(amprt_context *ctx, const amprt_tensor *x,
+                         const amprt_tensor *scale, amprt_tensor *y) {
+  return scaleLike("amprt_scale", ctx, x, scale, y, false);
+}
+
+amprt_status amprt_unscale(amprt_context *ctx, const amprt_tensor *g,
+                           const amprt_tensor *scale, amprt_tensor *y) {
+  return scaleLike("amprt_unscale", ctx, g, scale, y, true);
+}
+
+amprt_status amprt_tensor_fill(amprt_tensor *t, double value) {
+  const char *op = "amprt_tensor_fill";
+  if (!t)
+    return fail(AMPRT_ERROR_INVALID_ARGUMENT, "%s: tensor is null", op);
+  AMPRT_CHECK(requireContext(op, t->ctx));
+  AMPRT_RUN(t->ctx, fill(t, value));
+}
+
+amprt_status amprt_grad_seed(amprt_context *ctx, amprt_tensor *seed) {
+  const char *op = "amprt_grad_seed";
+  AMPRT_CHECK(checkOperands(op, ctx, {{"seed", seed}}));
+  AMPRT_CHECK(checkFloat(op, "seed", seed));
+  return amprt_tensor_fill(seed, 1.0);
+}
+
+} // extern "C"

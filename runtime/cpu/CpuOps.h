@@ -1,0 +1,29 @@
+//===- CpuOps.h - The CPU backend's entries ---------------------*- C++ -*-===//
+//
+// One function per op entry of the backend table, with the table's
+// parameters (declared from AMPRT_BACKEND_OPS, so a changed entry fails to
+// compile here); CpuBackend.cpp assembles them into the table the C API
+// front dispatches CPU contexts to.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef AMPRT_CPU_CPUOPS_H
+#define AMPRT_CPU_CPUOPS_H
+
+#include "../common/DeviceBackend.h"
+
+namespace amprt::cpu {
+
+using device::Ctx;
+using device::Tensor;
+
+#define AMPRT_DECLARE_CPU_OP(name, params) amprt_status name params;
+AMPRT_BACKEND_OPS(AMPRT_DECLARE_CPU_OP)
+#undef AMPRT_DECLARE_CPU_OP
+
+/// CPU memory is the host's: a copy "on the device" is a memcpy.
+amprt_status copyOnDevice(Ctx *ctx, void *dst, const void *src, size_t bytes);
+
+} // namespace amprt::cpu
+
+#endif // AMPRT_CPU_CPUOPS_H
