@@ -31,13 +31,10 @@ amprt_status reduce(const char *op, Reduce kind, amprt_context *ctx,
     reduced[d] = true;
   }
   Shape kept, removed;
-  int64_t count = 1;
   for (int64_t d = 0; d < rank; ++d) {
     kept.push_back(reduced[d] ? 1 : x->shape[d]);
     if (!reduced[d])
       removed.push_back(x->shape[d]);
-    else
-      count *= x->shape[d];
   }
   if (y->shape != kept && y->shape != removed)
     return fail(AMPRT_ERROR_SHAPE, "%s: y must be %s or %s, got %s", op,

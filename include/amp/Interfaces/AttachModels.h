@@ -20,7 +20,7 @@
 namespace amp {
 
 /// Attaches `Model<OpT>` to each of `OpTs` for which `Has<OpT>::value`.
-template <template <typename> class Model, template <typename> class Has,
+template <template <typename> class Model, template <typename...> class Has,
           typename... OpTs>
 void attachModelsWhere(mlir::MLIRContext *context) {
   auto attach = [&](auto *tag) {
@@ -33,7 +33,7 @@ void attachModelsWhere(mlir::MLIRContext *context) {
 
 /// Attaches `Model<OpT>` to each tg and amp op for which `Has<OpT>::value`,
 /// when the dialect is loaded.
-template <template <typename> class Model, template <typename> class Has>
+template <template <typename> class Model, template <typename...> class Has>
 void attachModelsToTGAndAMPOps(mlir::DialectRegistry &registry) {
   registry.addExtension(+[](mlir::MLIRContext *context, tg::TGDialect *) {
     attachModelsWhere<Model, Has,
