@@ -35,33 +35,42 @@ amprt_context *ctx() {
   return c;
 }
 
-/// A tensor of random values in [lo, hi) (integers: [0, hi)).
-amprt_tensor *random(amprt_dtype dtype, std::vector<int64_t> shape,
-                     double lo = -1, double hi = 1) {
-  amprt_tensor *t =
-      amprt_tensor_new(ctx(), AMPRT_F32, shape.size(), shape.data());
-  std::mt19937 rng(7);
-  std::uniform_real_distribution<float> d(lo, hi);
-  std::vector<float> v(amprt_tensor_numel(t));
-  for (float &x : v)
-    x = dtype == AMPRT_I32 ? float(rng() % (uint32_t)hi) : d(rng);
-  amprt_tensor_write(t, v.data(), v.size() * 4);
-  if (dtype == AMPRT_F32)
-    return t;
-  amprt_tensor *out =
-      amprt_tensor_new(ctx(), dtype, shape.size(), shape.data());
-  if (dtype == AMPRT_I32) {
-    std::vector<int32_t> n(v.begin(), v.end());
-    amprt_tensor_write(out, n.data(), n.size() * 4);
-  } else {
-    amprt_cast(ctx(), t, out);
-  }
-  amprt_tensor_release(t);
-  return out;
+/// Every tensor the benchmark makes, released at the end.
+std::vector<amprt_tensor *> &made() {
+  static std::vector<amprt_tensor *> tensors;
+  return tensors;
 }
 
 amprt_tensor *like(amprt_dtype dtype, std::vector<int64_t> shape) {
-  return amprt_tensor_new(ctx(), dtype, shape.size(), shape.data());
+  amprt_tensor *t = amprt_tensor_new(ctx(), dtype, shape.size(), shape.data());
+  made().push_back(t);
+  return t;
+}
+
+/// A tensor of random values in [lo, hi) (integers: [0, hi)).
+amprt_tensor *random(amprt_dtype dtype, std::vector<int64_t> shape,
+                     double lo = -1, double hi = 1) {
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> d(lo, hi);
+  std::vector<float> v(1);
+  for (int64_t s : shape)
+    v.resize(v.size() * s);
+  for (float &x : v)
+    x = dtype == AMPRT_I32 ? float(rng() % (uint32_t)hi) : d(rng);
+  amprt_tensor *out = like(dtype, shape);
+  if (dtype == AMPRT_I32) {
+    std::vector<int32_t> n(v.begin(), v.end());
+    amprt_tensor_write(out, n.data(), n.size() * 4);
+  } else if (dtype == AMPRT_F32) {
+    amprt_tensor_write(out, v.data(), v.size() * 4);
+  } else {
+    amprt_tensor *staging =
+        amprt_tensor_new(ctx(), AMPRT_F32, shape.size(), shape.data());
+    amprt_tensor_write(staging, v.data(), v.size() * 4);
+    amprt_cast(ctx(), staging, out);
+    amprt_tensor_release(staging);
+  }
+  return out;
 }
 
 double medianMs(const std::function<void()> &fn, int repeats) {
@@ -242,5 +251,8 @@ int main(int argc, char **argv) {
     double c = cpu[cpu.size() / 2], s = shared[shared.size() / 2];
     printf("| %s | %.3f | %.3f | %.2fx |\n", row.op.c_str(), c, s, s / c);
   }
+  for (amprt_tensor *t : made())
+    amprt_tensor_release(t);
+  amprt_context_destroy(ctx());
   return 0;
 }
