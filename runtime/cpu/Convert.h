@@ -1,4 +1,5 @@
-//===- Convert.h - Bulk f16 <-> f32 conversion with F16C ---------*- C++ -*-===//
+//===- Convert.h - Bulk f16 <-> f32 conversion with F16C ---------*- C++
+//-*-===//
 //
 // The hot conversions (staging GEMM and convolution operands) use the F16C
 // instructions when the CPU has them — IEEE round-to-nearest-even, inf on
@@ -11,8 +12,8 @@
 #define AMPRT_CPU_CONVERT_H
 
 #include "../common/amprt_half.h"
-#include <cstdint>
 #include <cpuid.h>
+#include <cstdint>
 #include <immintrin.h>
 
 namespace amprt::cpu {
@@ -31,9 +32,9 @@ __attribute__((target("avx,f16c"))) inline void
 floatToHalfF16C(const float *src, uint16_t *dst, int64_t n) {
   int64_t i = 0;
   for (; i + 8 <= n; i += 8)
-    _mm_storeu_si128(reinterpret_cast<__m128i *>(dst + i),
-                     _mm256_cvtps_ph(_mm256_loadu_ps(src + i),
-                                     _MM_FROUND_TO_NEAREST_INT));
+    _mm_storeu_si128(
+        reinterpret_cast<__m128i *>(dst + i),
+        _mm256_cvtps_ph(_mm256_loadu_ps(src + i), _MM_FROUND_TO_NEAREST_INT));
   for (; i < n; ++i)
     dst[i] = floatToHalf(src[i]);
 }
@@ -71,6 +72,18 @@ inline void convert(const float *src, half_t *dst, int64_t n) {
     return floatToHalfF16C(src, bits, n);
   for (int64_t i = 0; i < n; ++i)
     bits[i] = floatToHalf(src[i]);
+}
+
+/// bf16 <-> f32: a shift one way, round-to-nearest-even the other, both
+/// branch-free loops the compiler vectorises.
+inline void convert(const bf16_t *src, float *dst, int64_t n) {
+  for (int64_t i = 0; i < n; ++i)
+    dst[i] = bf16ToFloat(src[i].bits);
+}
+
+inline void convert(const float *src, bf16_t *dst, int64_t n) {
+  for (int64_t i = 0; i < n; ++i)
+    dst[i].bits = floatToBf16(src[i]);
 }
 
 } // namespace amprt::cpu

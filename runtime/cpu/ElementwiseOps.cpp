@@ -18,6 +18,8 @@
 #include "Elementwise.h"
 #include <algorithm>
 #include <cstring>
+#include <type_traits>
+#include <utility>
 
 using namespace amprt;
 using namespace amprt::cpu;
@@ -28,6 +30,110 @@ constexpr int64_t kGrain = 1 << 14;
 
 bool isInteger(amprt_dtype dtype) {
   return dtype == AMPRT_I32 || dtype == AMPRT_I64;
+}
+
+/// Elements per block when 16-bit operands are widened to f32.
+constexpr int64_t kBlock = 256;
+
+template <typename T>
+constexpr bool kIs16Bit =
+    std::is_same_v<T, half_t> || std::is_same_v<T, bf16_t>;
+
+template <typename T, typename F, typename... In, size_t... Is>
+void mapBlocks(int64_t begin, int64_t end, T *out, F f,
+               std::index_sequence<Is...>, const In *...in) {
+  float buffers[sizeof...(In) + 1][kBlock];
+  float *result = buffers[sizeof...(In)];
+  for (int64_t i = begin; i < end; i += kBlock) {
+    int64_t m = std::min(kBlock, end - i);
+    (convert(in + i, buffers[Is], m), ...);
+    for (int64_t j = 0; j < m; ++j)
+      result[j] = f(buffers[Is][j]...);
+    convert(result, out + i, m);
+  }
+}
+
+/// out[i] = f(in[i]...) for i in [0, n) on the cores, f computing in
+/// Compute<T>. 16-bit operands are widened to f32 a block at a time by the
+/// vector conversions (F16C for f16) and the results narrowed the same way,
+/// so the arithmetic runs over f32 arrays the compiler vectorises instead
+/// of converting element by element (bench/CpuOpCodeBench.cpp); the values
+/// are the same, both conversions being exact or round-to-nearest-even.
+template <typename T, typename F, typename... In>
+void mapElements(int64_t n, T *out, F f, const In *...in) {
+  static_assert((std::is_same_v<T, In> && ...), "one storage type");
+  parallelFor(n, kGrain, [&](int64_t begin, int64_t end) {
+    if constexpr (kIs16Bit<T>) {
+      mapBlocks(begin, end, out, f, std::index_sequence_for<In...>(), in...);
+    } else {
+      for (int64_t i = begin; i < end; ++i)
+        store(out, i, f(load(in, i)...));
+    }
+  });
+}
+
+/// out = in * factor, in the compute type of the output (what the step's
+/// loss scaling multiplies by).
+template <typename T, typename U>
+void scaleInto(const T *in, U *out, int64_t n, float factor) {
+  if constexpr (std::is_same_v<T, U>) {
+    using C = typename Compute<T>::type;
+    mapElements(
+        n, out, [&](C v) { return (C)(v * factor); }, in);
+  } else if constexpr (kIs16Bit<T> && std::is_same_v<U, float>) {
+    // Unscaling 16-bit gradients into f32: widen a block, multiply.
+    parallelFor(n, kGrain, [&](int64_t b, int64_t e) {
+      float block[kBlock];
+      for (int64_t i = b; i < e; i += kBlock) {
+        int64_t m = std::min(kBlock, e - i);
+        convert(in + i, block, m);
+        for (int64_t j = 0; j < m; ++j)
+          out[i + j] = block[j] * factor;
+      }
+    });
+  } else {
+    parallelFor(n, kGrain, [&](int64_t b, int64_t e) {
+      for (int64_t i = b; i < e; ++i)
+        store(out, i, (typename Compute<U>::type)(load(in, i) * factor));
+    });
+  }
+}
+
+/// The row length when `a` has `c`'s shape and `b` is one row of it (`c`'s
+/// trailing dimensions, leading 1s aside), the common bias-like broadcast;
+/// 0 otherwise.
+int64_t rowBroadcast(const amprt_tensor *a, const amprt_tensor *b,
+                     const amprt_tensor *c) {
+  if (a->shape != c->shape || b->numel == 0)
+    return 0;
+  size_t lead = 0;
+  while (lead < b->shape.size() && b->shape[lead] == 1)
+    ++lead;
+  size_t rank = b->shape.size() - lead;
+  if (rank == 0 || rank > c->shape.size() ||
+      !std::equal(b->shape.begin() + lead, b->shape.end(),
+                  c->shape.end() - rank))
+    return 0;
+  return b->numel;
+}
+
+/// out[r][i] = f(a[r][i], b[i]) over `rows` rows of `inner` elements, rows
+/// split over the cores; 16-bit data in blocks as in mapElements.
+template <typename T, typename F>
+void mapRows(int64_t rows, int64_t inner, T *out, F f, const T *a, const T *b) {
+  int64_t grain = std::max<int64_t>(1, kGrain / inner);
+  parallelFor(rows, grain, [&](int64_t begin, int64_t end) {
+    for (int64_t r = begin; r < end; ++r) {
+      T *o = out + r * inner;
+      const T *x = a + r * inner;
+      if constexpr (kIs16Bit<T>) {
+        mapBlocks(0, inner, o, f, std::index_sequence_for<T, T>(), x, b);
+      } else {
+        for (int64_t i = 0; i < inner; ++i)
+          store(o, i, f(load(x, i), load(b, i)));
+      }
+    }
+  });
 }
 
 template <typename T, typename F>
@@ -53,10 +159,10 @@ amprt_status unary(Ctx *ctx, Unary kind, const Tensor *x, Tensor *y,
     const T *in = static_cast<const T *>(x->data);
     T *out = static_cast<T *>(y->data);
     withUnary(kind, [&](auto op) {
-      parallelFor(x->numel, kGrain, [&](int64_t b, int64_t e) {
-        for (int64_t i = b; i < e; ++i)
-          store(out, i, applyUnary<C>(op.value, load(in, i), (C)alpha));
-      });
+      C a = (C)alpha;
+      mapElements(
+          x->numel, out, [&](C v) { return applyUnary<C>(op.value, v, a); },
+          in);
     });
   });
   return ok();
@@ -88,16 +194,19 @@ amprt_status binary(Ctx *ctx, Binary kind, const Tensor *a, const Tensor *b,
     withBinary(kind, [&](auto op) {
       // Same shapes, or a scalar right operand: no per-element index math.
       if (a->numel == c->numel && b->numel == c->numel) {
-        parallelFor(c->numel, kGrain, [&](int64_t begin, int64_t end) {
-          for (int64_t i = begin; i < end; ++i)
-            store(out, i, applyBinary<C>(op.value, load(pa, i), load(pb, i)));
-        });
+        mapElements(
+            c->numel, out,
+            [&](C x, C y) { return applyBinary<C>(op.value, x, y); }, pa, pb);
       } else if (a->numel == c->numel && b->numel == 1) {
         C rhs = load(pb, 0);
-        parallelFor(c->numel, kGrain, [&](int64_t begin, int64_t end) {
-          for (int64_t i = begin; i < end; ++i)
-            store(out, i, applyBinary<C>(op.value, load(pa, i), rhs));
-        });
+        mapElements(
+            c->numel, out,
+            [&](C x) { return applyBinary<C>(op.value, x, rhs); }, pa);
+      } else if (int64_t inner = rowBroadcast(a, b, c)) {
+        // A bias-like right operand: every row of a meets all of b.
+        mapRows(
+            c->numel / inner, inner, out,
+            [&](C x, C y) { return applyBinary<C>(op.value, x, y); }, pa, pb);
       } else {
         broadcast2<T>(
             a, b, c,
@@ -119,12 +228,13 @@ amprt_status activationGrad(Ctx *ctx, ActivationGrad kind, const Tensor *dy,
     const T *s = static_cast<const T *>(v->data);
     T *out = static_cast<T *>(dx->data);
     withActivationGrad(kind, [&](auto op) {
-      parallelFor(dy->numel, kGrain, [&](int64_t b, int64_t e) {
-        for (int64_t i = b; i < e; ++i)
-          store(out, i,
-                applyActivationGrad<C>(op.value, load(g, i), load(s, i),
-                                       (C)alpha));
-      });
+      C a = (C)alpha;
+      mapElements(
+          dy->numel, out,
+          [&](C gi, C si) {
+            return applyActivationGrad<C>(op.value, gi, si, a);
+          },
+          g, s);
     });
   });
   return ok();
@@ -139,10 +249,7 @@ amprt_status scale(Ctx *ctx, const Tensor *x, const Tensor *scale, Tensor *y,
     const T *in = static_cast<const T *>(x->data);
     AMPRT_FLOAT_DISPATCH(y->dtype, U, {
       U *out = static_cast<U *>(y->data);
-      parallelFor(x->numel, kGrain, [&](int64_t b, int64_t e) {
-        for (int64_t i = b; i < e; ++i)
-          store(out, i, (typename Compute<U>::type)(load(in, i) * factor));
-      });
+      scaleInto(in, out, x->numel, factor);
     });
   });
   return ok();
@@ -208,21 +315,25 @@ amprt_status isFinite(Ctx *ctx, const Tensor *x, Tensor *y) {
 }
 
 amprt_status cast(Ctx *ctx, const Tensor *x, Tensor *y) {
-  // The casts mixed precision inserts most, on the F16C fast path.
-  if (x->dtype == AMPRT_F32 && y->dtype == AMPRT_F16) {
+  // The casts mixed precision inserts most, on the bulk conversions (F16C
+  // for f16, vectorised loops for bf16).
+  auto bulk = [&](auto from, auto to) {
+    using From = decltype(from);
+    using To = decltype(to);
     parallelFor(x->numel, kGrain, [&](int64_t b, int64_t e) {
-      convert(static_cast<const float *>(x->data) + b,
-              static_cast<half_t *>(y->data) + b, e - b);
+      convert(static_cast<const From *>(x->data) + b,
+              static_cast<To *>(y->data) + b, e - b);
     });
     return ok();
-  }
-  if (x->dtype == AMPRT_F16 && y->dtype == AMPRT_F32) {
-    parallelFor(x->numel, kGrain, [&](int64_t b, int64_t e) {
-      convert(static_cast<const half_t *>(x->data) + b,
-              static_cast<float *>(y->data) + b, e - b);
-    });
-    return ok();
-  }
+  };
+  if (x->dtype == AMPRT_F32 && y->dtype == AMPRT_F16)
+    return bulk(float(), half_t());
+  if (x->dtype == AMPRT_F16 && y->dtype == AMPRT_F32)
+    return bulk(half_t(), float());
+  if (x->dtype == AMPRT_F32 && y->dtype == AMPRT_BF16)
+    return bulk(float(), bf16_t());
+  if (x->dtype == AMPRT_BF16 && y->dtype == AMPRT_F32)
+    return bulk(bf16_t(), float());
   AMPRT_FLOAT_DISPATCH(x->dtype, T, {
     const T *in = static_cast<const T *>(x->data);
     AMPRT_FLOAT_DISPATCH(y->dtype, U, {

@@ -158,6 +158,19 @@ TEST_F(DeviceBackendTest, BinaryBroadcastsLikeTheCpu) {
       check([&](amprt_context *ctx,
                 bool d) { return fn(ctx, a.on(d), b.on(d), c.on(d)); },
             {&c}, tolerance(t), name(opName, t));
+      // A bias-like right operand (the CPU's row path), with and without a
+      // leading 1, over rows longer than one conversion block.
+      for (std::vector<int64_t> bShape :
+           {std::vector<int64_t>{300}, std::vector<int64_t>{1, 300}}) {
+        Pair rows = random(t, {7, 300}, 13, 0.5, 2),
+             bias = random(t, bShape, 14, 0.5, 2);
+        Pair out = output(t, {7, 300});
+        check(
+            [&](amprt_context *ctx, bool d) {
+              return fn(ctx, rows.on(d), bias.on(d), out.on(d));
+            },
+            {&out}, tolerance(t), name(opName, t) + " rows");
+      }
     }
   for (amprt_dtype t : {AMPRT_I32, AMPRT_I64}) {
     Pair a = input(t, {2, 3}, {7, -8, 9, 10, 0, -3});
