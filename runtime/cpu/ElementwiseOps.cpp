@@ -3,10 +3,10 @@
 // The CPU backend's elementwise entries (arguments checked by the C API).
 // Every formula comes from common/amprt_math.h, shared with the device
 // kernels. 16-bit operands are widened to f32 to compute and rounded to
-// nearest-even on store. These loops are kept rather than the shared
-// device op code on CpuExec because they are faster on the CPU
-// (bench/CpuOpCodeBench.cpp: the shared code takes 1.0-7.4x as long, casts
-// and same-shape arithmetic the most; docs/runtime.md).
+// nearest-even on store, a block at a time with vector conversions. These
+// loops are kept rather than the shared device op code on CpuExec because
+// they are faster on the CPU (bench/CpuOpCodeBench.cpp: the shared code
+// takes 1.6-47x as long; docs/runtime.md).
 //
 //===----------------------------------------------------------------------===//
 
