@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "../common/amprt_math.h"
+#include "Blocks.h"
 #include "Common.h"
 #include "Convert.h"
 #include "CpuExec.h"
@@ -30,46 +31,6 @@ constexpr int64_t kGrain = 1 << 14;
 
 bool isInteger(amprt_dtype dtype) {
   return dtype == AMPRT_I32 || dtype == AMPRT_I64;
-}
-
-/// Elements per block when 16-bit operands are widened to f32.
-constexpr int64_t kBlock = 256;
-
-template <typename T>
-constexpr bool kIs16Bit =
-    std::is_same_v<T, half_t> || std::is_same_v<T, bf16_t>;
-
-template <typename T, typename F, typename... In, size_t... Is>
-void mapBlocks(int64_t begin, int64_t end, T *out, F f,
-               std::index_sequence<Is...>, const In *...in) {
-  float buffers[sizeof...(In) + 1][kBlock];
-  float *result = buffers[sizeof...(In)];
-  for (int64_t i = begin; i < end; i += kBlock) {
-    int64_t m = std::min(kBlock, end - i);
-    (convert(in + i, buffers[Is], m), ...);
-    for (int64_t j = 0; j < m; ++j)
-      result[j] = f(buffers[Is][j]...);
-    convert(result, out + i, m);
-  }
-}
-
-/// out[i] = f(in[i]...) for i in [0, n) on the cores, f computing in
-/// Compute<T>. 16-bit operands are widened to f32 a block at a time by the
-/// vector conversions (F16C for f16) and the results narrowed the same way,
-/// so the arithmetic runs over f32 arrays the compiler vectorises instead
-/// of converting element by element (bench/CpuOpCodeBench.cpp); the values
-/// are the same, both conversions being exact or round-to-nearest-even.
-template <typename T, typename F, typename... In>
-void mapElements(int64_t n, T *out, F f, const In *...in) {
-  static_assert((std::is_same_v<T, In> && ...), "one storage type");
-  parallelFor(n, kGrain, [&](int64_t begin, int64_t end) {
-    if constexpr (kIs16Bit<T>) {
-      mapBlocks(begin, end, out, f, std::index_sequence_for<In...>(), in...);
-    } else {
-      for (int64_t i = begin; i < end; ++i)
-        store(out, i, f(load(in, i)...));
-    }
-  });
 }
 
 /// out = in * factor, in the compute type of the output (what the step's
@@ -115,25 +76,6 @@ int64_t rowBroadcast(const amprt_tensor *a, const amprt_tensor *b,
                   c->shape.end() - rank))
     return 0;
   return b->numel;
-}
-
-/// out[r][i] = f(a[r][i], b[i]) over `rows` rows of `inner` elements, rows
-/// split over the cores; 16-bit data in blocks as in mapElements.
-template <typename T, typename F>
-void mapRows(int64_t rows, int64_t inner, T *out, F f, const T *a, const T *b) {
-  int64_t grain = std::max<int64_t>(1, kGrain / inner);
-  parallelFor(rows, grain, [&](int64_t begin, int64_t end) {
-    for (int64_t r = begin; r < end; ++r) {
-      T *o = out + r * inner;
-      const T *x = a + r * inner;
-      if constexpr (kIs16Bit<T>) {
-        mapBlocks(0, inner, o, f, std::index_sequence_for<T, T>(), x, b);
-      } else {
-        for (int64_t i = 0; i < inner; ++i)
-          store(o, i, f(load(x, i), load(b, i)));
-      }
-    }
-  });
 }
 
 template <typename T, typename F>

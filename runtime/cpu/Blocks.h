@@ -1,0 +1,86 @@
+//===- Blocks.h - 16-bit data in f32 blocks ---------------------*- C++ -*-===//
+//
+// The CPU has no f16 or bf16 arithmetic. Converting element by element
+// keeps loops from vectorising; converting a block of 16-bit operands to
+// f32 with the vector conversions (Convert.h), computing on the f32 arrays
+// and narrowing the results back runs the arithmetic at f32 speed. The
+// values are those of the per-element code: widening is exact and
+// narrowing rounds to nearest-even in both.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef AMPRT_CPU_BLOCKS_H
+#define AMPRT_CPU_BLOCKS_H
+
+#include "../common/amprt_half.h"
+#include "Convert.h"
+#include "Parallel.h"
+#include <algorithm>
+#include <type_traits>
+#include <utility>
+
+namespace amprt::cpu {
+
+/// Elements worth a thread in elementwise loops.
+constexpr int64_t kElementGrain = 1 << 14;
+
+/// Elements per block when 16-bit operands are widened to f32.
+constexpr int64_t kBlock = 256;
+
+template <typename T>
+constexpr bool kIs16Bit =
+    std::is_same_v<T, half_t> || std::is_same_v<T, bf16_t>;
+
+template <typename T, typename F, typename... In, size_t... Is>
+void mapBlocks(int64_t begin, int64_t end, T *out, F f,
+               std::index_sequence<Is...>, const In *...in) {
+  float buffers[sizeof...(In) + 1][kBlock];
+  float *result = buffers[sizeof...(In)];
+  for (int64_t i = begin; i < end; i += kBlock) {
+    int64_t m = std::min(kBlock, end - i);
+    (convert(in + i, buffers[Is], m), ...);
+    for (int64_t j = 0; j < m; ++j)
+      result[j] = f(buffers[Is][j]...);
+    convert(result, out + i, m);
+  }
+}
+
+/// out[i] = f(in[i]...) for i in [begin, end) on this thread.
+template <typename T, typename F, typename... In>
+void mapSpan(int64_t begin, int64_t end, T *out, F f, const In *...in) {
+  if constexpr (kIs16Bit<T>) {
+    mapBlocks(begin, end, out, f, std::index_sequence_for<In...>(), in...);
+  } else {
+    for (int64_t i = begin; i < end; ++i)
+      store(out, i, f(load(in, i)...));
+  }
+}
+
+/// out[i] = f(in[i]...) for i in [0, n) on the cores, f computing in
+/// Compute<T>. 16-bit operands are widened to f32 a block at a time by the
+/// vector conversions (F16C for f16) and the results narrowed the same way,
+/// so the arithmetic runs over f32 arrays the compiler vectorises instead
+/// of converting element by element (bench/CpuOpCodeBench.cpp); the values
+/// are the same, both conversions being exact or round-to-nearest-even.
+template <typename T, typename F, typename... In>
+void mapElements(int64_t n, T *out, F f, const In *...in) {
+  static_assert((std::is_same_v<T, In> && ...), "one storage type");
+  parallelFor(n, kElementGrain, [&](int64_t begin, int64_t end) {
+    mapSpan(begin, end, out, f, in...);
+  });
+}
+
+/// out[r][i] = f(a[r][i], b[i]) over `rows` rows of `inner` elements, rows
+/// split over the cores; 16-bit data in blocks as in mapElements.
+template <typename T, typename F>
+void mapRows(int64_t rows, int64_t inner, T *out, F f, const T *a, const T *b) {
+  int64_t grain = std::max<int64_t>(1, kElementGrain / inner);
+  parallelFor(rows, grain, [&](int64_t begin, int64_t end) {
+    for (int64_t r = begin; r < end; ++r)
+      mapSpan(0, inner, out + r * inner, f, a + r * inner, b);
+  });
+}
+
+} // namespace amprt::cpu
+
+#endif // AMPRT_CPU_BLOCKS_H
