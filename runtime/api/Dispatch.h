@@ -16,13 +16,6 @@
 #include "../common/Runtime.h"
 #include <initializer_list>
 
-#define AMPRT_CHECK(expr)                                                      \
-  do {                                                                         \
-    amprt_status s_ = (expr);                                                  \
-    if (s_ != AMPRT_OK)                                                        \
-      return s_;                                                               \
-  } while (0)
-
 /// Runs `call`, an entry of the backend table, on `ctx`'s backend.
 #define AMPRT_RUN(ctx, call) return ::amprt::opsFor(ctx)->call
 
@@ -54,11 +47,9 @@ struct Operand {
 /// `ctx` is a context and every operand a live tensor on it.
 inline amprt_status checkOperands(const char *op, amprt_context *ctx,
                                   std::initializer_list<Operand> operands) {
-  if (amprt_status s = requireContext(op, ctx); s != AMPRT_OK)
-    return s;
+  AMPRT_CHECK(requireContext(op, ctx));
   for (const Operand &o : operands)
-    if (amprt_status s = checkTensor(op, o.name, o.tensor, ctx); s != AMPRT_OK)
-      return s;
+    AMPRT_CHECK(checkTensor(op, o.name, o.tensor, ctx));
   return AMPRT_OK;
 }
 

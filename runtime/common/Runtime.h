@@ -72,6 +72,15 @@ bool broadcastShapes(const Shape &a, const Shape &b, Shape &out);
 /// Normalises a possibly negative axis; false when out of range.
 bool normalizeAxis(int64_t axis, int64_t rank, int64_t &out);
 
+/// Returns the status of `expr` from the enclosing function unless it is
+/// AMPRT_OK (the C API front, the CPU backend and the device op code).
+#define AMPRT_CHECK(expr)                                                      \
+  do {                                                                         \
+    amprt_status s_ = (expr);                                                  \
+    if (s_ != AMPRT_OK)                                                        \
+      return s_;                                                               \
+  } while (0)
+
 /// Applies `fn` with the tensor's storage type (float, double, half_t or
 /// bf16_t) as a template argument.
 #define AMPRT_FLOAT_DISPATCH(dtype, T, ...)                                    \

@@ -152,9 +152,9 @@ amprt_status amprt::cuda::conv(amprt_context *ctx, ConvKind kind,
   const amprt_tensor *x = kind == ConvKind::BackwardInput ? nullptr : first;
   if (explicitPad) {
     if (x)
-      AMPRT_DEVICE_CHECK(padActivation(exec, x, g, padded));
+      AMPRT_CHECK(padActivation(exec, x, g, padded));
     else
-      AMPRT_DEVICE_CHECK(padActivation(exec, result, g, padded));
+      AMPRT_CHECK(padActivation(exec, result, g, padded));
     x = kind == ConvKind::BackwardInput ? nullptr : padded.t;
     g.h += g.pt + g.pb;
     g.w += g.pl + g.pr;

@@ -18,13 +18,6 @@
 #include "../common/Runtime.h"
 #include "Kernels.h"
 
-#define AMPRT_DEVICE_CHECK(expr)                                               \
-  do {                                                                         \
-    amprt_status s_ = (expr);                                                  \
-    if (s_ != AMPRT_OK)                                                        \
-      return s_;                                                               \
-  } while (0)
-
 namespace amprt::device {
 
 /// Scratch memory for the length of one op.
@@ -146,7 +139,7 @@ amprt_status unary(Exec &e, Unary kind, const amprt_tensor *x, amprt_tensor *y,
 template <typename Exec>
 amprt_status binary(Exec &e, Binary kind, const amprt_tensor *a,
                     const amprt_tensor *b, amprt_tensor *c) {
-  AMPRT_DEVICE_CHECK(rankCheck("binary op", c->shape.size()));
+  AMPRT_CHECK(rankCheck("binary op", c->shape.size()));
   Index ia = broadcastIndex(a->shape, c->shape),
         ib = broadcastIndex(b->shape, c->shape);
   auto run = [&](auto tag) {
@@ -173,7 +166,7 @@ amprt_status binary(Exec &e, Binary kind, const amprt_tensor *a,
 template <typename Exec>
 amprt_status compare(Exec &e, Compare kind, const amprt_tensor *a,
                      const amprt_tensor *b, amprt_tensor *c) {
-  AMPRT_DEVICE_CHECK(rankCheck("amprt_compare", c->shape.size()));
+  AMPRT_CHECK(rankCheck("amprt_compare", c->shape.size()));
   Index ia = broadcastIndex(a->shape, c->shape),
         ib = broadcastIndex(b->shape, c->shape);
   uint8_t *out = static_cast<uint8_t *>(c->data);
@@ -201,7 +194,7 @@ amprt_status compare(Exec &e, Compare kind, const amprt_tensor *a,
 template <typename Exec>
 amprt_status select(Exec &e, const amprt_tensor *cond, const amprt_tensor *a,
                     const amprt_tensor *b, amprt_tensor *c) {
-  AMPRT_DEVICE_CHECK(rankCheck("amprt_select", c->shape.size()));
+  AMPRT_CHECK(rankCheck("amprt_select", c->shape.size()));
   Index ic = broadcastIndex(cond->shape, c->shape),
         ia = broadcastIndex(a->shape, c->shape),
         ib = broadcastIndex(b->shape, c->shape);
@@ -290,8 +283,8 @@ amprt_status reduceInto(Exec &e, const char *op, Value value,
   int64_t chunk = count < kChunk ? (count > 0 ? count : 1) : kChunk;
   int64_t chunks = count > 0 ? (count + chunk - 1) / chunk : 1;
   Scratch<Exec> partial(e, (size_t)(numOut * chunks) * sizeof(double));
-  AMPRT_DEVICE_CHECK(partial.status(op));
-  AMPRT_DEVICE_CHECK(e.launch(
+  AMPRT_CHECK(partial.status(op));
+  AMPRT_CHECK(e.launch(
       PartialReduceKernel<Value>{value, outer, inner, count, chunk, chunks,
                                  isMax, partial.template as<double>()},
       numOut * chunks));
@@ -306,7 +299,7 @@ template <typename Exec>
 amprt_status reduce(Exec &e, Reduce kind, const amprt_tensor *x,
                     const bool *reduced, amprt_tensor *y) {
   const char *op = "reduce";
-  AMPRT_DEVICE_CHECK(rankCheck(op, x->shape.size()));
+  AMPRT_CHECK(rankCheck(op, x->shape.size()));
   Index dense = denseIndex(x->shape), outer, inner;
   int64_t count = 1;
   for (int d = 0; d < dense.rank; ++d) {
@@ -360,7 +353,7 @@ amprt_status stridedCopy(Exec &e, const amprt_tensor *x, amprt_tensor *y,
 
 template <typename Exec>
 amprt_status broadcastTo(Exec &e, const amprt_tensor *x, amprt_tensor *y) {
-  AMPRT_DEVICE_CHECK(rankCheck("amprt_broadcast_to", y->shape.size()));
+  AMPRT_CHECK(rankCheck("amprt_broadcast_to", y->shape.size()));
   return stridedCopy(e, x, y, broadcastIndex(x->shape, y->shape),
                      denseIndex(y->shape), 0, 0, y->numel);
 }
@@ -368,7 +361,7 @@ amprt_status broadcastTo(Exec &e, const amprt_tensor *x, amprt_tensor *y) {
 template <typename Exec>
 amprt_status transpose(Exec &e, const amprt_tensor *x, const int64_t *perm,
                        amprt_tensor *y) {
-  AMPRT_DEVICE_CHECK(rankCheck("amprt_transpose", x->shape.size()));
+  AMPRT_CHECK(rankCheck("amprt_transpose", x->shape.size()));
   Index xs = denseIndex(x->shape), from = denseIndex(y->shape);
   for (int d = 0; d < from.rank; ++d)
     from.stride[d] = xs.stride[perm[d]];
@@ -378,7 +371,7 @@ amprt_status transpose(Exec &e, const amprt_tensor *x, const int64_t *perm,
 template <typename Exec>
 amprt_status slice(Exec &e, const amprt_tensor *x, const int64_t *offsets,
                    const int64_t *strides, amprt_tensor *y) {
-  AMPRT_DEVICE_CHECK(rankCheck("amprt_slice", x->shape.size()));
+  AMPRT_CHECK(rankCheck("amprt_slice", x->shape.size()));
   Index xs = denseIndex(x->shape), from = denseIndex(y->shape);
   int64_t base = 0;
   for (int d = 0; d < from.rank; ++d) {
@@ -391,8 +384,8 @@ amprt_status slice(Exec &e, const amprt_tensor *x, const int64_t *offsets,
 template <typename Exec>
 amprt_status pad(Exec &e, const amprt_tensor *x, const int64_t *low,
                  double value, amprt_tensor *y) {
-  AMPRT_DEVICE_CHECK(rankCheck("amprt_pad", x->shape.size()));
-  AMPRT_DEVICE_CHECK(fill(e, y, isFloat(y->dtype) ? value : 0.0));
+  AMPRT_CHECK(rankCheck("amprt_pad", x->shape.size()));
+  AMPRT_CHECK(fill(e, y, isFloat(y->dtype) ? value : 0.0));
   Index ys = denseIndex(y->shape), to = denseIndex(x->shape);
   int64_t base = 0;
   for (int d = 0; d < to.rank; ++d) {
@@ -405,15 +398,15 @@ amprt_status pad(Exec &e, const amprt_tensor *x, const int64_t *low,
 template <typename Exec>
 amprt_status concat(Exec &e, const amprt_tensor *const *xs, int count,
                     int64_t dim, amprt_tensor *y) {
-  AMPRT_DEVICE_CHECK(rankCheck("amprt_concat", y->shape.size()));
+  AMPRT_CHECK(rankCheck("amprt_concat", y->shape.size()));
   Index ys = denseIndex(y->shape);
   int64_t offset = 0;
   for (int i = 0; i < count; ++i) {
     Index to = denseIndex(xs[i]->shape);
     for (int d = 0; d < to.rank; ++d)
       to.stride[d] = ys.stride[d];
-    AMPRT_DEVICE_CHECK(stridedCopy(e, xs[i], y, denseIndex(xs[i]->shape), to, 0,
-                                   offset * ys.stride[dim], xs[i]->numel));
+    AMPRT_CHECK(stridedCopy(e, xs[i], y, denseIndex(xs[i]->shape), to, 0,
+                            offset * ys.stride[dim], xs[i]->numel));
     offset += xs[i]->shape[dim];
   }
   return AMPRT_OK;
@@ -427,10 +420,10 @@ amprt_status checkIndices(Exec &e, const char *op, const amprt_tensor *indices,
                           const char *position) {
   std::vector<int64_t> host(indices->numel);
   if (indices->dtype == AMPRT_I64) {
-    AMPRT_DEVICE_CHECK(e.toHost(host.data(), indices->data, indices->bytes));
+    AMPRT_CHECK(e.toHost(host.data(), indices->data, indices->bytes));
   } else {
     std::vector<int32_t> narrow(indices->numel);
-    AMPRT_DEVICE_CHECK(e.toHost(narrow.data(), indices->data, indices->bytes));
+    AMPRT_CHECK(e.toHost(narrow.data(), indices->data, indices->bytes));
     host.assign(narrow.begin(), narrow.end());
   }
   for (int64_t i = 0; i < indices->numel; ++i)
@@ -445,7 +438,7 @@ template <typename Exec>
 amprt_status gather(Exec &e, const amprt_tensor *table,
                     const amprt_tensor *indices, amprt_tensor *y) {
   int64_t rows = table->shape[0], row = rows ? table->numel / rows : 0;
-  AMPRT_DEVICE_CHECK(
+  AMPRT_CHECK(
       checkIndices(e, "amprt_gather", indices, rows, "index", "element"));
   amprt_status status = AMPRT_OK;
   withElementBits(table->dtype, [&](auto tag) {
@@ -467,7 +460,7 @@ amprt_status gatherGrad(Exec &e, const amprt_tensor *dy,
                         const amprt_tensor *indices, amprt_tensor *dtable) {
   const char *op = "amprt_gather_grad";
   int64_t rows = dtable->shape[0], row = rows ? dtable->numel / rows : 0;
-  AMPRT_DEVICE_CHECK(checkIndices(e, op, indices, rows, "index", "element"));
+  AMPRT_CHECK(checkIndices(e, op, indices, rows, "index", "element"));
   amprt_status status = AMPRT_OK;
   AMPRT_FLOAT_DISPATCH(dy->dtype, T, {
     using C = typename Compute<T>::type;
@@ -566,7 +559,7 @@ amprt_status batchNorm(Exec &e, const amprt_tensor *x,
   channelIndices(s, outer, inner);
   int64_t count = s.outer * s.inner;
   Scratch<Exec> stats(e, (size_t)s.axis * 3 * sizeof(double));
-  AMPRT_DEVICE_CHECK(stats.status(op));
+  AMPRT_CHECK(stats.status(op));
   double *mu = stats.template as<double>(), *var = mu + s.axis,
          *is = var + s.axis;
   amprt_status status = AMPRT_OK;
@@ -605,7 +598,7 @@ amprt_status batchNormGrad(Exec &e, const amprt_tensor *dy,
   channelIndices(s, outer, inner);
   int64_t count = s.outer * s.inner;
   Scratch<Exec> sums(e, (size_t)s.axis * 2 * sizeof(double));
-  AMPRT_DEVICE_CHECK(sums.status(op));
+  AMPRT_CHECK(sums.status(op));
   double *sumDy = sums.template as<double>(), *sumDyXhat = sumDy + s.axis;
   amprt_status status = AMPRT_OK;
   AMPRT_FLOAT_DISPATCH(x->dtype, T, {
@@ -724,7 +717,7 @@ amprt_status crossEntropy(Exec &e, const char *op, const amprt_tensor *logits,
   int64_t n = logits->shape[0], c = logits->shape[1];
   bool indices = labels->dtype == AMPRT_I32 || labels->dtype == AMPRT_I64;
   if (indices)
-    AMPRT_DEVICE_CHECK(checkIndices(e, op, labels, c, "label", "example"));
+    AMPRT_CHECK(checkIndices(e, op, labels, c, "label", "example"));
   amprt_status status = AMPRT_OK;
   AMPRT_FLOAT_DISPATCH(logits->dtype, T, {
     auto run = [&](auto tag) {
@@ -791,9 +784,9 @@ amprt_status adam(Exec &e, const amprt_tensor *param, const amprt_tensor *grad,
                   double weightDecay, amprt_tensor *newParam,
                   amprt_tensor *newM, amprt_tensor *newV) {
   Scratch<Exec> corrections(e, 2 * sizeof(double));
-  AMPRT_DEVICE_CHECK(corrections.status("amprt_adam_update"));
+  AMPRT_CHECK(corrections.status("amprt_adam_update"));
   double *c = corrections.template as<double>();
-  AMPRT_DEVICE_CHECK(
+  AMPRT_CHECK(
       e.launch(AdamCorrectionKernel{static_cast<const int64_t *>(step->data),
                                     beta1, beta2, c},
                1));
@@ -817,7 +810,7 @@ amprt_status clipByGlobalNorm(Exec &e, const amprt_tensor *const *grads,
                               amprt_tensor *const *clipped) {
   const char *op = "amprt_clip_by_global_norm";
   Scratch<Exec> squares(e, (size_t)(count + 1) * sizeof(double));
-  AMPRT_DEVICE_CHECK(squares.status(op));
+  AMPRT_CHECK(squares.status(op));
   double *sq = squares.template as<double>(), *factor = sq + count;
   for (int i = 0; i < count; ++i) {
     Index outer, inner;
@@ -830,9 +823,9 @@ amprt_status clipByGlobalNorm(Exec &e, const amprt_tensor *const *grads,
           e, op, SquareValue<T>{static_cast<const T *>(grads[i]->data)}, outer,
           inner, 1, grads[i]->numel, false, KeepFinish{sq + i, 1.0});
     });
-    AMPRT_DEVICE_CHECK(status);
+    AMPRT_CHECK(status);
   }
-  AMPRT_DEVICE_CHECK(e.launch(ClipFactorKernel{sq, count, maxNorm, factor}, 1));
+  AMPRT_CHECK(e.launch(ClipFactorKernel{sq, count, maxNorm, factor}, 1));
   for (int i = 0; i < count; ++i) {
     amprt_status status = AMPRT_OK;
     AMPRT_FLOAT_DISPATCH(grads[i]->dtype, T, {
@@ -841,7 +834,7 @@ amprt_status clipByGlobalNorm(Exec &e, const amprt_tensor *const *grads,
                                  static_cast<T *>(clipped[i]->data), factor},
                    grads[i]->numel);
     });
-    AMPRT_DEVICE_CHECK(status);
+    AMPRT_CHECK(status);
   }
   return AMPRT_OK;
 }
@@ -852,7 +845,7 @@ amprt_status finiteCheck(Exec &e, const amprt_tensor *const *gs, int count,
                          const amprt_tensor *scale,
                          amprt_tensor *const *unscaled, amprt_tensor *finite) {
   uint8_t *flag = static_cast<uint8_t *>(finite->data);
-  AMPRT_DEVICE_CHECK(e.launch(FillKernel<uint8_t>{flag, 1}, 1));
+  AMPRT_CHECK(e.launch(FillKernel<uint8_t>{flag, 1}, 1));
   const float *s = scale ? static_cast<const float *>(scale->data) : nullptr;
   for (int i = 0; i < count; ++i) {
     amprt_status status = AMPRT_OK;
@@ -870,7 +863,7 @@ amprt_status finiteCheck(Exec &e, const amprt_tensor *const *gs, int count,
               gs[i]->numel);
         });
     });
-    AMPRT_DEVICE_CHECK(status);
+    AMPRT_CHECK(status);
   }
   return AMPRT_OK;
 }
