@@ -272,6 +272,11 @@ Expected<TrainingStep> TrainingStep::bind(StringRef name, Signature signature) {
         "@" + name + " returns " + std::to_string(step.stateResults.size()) +
         " params/state values for " + std::to_string(step.stateArgs.size()) +
         " such arguments");
+  // The loss scale is carried: the result holding its next value is the one
+  // at its position among the state arguments.
+  for (size_t k = 0; k < step.stateArgs.size(); ++k)
+    if (step.stateArgs[k] == step.scale)
+      step.scaleResult = step.stateResults[k];
   step.args.resize(s.argTypes.size());
   return step;
 }
@@ -398,9 +403,7 @@ Expected<TrainingStep::Outcome> TrainingStep::run(StepFn step,
     return lossValue.takeError();
   out.loss = *lossValue;
   if (scale >= 0) {
-    size_t k = std::find(stateArgs.begin(), stateArgs.end(), scale) -
-               stateArgs.begin();
-    Expected<float> after = readScalar(results[stateResults[k]].get());
+    Expected<float> after = readScalar(results[scaleResult].get());
     if (!after)
       return after.takeError();
     out.scaleAfter = *after;

@@ -174,7 +174,7 @@ private:
   TrainingStep(Signature signature) : sig(std::move(signature)) {}
 
   Signature sig;
-  int input = -1, label = -1, loss = -1, scale = -1;
+  int input = -1, label = -1, loss = -1, scale = -1, scaleResult = -1;
   /// State results map, in order, onto the state arguments.
   std::vector<int> stateArgs, stateResults;
   std::vector<TensorPtr> args;
