@@ -12,7 +12,7 @@ config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
 config.suffixes = [".mlir", ".test"]
 config.test_source_root = config.amp_test_src_dir
 config.test_exec_root = config.amp_test_obj_dir
-config.excludes = ["CMakeLists.txt", "README.md", "lit.cfg.py", "lit.site.cfg.py", "check_report.py", "check_skips.py", "check_same_run.py", "compare_outputs.py", "Install", "corpus", "regressions"]
+config.excludes = ["CMakeLists.txt", "README.md", "lit.cfg.py", "lit.site.cfg.py", "Inputs", "check_report.py", "check_skips.py", "check_same_run.py", "compare_outputs.py", "Install", "corpus", "regressions"]
 
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
 

@@ -387,6 +387,11 @@ public:
                 constI32(ins.size()), out[0]);
     return success();
   }
+  LogicalResult lower(amp::NumericErrorOp o) {
+    static_assert(amp::NumericErrorOp::kNumStats == AMPRT_NUMERIC_STATS,
+                  "amp.numeric_error's result holds amprt's statistics");
+    return binary(o, AMPRT_ENTRY(amprt_numeric_error));
+  }
   LogicalResult lower(amp::UpdateScaleOp o) {
     Operation *op = o;
     SmallVector<Value> out = newResults(op);

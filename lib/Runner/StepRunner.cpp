@@ -409,12 +409,39 @@ Expected<TrainingStep::Outcome> TrainingStep::run(StepFn step,
     out.scaleAfter = *after;
     out.skipped = *out.scaleAfter < *out.scaleBefore;
   }
+  for (size_t i = 0; i < sig.resultRoles.size(); ++i)
+    if (sig.resultRoles[i] == tg::Role::Output)
+      out.outputs.emplace_back(i, std::move(results[i]));
   if (!std::isfinite(out.loss) && !out.skipped)
     return out; // keep the last good state; the caller says what to do
   for (size_t k = 0; k < stateArgs.size(); ++k)
     args[stateArgs[k]] = std::move(results[stateResults[k]]);
   out.committed = true;
   return out;
+}
+
+Expected<std::vector<TensorPtr>>
+TrainingStep::runAside(StepFn other, const Signature &otherSignature,
+                       amprt_context *context, amprt_tensor *inputTensor,
+                       amprt_tensor *labelTensor) const {
+  if (otherSignature.argTypes != sig.argTypes ||
+      otherSignature.argRoles != sig.argRoles)
+    return createStringError("the function run beside the step must take "
+                             "the step's arguments, with the same types and "
+                             "tg.role");
+  std::vector<amprt_tensor *> argPtrs;
+  for (size_t i = 0; i < args.size(); ++i)
+    argPtrs.push_back((int)i == input   ? inputTensor
+                      : (int)i == label ? labelTensor
+                                        : args[i].get());
+  std::vector<void *> raw(otherSignature.resultTypes.size(), nullptr);
+  int32_t status = other(context, (void **)argPtrs.data(), raw.data());
+  std::vector<TensorPtr> results;
+  for (void *r : raw)
+    results.emplace_back(static_cast<amprt_tensor *>(r));
+  if (status != AMPRT_OK)
+    return createStringError(amprt_context_error(context));
+  return results;
 }
 
 } // namespace amp::runner

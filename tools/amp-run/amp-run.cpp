@@ -9,7 +9,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "Dataset.h"
+#include "Validation.h"
 #include "amp/Conversion/Passes.h"
+#include "amp/Dialect/AMP/IR/AMP.h"
 #include "amp/Dialect/TG/IR/TGShapes.h"
 #include "amp/Dialect/TG/Transforms/Passes.h"
 #include "amp/InitAll.h"
@@ -25,6 +27,7 @@
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Transforms/Passes.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
@@ -77,11 +80,47 @@ static cl::opt<double> initScale("init-scale",
 static cl::opt<std::string>
     lossScaling("loss-scaling", cl::init("dynamic"),
                 cl::desc("dynamic, static or none (f16 only)"));
+static cl::opt<std::string> listsFile(
+    "lists-file", cl::init(""),
+    cl::desc("A precision lists-file for --amp-auto-mixed-precision (SPEC's "
+             "JSON; --validate-fix writes one)"));
 static cl::opt<int64_t> logEvery("log-every", cl::init(100),
                                  cl::desc("Progress every N steps"));
 static cl::opt<std::string>
     emitObj("emit-obj", cl::init(""),
             cl::desc("Also write the compiled step as an object file here"));
+
+static cl::OptionCategory validateCategory(
+    "Validation (--validate): every low-precision op against f32");
+static cl::opt<std::string> validate(
+    "validate", cl::ValueOptional, cl::value_desc("steps"),
+    cl::desc("Instead of training, run N steps (default 5) of the mixed step "
+             "beside the f32 step on the same batches and parameters, "
+             "measure every op that runs in low precision against f32 (fed "
+             "its f32 inputs), and print the ops that break"),
+    cl::cat(validateCategory));
+static cl::opt<std::string> validateFix(
+    "validate-fix", cl::init(""), cl::value_desc("lists.json"),
+    cl::desc("Write a lists-file that denies the failing ops' names"),
+    cl::cat(validateCategory));
+static cl::opt<std::string> validateAnnotate(
+    "validate-annotate", cl::init(""), cl::value_desc("out.mlir"),
+    cl::desc("Write the input program with amp.precision = \"f32\" on "
+             "exactly the failing ops"),
+    cl::cat(validateCategory));
+static cl::opt<double> validateTolF16(
+    "validate-tol-f16", cl::init(amp::run::ValidationTolerances().relativeF16),
+    cl::desc("Largest relative RMS error of an f16 op (20 f16 roundings)"),
+    cl::cat(validateCategory));
+static cl::opt<double> validateTolBF16(
+    "validate-tol-bf16",
+    cl::init(amp::run::ValidationTolerances().relativeBF16),
+    cl::desc("Largest relative RMS error of a bf16 op (20 bf16 roundings)"),
+    cl::cat(validateCategory));
+static cl::opt<double> validateMaxFlushed(
+    "validate-max-flushed", cl::init(amp::run::ValidationTolerances().flushed),
+    cl::desc("Largest fraction of an op's values that may flush to zero"),
+    cl::cat(validateCategory));
 
 namespace {
 
@@ -112,6 +151,84 @@ uint64_t hostMemory() {
   else
     llvm::consumeError(host.takeError());
   return bytes;
+}
+
+/// The sum of squares of every gradient an optimizer op of the entry
+/// receives, as extra results (both steps of --validate).
+std::unique_ptr<Pass> gradientProbes() {
+  amp::ValidationProbesPassOptions options;
+  options.ops = false;
+  options.gradients = true;
+  options.functions = {entryName};
+  return amp::createValidationProbesPass(options);
+}
+
+/// Fails now, rather than after the work, when `path` cannot be written.
+std::optional<std::string> unwritable(StringRef flag, StringRef path) {
+  if (path.empty())
+    return std::nullopt;
+  std::error_code ec;
+  llvm::raw_fd_ostream probe(path, ec);
+  if (!ec)
+    return std::nullopt;
+  return ("cannot write " + flag + " '" + path + "': " + ec.message()).str();
+}
+
+/// Writes `value` as indented JSON to `path` (named by `flag` in errors).
+llvm::Error writeJSON(StringRef path, StringRef flag, llvm::json::Value value) {
+  std::error_code ec;
+  llvm::raw_fd_ostream out(path, ec);
+  if (ec)
+    return llvm::createStringError("cannot write " + flag + " '" + path +
+                                   "': " + ec.message());
+  out << llvm::formatv("{0:2}", value) << "\n";
+  out.close();
+  if (out.has_error()) {
+    std::string why = out.error().message();
+    out.clear_error();
+    return llvm::createStringError("cannot write " + flag + " '" + path +
+                                   "': " + why);
+  }
+  return llvm::Error::success();
+}
+
+/// The input program again, with amp.precision = "f32" on every op at one
+/// of `locations` (a failing op, or the forward op a failing backward op
+/// was differentiated from: tg-autodiff gives both its location, and its
+/// gradient ops inherit the attribute).
+llvm::Error annotateFailures(MLIRContext &context,
+                             ArrayRef<std::string> locations, StringRef path) {
+  OwningOpRef<ModuleOp> input = parseSourceFile<ModuleOp>(inputFile, &context);
+  if (!input)
+    return llvm::createStringError("cannot parse '" + inputFile + "' again");
+  llvm::StringSet<> wanted;
+  for (const std::string &loc : locations)
+    wanted.insert(loc);
+  llvm::StringSet<> annotated;
+  auto f32 = StringAttr::get(&context, "f32");
+  input->walk([&](Operation *op) {
+    if (op->getNumRegions() != 0)
+      return;
+    std::string loc;
+    llvm::raw_string_ostream os(loc);
+    op->getLoc().print(os);
+    if (wanted.contains(loc)) {
+      op->setAttr(amp::AMPDialect::kPrecisionAttrName, f32);
+      annotated.insert(loc);
+    }
+  });
+  for (const std::string &loc : locations)
+    if (!annotated.contains(loc))
+      llvm::errs() << "amp-run: warning: no op of '" << inputFile << "' is at "
+                   << loc << " (made by a pass): it is not annotated\n";
+  std::error_code ec;
+  llvm::raw_fd_ostream out(path, ec);
+  if (ec)
+    return llvm::createStringError("cannot write --validate-annotate '" + path +
+                                   "': " + ec.message());
+  input->print(out);
+  out << "\n";
+  return llvm::Error::success();
 }
 
 /// Turns an error into amp-run's one-line diagnostic and exit status.
@@ -220,6 +337,28 @@ testAccuracy(amprt_context *ctx, StringRef name, const runner::Signature &eval,
   return std::make_pair(seen ? double(correct) / seen : 0.0, seen);
 }
 
+/// The f32 step instrumented for --validate: autodiff, the probes where
+/// the precision pass would run (same colouring), loss scaling as the mixed
+/// step has it (so backward ops see the same scaled values), and the
+/// gradient norms the optimizers receive.
+void buildValidationPipeline(PassManager &pm, ArrayRef<std::string> functions) {
+  pm.addPass(amp::createTGAutodiffPass());
+  amp::ValidationProbesPassOptions probes;
+  probes.precision = precision;
+  probes.functions.assign(functions.begin(), functions.end());
+  probes.listsFile = listsFile;
+  pm.addPass(amp::createValidationProbesPass(probes));
+  if (precision != "bf16") {
+    amp::LossScalingPassOptions scaling;
+    scaling.mode = lossScaling;
+    scaling.initScale = initScale;
+    pm.addPass(amp::createLossScalingPass(scaling));
+  }
+  pm.addPass(gradientProbes());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+}
+
 } // namespace
 
 static int runMain(int argc, char **argv);
@@ -245,14 +384,42 @@ static int runMain(int argc, char **argv) {
   if (!std::isfinite(initScale) || initScale <= 0)
     return fatal("--init-scale must be a finite value > 0, got " +
                  std::to_string(initScale));
-  // The object file is written after compiling: fail now, not after the
-  // work, when it cannot be written.
-  if (!emitObj.empty()) {
-    std::error_code ec;
-    llvm::raw_fd_ostream probe(emitObj, ec);
-    if (ec)
-      return fatal("cannot write --emit-obj '" + emitObj +
-                   "': " + ec.message());
+  // Files written after the work: fail now, not after it, when one cannot
+  // be written.
+  for (auto [flag, path] :
+       {std::pair<StringRef, StringRef>{"--emit-obj", emitObj},
+        {"--validate-fix", validateFix},
+        {"--validate-annotate", validateAnnotate}})
+    if (std::optional<std::string> why = unwritable(flag, path))
+      return fatal(*why);
+  if (precision == "f32" && !listsFile.empty())
+    return fatal("--lists-file needs --precision=f16 or bf16");
+  bool validating = validate.getNumOccurrences() > 0;
+  int64_t validateSteps = 5;
+  amp::run::ValidationTolerances tolerances;
+  if (validating) {
+    if (precision == "f32")
+      return fatal("--validate compares a mixed-precision step with f32: "
+                   "give --precision=f16 or bf16");
+    if (!validate.empty() &&
+        (StringRef(validate).getAsInteger(10, validateSteps) ||
+         validateSteps < 1))
+      return fatal("--validate=N needs a step count >= 1, got '" + validate +
+                   "'");
+    tolerances.relativeF16 = validateTolF16;
+    tolerances.relativeBF16 = validateTolBF16;
+    tolerances.flushed = validateMaxFlushed;
+    for (double t :
+         {tolerances.relativeF16, tolerances.relativeBF16, tolerances.flushed})
+      if (!std::isfinite(t) || t <= 0)
+        return fatal("the --validate-tol-* and --validate-max-flushed "
+                     "tolerances must be finite values > 0");
+  } else if (!validateFix.empty() || !validateAnnotate.empty() ||
+             validateTolF16.getNumOccurrences() ||
+             validateTolBF16.getNumOccurrences() ||
+             validateMaxFlushed.getNumOccurrences()) {
+    return fatal("--validate-fix, --validate-annotate and the tolerance "
+                 "options need --validate");
   }
 
   // Device.
@@ -297,10 +464,25 @@ static int runMain(int argc, char **argv) {
     options.precision = precision;
     options.mode = lossScaling;
     options.initScale = initScale;
+    options.listsFile = listsFile;
     amp::buildAmpPipeline(pm, options);
   }
   // Synthetic data takes its class count from the loss's logits.
   int64_t lossClasses = amp::tg::lossClassCount(entry).value_or(10);
+  // --validate: the f32 step with probes, compiled beside the mixed one.
+  OwningOpRef<ModuleOp> f32Module;
+  if (validating) {
+    f32Module = module->clone();
+    pm.addPass(gradientProbes());
+    PassManager f32Pipeline(&context);
+    std::vector<std::string> probed = {entryName};
+    if (!evalName.empty())
+      probed.push_back(evalName);
+    buildValidationPipeline(f32Pipeline, probed);
+    if (failed(f32Pipeline.run(*f32Module)))
+      return fatal("instrumenting the f32 step for --validate failed (see "
+                   "the diagnostics above)");
+  }
   if (failed(pm.run(*module)))
     return fatal("the amp pipeline failed (see the diagnostics above)");
   size_t deviceMemory = 0;
@@ -319,6 +501,14 @@ static int runMain(int argc, char **argv) {
   if (!bound)
     return fatal(bound.takeError());
   runner::TrainingStep step = std::move(*bound);
+  std::vector<amp::run::ProbeInfo> f32Probes, mixedProbes;
+  if (validating) {
+    auto probes =
+        amp::run::readProbes(module->lookupSymbol<func::FuncOp>(entryName));
+    if (!probes)
+      return fatal(probes.takeError());
+    mixedProbes = std::move(*probes);
+  }
 
   PassManager lower(&context);
   amp::buildLowerToLLVMPipeline(lower);
@@ -341,6 +531,59 @@ static int runMain(int argc, char **argv) {
     if (!found)
       return fatal(found.takeError());
     evalFn = *found;
+  }
+
+  runner::Signature f32Signature;
+  std::optional<runner::JitModule> f32Jit;
+  runner::StepFn f32StepFn = nullptr, f32EvalFn = nullptr;
+  std::vector<amp::run::ProbeInfo> f32EvalProbes;
+  int f32EvalInput = -1;
+  size_t f32EvalResults = 0;
+  if (validating) {
+    auto f32Entry = f32Module->lookupSymbol<func::FuncOp>(entryName);
+    if (llvm::Error error = runner::checkSignature(f32Entry, deviceMemory))
+      return fatal(std::move(error));
+    f32Signature = runner::Signature::of(f32Entry);
+    auto probes = amp::run::readProbes(f32Entry);
+    if (!probes)
+      return fatal(probes.takeError());
+    f32Probes = std::move(*probes);
+    // The eval function's ops are probed too (on the training batch, with
+    // the step's params) when it takes a batch of the same shape, so a fix
+    // covers the ops that compute the test accuracy.
+    if (!evalName.empty()) {
+      auto f32Eval = f32Module->lookupSymbol<func::FuncOp>(evalName);
+      int evalInput = -1;
+      for (size_t i = 0; i < eval.argRoles.size(); ++i)
+        if (eval.argRoles[i] == tg::Role::Input)
+          evalInput = i;
+      if (evalInput >= 0 && eval.argTypes[evalInput] == step.inputType() &&
+          eval.argTypes.size() == step.params().size() + 1) {
+        auto evalProbes = amp::run::readProbes(f32Eval);
+        if (!evalProbes)
+          return fatal(evalProbes.takeError());
+        int64_t firstId = 0;
+        for (const amp::run::ProbeInfo &p : f32Probes)
+          firstId = std::max(firstId, p.id + 1);
+        for (amp::run::ProbeInfo &p : *evalProbes)
+          p.id += firstId;
+        f32EvalProbes = std::move(*evalProbes);
+        f32EvalInput = evalInput;
+        f32EvalResults = f32Eval.getNumResults();
+      }
+    }
+    PassManager lowerF32(&context);
+    amp::buildLowerToLLVMPipeline(lowerF32);
+    if (failed(lowerF32.run(*f32Module)))
+      return fatal("lowering the f32 step for --validate failed");
+    auto compiled = runner::JitModule::create(*f32Module, {});
+    if (!compiled)
+      return fatal(compiled.takeError());
+    f32Jit = std::move(*compiled);
+    auto found = f32Jit->lookup(entryName);
+    if (!found)
+      return fatal(found.takeError());
+    f32StepFn = *found;
   }
 
   // The step's inputs.
@@ -385,13 +628,11 @@ static int runMain(int argc, char **argv) {
   std::vector<int64_t> order(dataset.train.count);
   std::iota(order.begin(), order.end(), 0);
 
-  llvm::json::Array stepRecords;
-  int64_t skipped = 0;
-  double lastLoss = 0, trainSeconds = 0;
-  size_t peakStepBytes = 0, stepOutputBytes = 0, peakActivationBytes = 0;
+  // The batch of step `s`: a fresh shuffle of the training split at the
+  // start of every epoch.
   std::vector<float> xBatch(batch * features), yBatch(batch);
-  auto wallStart = std::chrono::steady_clock::now();
-  for (int64_t s = 0; s < totalSteps; ++s) {
+  auto nextBatch = [&](int64_t s)
+      -> llvm::Expected<std::pair<runner::TensorPtr, runner::TensorPtr>> {
     int64_t slot = s % perEpoch;
     if (slot == 0)
       std::shuffle(order.begin(), order.end(), rng);
@@ -403,11 +644,120 @@ static int runMain(int argc, char **argv) {
     }
     auto x = runner::tensorFromFloats(ctx, inputType, xBatch.data());
     if (!x)
-      return fatal(x.takeError());
+      return x.takeError();
     auto y = runner::tensorFromFloats(ctx, labelType, yBatch.data());
     if (!y)
-      return fatal(y.takeError());
-    auto outcome = step.run(*stepFn, ctx, std::move(*x), std::move(*y));
+      return y.takeError();
+    return std::make_pair(std::move(*x), std::move(*y));
+  };
+
+  if (validating) {
+    if (!f32EvalProbes.empty()) {
+      auto found = f32Jit->lookup(evalName);
+      if (!found)
+        return fatal(found.takeError());
+      f32EvalFn = *found;
+    }
+    amp::run::Validation validation(precision, tolerances);
+    int lossResult = -1; // bind() found one in the same function
+    for (size_t i = 0; i < f32Signature.resultRoles.size(); ++i)
+      if (f32Signature.resultRoles[i] == tg::Role::Loss)
+        lossResult = i;
+    for (int64_t s = 0; s < validateSteps; ++s) {
+      auto batchTensors = nextBatch(s);
+      if (!batchTensors)
+        return fatal(batchTensors.takeError());
+      auto [x, y] = std::move(*batchTensors);
+      auto f32Results =
+          step.runAside(f32StepFn, f32Signature, ctx, x.get(), y.get());
+      if (!f32Results)
+        return fatal("the f32 step of --validate failed at step " +
+                     std::to_string(s) + ": " +
+                     llvm::toString(f32Results.takeError()));
+      auto f32Loss = runner::readScalar((*f32Results)[lossResult].get());
+      if (!f32Loss)
+        return fatal(f32Loss.takeError());
+      std::vector<std::pair<amp::run::ProbeInfo, std::vector<float>>> measured;
+      auto readProbeValues = [&](ArrayRef<amp::run::ProbeInfo> probes,
+                                 ArrayRef<runner::TensorPtr> results) {
+        for (const amp::run::ProbeInfo &probe : probes) {
+          amprt_tensor *t = results[probe.resultNumber].get();
+          std::vector<float> values(amprt_tensor_numel(t));
+          if (amprt_tensor_read(t, values.data(), values.size() * 4) !=
+              AMPRT_OK)
+            return false;
+          measured.push_back({probe, std::move(values)});
+        }
+        return true;
+      };
+      if (!readProbeValues(f32Probes, *f32Results))
+        return fatal(runner::runtimeError("reading a probe"));
+      if (f32EvalFn) {
+        std::vector<amprt_tensor *> args;
+        std::vector<amprt_tensor *> params = step.params();
+        size_t p = 0;
+        for (size_t i = 0; i < params.size() + 1; ++i)
+          args.push_back((int)i == f32EvalInput ? x.get() : params[p++]);
+        std::vector<void *> raw(f32EvalResults, nullptr);
+        int32_t status = f32EvalFn(ctx, (void **)args.data(), raw.data());
+        std::vector<runner::TensorPtr> evalResults;
+        for (void *r : raw)
+          evalResults.emplace_back(static_cast<amprt_tensor *>(r));
+        if (status != AMPRT_OK)
+          return fatal(std::string("the f32 @") + evalName +
+                       " of --validate failed: " + amprt_context_error(ctx));
+        if (!readProbeValues(f32EvalProbes, evalResults))
+          return fatal(runner::runtimeError("reading a probe"));
+      }
+      auto outcome = step.run(*stepFn, ctx, std::move(x), std::move(y));
+      if (!outcome)
+        return fatal("step " + std::to_string(s) +
+                     " failed: " + llvm::toString(outcome.takeError()));
+      std::vector<std::pair<amp::run::ProbeInfo, float>> mixedGradients;
+      for (const amp::run::ProbeInfo &probe : mixedProbes)
+        for (auto &[number, tensor] : outcome->outputs)
+          if (number == probe.resultNumber) {
+            auto value = runner::readScalar(tensor.get());
+            if (!value)
+              return fatal(value.takeError());
+            mixedGradients.push_back({probe, *value});
+          }
+      validation.addStep(measured, mixedGradients, *f32Loss, outcome->loss,
+                         outcome->skipped || !outcome->committed);
+    }
+    validation.finish();
+    validation.print(llvm::errs());
+    if (!reportPath.empty())
+      if (llvm::Error error = writeJSON(
+              reportPath, "--report",
+              llvm::json::Object{{"file", inputFile},
+                                 {"precision", precision},
+                                 {"device", deviceName},
+                                 {"batch", batch},
+                                 {"validation", validation.toJSON()}}))
+        return fatal(std::move(error));
+    if (!validateFix.empty())
+      if (llvm::Error error =
+              writeJSON(validateFix, "--validate-fix", validation.listsFix()))
+        return fatal(std::move(error));
+    if (!validateAnnotate.empty())
+      if (llvm::Error error = annotateFailures(
+              context, validation.failingLocations(), validateAnnotate))
+        return fatal(std::move(error));
+    return 0;
+  }
+
+  llvm::json::Array stepRecords;
+  int64_t skipped = 0;
+  double lastLoss = 0, trainSeconds = 0;
+  size_t peakStepBytes = 0, stepOutputBytes = 0, peakActivationBytes = 0;
+  auto wallStart = std::chrono::steady_clock::now();
+  for (int64_t s = 0; s < totalSteps; ++s) {
+    auto batchTensors = nextBatch(s);
+    if (!batchTensors)
+      return fatal(batchTensors.takeError());
+    auto outcome = step.run(*stepFn, ctx, std::move(batchTensors->first),
+                            std::move(batchTensors->second));
     if (!outcome)
       return fatal("step " + std::to_string(s) +
                    " failed: " + llvm::toString(outcome.takeError()));
@@ -418,11 +768,15 @@ static int runMain(int argc, char **argv) {
     trainSeconds += outcome->seconds;
     float loss = outcome->loss;
     if (!outcome->committed)
-      return fatal("step " + std::to_string(s) + ": the loss is " +
-                   (std::isnan(loss) ? "NaN" : "inf") +
-                   " in the f32 forward pass and no loss scaling can be "
-                   "blamed; stopping with the last good parameters (lower "
-                   "--lr?)");
+      return fatal(
+          "step " + std::to_string(s) + ": the loss is " +
+          (std::isnan(loss) ? "NaN" : "inf") + " in the " + precision +
+          " step and loss scaling does not explain it (the step was not "
+          "skipped); stopping with the last good parameters. " +
+          (precision == "f32"
+               ? std::string("Lower --lr?")
+               : "Run with --validate to find the ops that break in " +
+                     precision + ", or lower --lr"));
     skipped += outcome->skipped;
     lastLoss = loss;
     float newScale = outcome->scaleAfter.value_or(1.0f);
@@ -458,11 +812,6 @@ static int runMain(int argc, char **argv) {
   }
 
   if (!reportPath.empty()) {
-    std::error_code ec;
-    llvm::raw_fd_ostream out(reportPath, ec);
-    if (ec)
-      return fatal("cannot write --report '" + reportPath +
-                   "': " + ec.message());
     llvm::json::Object report{
         {"file", inputFile},
         {"precision", precision},
@@ -480,13 +829,9 @@ static int runMain(int argc, char **argv) {
         {"per_step", std::move(stepRecords)}};
     if (accuracy >= 0)
       report["final_accuracy"] = accuracy;
-    out << llvm::formatv("{0:2}", llvm::json::Value(std::move(report))) << "\n";
-    out.close();
-    if (out.has_error()) {
-      std::string why = out.error().message();
-      out.clear_error();
-      return fatal("cannot write --report '" + reportPath + "': " + why);
-    }
+    if (llvm::Error error =
+            writeJSON(reportPath, "--report", std::move(report)))
+      return fatal(std::move(error));
   }
   return 0;
 }

@@ -260,3 +260,51 @@ TEST(RuntimeMemory, CachingAllocatorReusesAndCounts) {
 }
 
 } // namespace
+
+// amp-run --validate's comparison: overflow, NaN, flush and subnormal counts
+// and the norms, on values whose f16 roundings are known.
+TEST(RuntimeValidation, NumericError) {
+  Runtime rt;
+  double nan = std::nan("");
+  Tensor ref = rt.make(AMPRT_F32, {8}, {1, 3, 1e5, 1e-6, 1e-9, nan, 2, 0});
+  Tensor low = rt.make(AMPRT_F16, {8});
+  ASSERT_EQ(amprt_cast(rt.ctx, ref, low), AMPRT_OK);
+  Tensor stats = rt.make(AMPRT_F32, {AMPRT_NUMERIC_STATS});
+  ASSERT_EQ(amprt_numeric_error(rt.ctx, ref, low, stats), AMPRT_OK)
+      << amprt_last_error();
+  std::vector<double> s = rt.read(stats);
+  EXPECT_EQ(s[AMPRT_NUMERIC_ELEMENTS], 7);
+  EXPECT_EQ(s[AMPRT_NUMERIC_REF_NONFINITE], 1);
+  EXPECT_EQ(s[AMPRT_NUMERIC_OVERFLOW], 1) << "1e5 is past f16's 65504";
+  EXPECT_EQ(s[AMPRT_NUMERIC_NAN], 0);
+  EXPECT_EQ(s[AMPRT_NUMERIC_SUBNORMAL], 2) << "1e-6 and 1e-9";
+  // 1e-9 becomes 0, but it is below 2^-11 of the tensor's largest value.
+  EXPECT_EQ(s[AMPRT_NUMERIC_FLUSHED], 0);
+  EXPECT_EQ(s[AMPRT_NUMERIC_MAX_REF], 1e5);
+  // 1e-6 rounds to 17 * 2^-24 in f16; 1e-9 to 0.
+  double d1 = 17 * 0x1p-24 - (double)1e-6f, d2 = (double)1e-9f;
+  EXPECT_NEAR(s[AMPRT_NUMERIC_DIFF_NORM], std::sqrt(d1 * d1 + d2 * d2), 1e-12);
+  EXPECT_NEAR(s[AMPRT_NUMERIC_MAX_DIFF], std::fabs(d1), 1e-12);
+  EXPECT_NEAR(s[AMPRT_NUMERIC_REF_NORM], std::sqrt(14.0), 1e-5);
+
+  // A tensor of values all below f16's smallest subnormal's half: lost.
+  Tensor tiny = rt.make(AMPRT_F32, {2}, {1e-8, 2e-8});
+  Tensor tinyLow = rt.make(AMPRT_F16, {2});
+  ASSERT_EQ(amprt_cast(rt.ctx, tiny, tinyLow), AMPRT_OK);
+  ASSERT_EQ(amprt_numeric_error(rt.ctx, tiny, tinyLow, stats), AMPRT_OK);
+  s = rt.read(stats);
+  EXPECT_EQ(s[AMPRT_NUMERIC_FLUSHED], 2);
+  EXPECT_EQ(s[AMPRT_NUMERIC_SUBNORMAL], 2);
+
+  // A NaN where the reference has none, and wrong operands.
+  Tensor pair = rt.make(AMPRT_F32, {2}, {1, 2});
+  Tensor bad = rt.make(AMPRT_BF16, {2}, {1, nan});
+  ASSERT_EQ(amprt_numeric_error(rt.ctx, pair, bad, stats), AMPRT_OK);
+  EXPECT_EQ(rt.read(stats)[AMPRT_NUMERIC_NAN], 1);
+  EXPECT_NE(amprt_numeric_error(rt.ctx, pair, low, stats), AMPRT_OK)
+      << "shapes differ";
+  EXPECT_NE(amprt_numeric_error(rt.ctx, bad, pair, stats), AMPRT_OK)
+      << "the reference is f32";
+  EXPECT_NE(amprt_numeric_error(rt.ctx, pair, bad, pair), AMPRT_OK)
+      << "stats hold AMPRT_NUMERIC_STATS values";
+}

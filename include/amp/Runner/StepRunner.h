@@ -156,10 +156,22 @@ public:
     /// Runtime memory during the step: its peak above what was live
     /// before, what it left live (its results), and the difference.
     size_t peakBytes = 0, outputBytes = 0, transientBytes = 0;
+    /// The step's results with tg.role "output" (probes, extra values), by
+    /// result number; the other results are state or were released.
+    std::vector<std::pair<unsigned, TensorPtr>> outputs;
   };
   /// Runs one step on `input` and `label` (consumed).
   llvm::Expected<Outcome> run(StepFn step, amprt_context *context,
                               TensorPtr input, TensorPtr label);
+
+  /// Runs `other`, a function that takes the same arguments as the bound
+  /// step (`otherSignature`, checked), on the current state and this batch,
+  /// and returns all its results; the state is left as it was. amp-run
+  /// --validate runs the f32 step beside the mixed one this way.
+  llvm::Expected<std::vector<TensorPtr>>
+  runAside(StepFn other, const Signature &otherSignature,
+           amprt_context *context, amprt_tensor *input,
+           amprt_tensor *label) const;
 
   const Signature &signature() const { return sig; }
   mlir::RankedTensorType inputType() const { return sig.argTypes[input]; }

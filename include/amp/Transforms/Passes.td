@@ -98,6 +98,71 @@ def AutoMixedPrecisionPass
                            "::mlir::tosa::TosaDialect"];
 }
 
+def ValidationProbesPass : Pass<"amp-validation-probes", "::mlir::ModuleOp"> {
+  let summary = "Measures every op the precision pass would convert against "
+                "its f32 result, in one run";
+  let description = [{
+    Instruments f32 training steps for `amp-run --validate`. Run it where
+    `--amp-auto-mixed-precision` would run, with the same policy options:
+    it colours each function exactly as that pass does but changes no op.
+    Instead, after every op that would go to low precision it adds a shadow
+    copy computing in that precision from the op's own f32 operands (cast
+    down), so each op is judged alone and errors do not compound, and it
+    returns, as extra results with `tg.role = "output"`:
+
+    - `amp.numeric_error` of each low-precision result against the f32
+      result (`amp.probe = {kind = "result", ...}`), and
+    - `amp.numeric_error` of each cast operand against its f32 value
+      (`kind = "input"`): an op whose inputs do not fit the type fails
+      because of its producer, not itself.
+
+    With `gradients=true` (run after `--amp-loss-scaling`, in the f32 and
+    in the mixed step) it also returns the sum of squares of the gradient
+    each optimizer op receives (`kind = "gradient"`, `index` = the param's
+    argument number), so the two steps' gradient norms can be compared.
+
+    Every probe's `amp.probe` dictionary names the probed `op`, its `loc`,
+    the operand or result `index`, the `precision` and whether the op lies
+    in the `backward` pass (downstream of `tg.grad_seed`, where loss scaling
+    scales values). Only ops in a function's entry block are probed; ops in
+    loops and branches are counted in a remark. A function something calls
+    keeps its signature and is not probed.
+  }];
+  let options = [
+    Option<"precision", "precision", "std::string", /*default=*/"\"f16\"",
+           "Low-precision type: f16 or bf16">,
+    ListOption<"allowOps", "allow", "std::string",
+               "As --amp-auto-mixed-precision's allow">,
+    ListOption<"inferOps", "infer", "std::string",
+               "As --amp-auto-mixed-precision's infer">,
+    ListOption<"clearOps", "clear", "std::string",
+               "As --amp-auto-mixed-precision's clear">,
+    ListOption<"denyOps", "deny", "std::string",
+               "As --amp-auto-mixed-precision's deny">,
+    Option<"listsFile", "lists-file", "std::string", /*default=*/"\"\"",
+           "As --amp-auto-mixed-precision's lists-file">,
+    Option<"level", "level", "std::string", /*default=*/"\"default\"",
+           "As --amp-auto-mixed-precision's level">,
+    Option<"constantOverflow", "constant-overflow", "std::string",
+           /*default=*/"\"keep-f32\"",
+           "As --amp-auto-mixed-precision's constant-overflow">,
+    ListOption<"functions", "functions", "std::string",
+               "Functions to instrument (default: every function nothing "
+               "calls)">,
+    Option<"ops", "ops", "bool", /*default=*/"true",
+           "Probe the ops that would go to low precision">,
+    Option<"gradients", "gradients", "bool", /*default=*/"false",
+           "Return the sum of squares of each optimizer op's gradient">,
+  ];
+  let statistics = [
+    Statistic<"numProbedOps", "ops-probed", "Ops given a low-precision shadow">,
+    Statistic<"numProbes", "probes", "Probe results added">,
+  ];
+  let dependentDialects = ["::amp::AMPDialect", "::amp::tg::TGDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def LossScalingPass : Pass<"amp-loss-scaling", "::mlir::ModuleOp"> {
   let summary = "Static or dynamic loss scaling inside the training graph";
   let description = [{

@@ -365,6 +365,37 @@ amprt_status amprt_update_scale(amprt_context *ctx, const amprt_tensor *scale,
                                 double max_scale, amprt_tensor *new_scale,
                                 amprt_tensor *new_good_steps);
 
+/* --- Numeric validation ---------------------------------------------------- *
+ * How far `candidate` (a low-precision result, any float type) is from
+ * `reference` (the f32 result of the same op on the same inputs), written
+ * to `stats`, a rank-1 f32 tensor of AMPRT_NUMERIC_STATS elements indexed by
+ * the enum below. Pairs whose reference is inf or NaN are only counted.
+ * Norms rather than ratios are returned so that a host adds runs up
+ * (sum the squares) before dividing. Computed on the host in f64: it is a
+ * diagnostic, not a step's hot path. */
+enum {
+  AMPRT_NUMERIC_ELEMENTS = 0,  /* pairs with a finite reference */
+  AMPRT_NUMERIC_DIFF_NORM = 1, /* ||candidate - reference||_2, finite pairs */
+  AMPRT_NUMERIC_REF_NORM = 2,  /* ||reference||_2 over the same pairs */
+  AMPRT_NUMERIC_MAX_DIFF = 3,  /* max |candidate - reference|, finite pairs */
+  AMPRT_NUMERIC_MAX_REF = 4,   /* max |reference| */
+  AMPRT_NUMERIC_OVERFLOW = 5,  /* finite reference, infinite candidate */
+  AMPRT_NUMERIC_NAN = 6,       /* reference not NaN, candidate NaN */
+  AMPRT_NUMERIC_FLUSHED = 7,   /* candidate zero where the reference is
+                                  at least the candidate type's unit
+                                  roundoff times max |reference| (smaller
+                                  values are below the tensor's rounding
+                                  noise) */
+  AMPRT_NUMERIC_SUBNORMAL = 8, /* 0 < |reference| < candidate type's
+                                  smallest normal (precision lost) */
+  AMPRT_NUMERIC_REF_NONFINITE = 9, /* reference inf or NaN: not compared */
+  AMPRT_NUMERIC_STATS = 10
+};
+amprt_status amprt_numeric_error(amprt_context *ctx,
+                                 const amprt_tensor *reference,
+                                 const amprt_tensor *candidate,
+                                 amprt_tensor *stats);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

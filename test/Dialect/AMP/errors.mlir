@@ -127,3 +127,41 @@ func.func @cast_unranked(%x: tensor<*xf32>) {
   %y = "amp.cast"(%x) : (tensor<*xf32>) -> tensor<*xf16>
   return
 }
+
+// -----
+
+func.func @numeric_error_shape(%r: tensor<4xf32>, %c: tensor<8xf16>) {
+  // expected-error @+1 {{'amp.numeric_error' op compares tensors of one shape, got 'tensor<4xf32>' and 'tensor<8xf16>'}}
+  %s = amp.numeric_error %r, %c : tensor<4xf32>, tensor<8xf16> -> tensor<10xf32>
+  return
+}
+
+// -----
+
+func.func @numeric_error_stats(%r: tensor<4xf32>, %c: tensor<4xf16>) {
+  // expected-error @+1 {{'amp.numeric_error' op returns tensor<10xf32>, got 'tensor<9xf32>'}}
+  %s = amp.numeric_error %r, %c : tensor<4xf32>, tensor<4xf16> -> tensor<9xf32>
+  return
+}
+
+// -----
+
+func.func @numeric_error_reference(%r: tensor<4xf16>, %c: tensor<4xf16>) {
+  // expected-error @+1 {{'amp.numeric_error' op operand #0 must be ranked tensor of 32-bit float values}}
+  %s = "amp.numeric_error"(%r, %c) : (tensor<4xf16>, tensor<4xf16>) -> tensor<10xf32>
+  return
+}
+
+// -----
+
+// expected-error @+1 {{amp.probe on result #0 must be a dictionary with kind = "result", "arithmetic", "input" or "gradient" and an integer id, got "oops"}}
+func.func @probe_attr(%s: tensor<10xf32>) -> (tensor<10xf32> {amp.probe = "oops"}) {
+  return %s : tensor<10xf32>
+}
+
+// -----
+
+// expected-error @+1 {{unknown amp attribute 'amp.other' on result #0 (expected amp.probe)}}
+func.func @probe_name(%s: tensor<10xf32>) -> (tensor<10xf32> {amp.other = 1}) {
+  return %s : tensor<10xf32>
+}

@@ -58,3 +58,14 @@ func.func @dynamic_shapes(%x: tensor<?x784xf32>, %g: tensor<?x?xf16>, %s: tensor
   %ok = amp.all_finite %u, %sc : tensor<?x?xf32>, tensor<?x784xf16>
   return
 }
+
+// The validation probe and the amp.probe result attribute.
+// CHECK-LABEL: func.func @numeric_error
+// CHECK-SAME: -> (tensor<10xf32> {amp.probe = {id = 0 : i64, kind = "result", op = "tg.matmul"}, tg.role = "output"})
+func.func @numeric_error(%r: tensor<?x10xf32>, %c: tensor<?x10xbf16>)
+    -> (tensor<10xf32> {amp.probe = {kind = "result", id = 0 : i64, op = "tg.matmul"}, tg.role = "output"}) {
+  // CHECK: amp.numeric_error %{{.*}}, %{{.*}} : tensor<?x10xf32>, tensor<?x10xbf16> -> tensor<10xf32>
+  // GENERIC: "amp.numeric_error"(%{{.*}}, %{{.*}}) : (tensor<?x10xf32>, tensor<?x10xbf16>) -> tensor<10xf32>
+  %s = amp.numeric_error %r, %c : tensor<?x10xf32>, tensor<?x10xbf16> -> tensor<10xf32>
+  return %s : tensor<10xf32>
+}

@@ -7,6 +7,13 @@
 // RUN: not amp-run %t/step.mlir --batch=64 2>&1 | FileCheck %s --check-prefix=BATCH
 // RUN: not amp-run %t/step.mlir --entry=nope 2>&1 | FileCheck %s --check-prefix=ENTRY
 // RUN: not amp-run %t/step.mlir --device=tpu 2>&1 | FileCheck %s --check-prefix=DEVICE
+// RUN: not amp-run %t/step.mlir --precision=f32 --validate 2>&1 | FileCheck %s --check-prefix=VALF32
+// RUN: not amp-run %t/step.mlir --validate=0 2>&1 | FileCheck %s --check-prefix=VALSTEPS
+// RUN: not amp-run %t/step.mlir --validate-fix=%t/fix.json 2>&1 | FileCheck %s --check-prefix=VALNEED
+// RUN: not amp-run %t/step.mlir --validate --validate-tol-f16=-1 2>&1 | FileCheck %s --check-prefix=VALTOL
+// RUN: not amp-run %t/step.mlir --validate --validate-annotate=%t/nowhere/out.mlir 2>&1 | FileCheck %s --check-prefix=VALWRITE
+// RUN: not amp-run %t/step.mlir --precision=f32 --lists-file=%t/lists.json 2>&1 | FileCheck %s --check-prefix=LISTSF32
+// RUN: not amp-run %t/step.mlir --lists-file=%t/nowhere.json 2>&1 | FileCheck %s --check-prefix=LISTSMISSING
 // RUN: not amp-run %t/step.mlir --data=fashion-mnist:%t/nowhere 2>&1 | FileCheck %s --check-prefix=NODIR
 // RUN: printf 'garbage' | gzip > %t/bad/train-images-idx3-ubyte.gz
 // RUN: not amp-run %t/step.mlir --data=fashion-mnist:%t/bad 2>&1 | FileCheck %s --check-prefix=MAGIC
@@ -23,6 +30,14 @@
 
 // MISSING: amp-run: error: cannot parse
 // PRECISION: amp-run: error: --precision must be f32, f16 or bf16, got 'f8'
+// VALF32: amp-run: error: --validate compares a mixed-precision step with f32: give --precision=f16 or bf16
+// VALSTEPS: amp-run: error: --validate=N needs a step count >= 1, got '0'
+// VALNEED: amp-run: error: --validate-fix, --validate-annotate and the tolerance options need --validate
+// VALTOL: amp-run: error: the --validate-tol-* and --validate-max-flushed tolerances must be finite values > 0
+// VALWRITE: amp-run: error: cannot write --validate-annotate '{{.*}}nowhere/out.mlir'
+// LISTSF32: amp-run: error: --lists-file needs --precision=f16 or bf16
+// LISTSMISSING: nowhere.json
+// LISTSMISSING: amp-run: error: the amp pipeline failed
 // DATA: amp-run: error: --data must be synthetic or fashion-mnist[:DIR], got 'cifar'
 // BATCH: amp-run: error: --batch=64 but the model's input batch is 8
 // ENTRY: amp-run: error: no function @nope
@@ -30,7 +45,7 @@
 // NODIR: amp-run: error: {{.*}}nowhere/train-images-idx3-ubyte.gz: cannot open
 // MAGIC: amp-run: error: {{.*}}train-images-idx3-ubyte.gz: {{truncated IDX header|wrong magic number}}
 // TRUNC: amp-run: error: {{.*}}train-images-idx3-ubyte.gz: truncated: the header promises 16 images of 28x28
-// NAN: amp-run: error: step 0: the loss is NaN in the f32 forward pass and no loss scaling can be blamed; stopping with the last good parameters
+// NAN: amp-run: error: step 0: the loss is NaN in the f32 step and loss scaling does not explain it (the step was not skipped); stopping with the last good parameters
 // PARSE: error: expected
 // CUDA: amp-run: error: --device=cuda: amprt_context_create: this amp runtime has no CUDA backend ({{.*}}none.so
 // HUGE: amp-run: error: argument #0 of @train_step (tensor<4000000x4000000xf32>) needs 64000000000000 bytes; the device has {{[0-9]+}}

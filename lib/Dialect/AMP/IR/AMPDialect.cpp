@@ -38,6 +38,28 @@ static LogicalResult verifyEnumAttr(Operation *op, NamedAttribute attr,
   return diag << ", got " << attr.getValue();
 }
 
+LogicalResult AMPDialect::verifyRegionResultAttribute(Operation *op, unsigned,
+                                                      unsigned result,
+                                                      NamedAttribute attr) {
+  if (attr.getName().getValue() != kProbeAttrName)
+    return op->emitError() << "unknown amp attribute '"
+                           << attr.getName().getValue() << "' on result #"
+                           << result << " (expected amp.probe)";
+  auto probe = dyn_cast<DictionaryAttr>(attr.getValue());
+  auto kind = probe ? probe.getAs<StringAttr>("kind") : StringAttr();
+  if (!kind ||
+      !llvm::is_contained(
+          ArrayRef<StringRef>{"result", "arithmetic", "input", "gradient"},
+          kind.getValue()) ||
+      !probe.getAs<IntegerAttr>("id"))
+    return op->emitError()
+           << "amp.probe on result #" << result
+           << " must be a dictionary with kind = \"result\", \"arithmetic\", "
+              "\"input\" or \"gradient\" and an integer id, got "
+           << attr.getValue();
+  return success();
+}
+
 LogicalResult AMPDialect::verifyOperationAttribute(Operation *op,
                                                    NamedAttribute attr) {
   StringRef name = attr.getName().getValue();

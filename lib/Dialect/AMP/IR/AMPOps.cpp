@@ -4,6 +4,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/IR/TypeUtilities.h"
 #include "llvm/ADT/APFloat.h"
 
 using namespace mlir;
@@ -121,6 +122,26 @@ LogicalResult UpdateScaleOp::verify() {
     return emitOpError("scales must satisfy 0 < min_scale <= max_scale < inf, "
                        "got min_scale ")
            << minScale << " and max_scale " << maxScale;
+  return success();
+}
+
+void NumericErrorOp::build(OpBuilder &builder, OperationState &state,
+                           Value reference, Value candidate) {
+  build(builder, state,
+        RankedTensorType::get({kNumStats}, builder.getF32Type()), reference,
+        candidate);
+}
+
+LogicalResult NumericErrorOp::verify() {
+  auto reference = cast<RankedTensorType>(getReference().getType());
+  auto candidate = cast<RankedTensorType>(getCandidate().getType());
+  if (failed(verifyCompatibleShape(reference.getShape(), candidate.getShape())))
+    return emitOpError("compares tensors of one shape, got ")
+           << reference << " and " << candidate;
+  auto stats = cast<RankedTensorType>(getStats().getType());
+  if (stats.getShape() != ArrayRef<int64_t>{kNumStats})
+    return emitOpError("returns tensor<")
+           << kNumStats << "xf32>, got " << stats;
   return success();
 }
 

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "amp/Dialect/TG/Transforms/GradientBuilder.h"
+#include "amp/Dialect/AMP/IR/AMP.h"
 #include "amp/Dialect/TG/IR/TG.h"
 #include "amp/Interfaces/GradientOpInterface.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -74,11 +75,38 @@ void GradientBuilder::accumulateUnbroadcast(Value operand, Value gradient) {
     accumulate(operand, unbroadcast(gradient, operand.getType()));
 }
 
+namespace {
+/// Gives every op a gradient rule emits its forward op's `amp.precision`:
+/// an op pinned to f32 (by hand, or by amp-run --validate-annotate) keeps
+/// its backward in f32 too.
+struct InheritPrecision : OpBuilder::Listener {
+  InheritPrecision(Attribute precision, OpBuilder::Listener *next)
+      : precision(precision), next(next) {}
+  void notifyOperationInserted(Operation *op,
+                               OpBuilder::InsertPoint previous) override {
+    if (!op->hasTrait<OpTrait::ConstantLike>() &&
+        !op->hasAttr(AMPDialect::kPrecisionAttrName))
+      op->setAttr(AMPDialect::kPrecisionAttrName, precision);
+    if (next)
+      next->notifyOperationInserted(op, previous);
+  }
+  Attribute precision;
+  OpBuilder::Listener *next;
+};
+} // namespace
+
 LogicalResult GradientBuilder::differentiate(Operation *op) {
   Location savedLoc = loc;
   loc = op->getLoc();
   llvm::scope_exit restore([&] { loc = savedLoc; });
   OpBuilder::InsertionGuard guard(b);
+  std::optional<InheritPrecision> inherit;
+  OpBuilder::Listener *savedListener = b.getListener();
+  if (Attribute precision = op->getAttr(AMPDialect::kPrecisionAttrName)) {
+    inherit.emplace(precision, savedListener);
+    b.setListener(&*inherit);
+  }
+  llvm::scope_exit restoreListener([&] { b.setListener(savedListener); });
   if (auto rule = dyn_cast<GradientOpInterface>(op))
     return rule.emitGradient(*this);
   // Constants depend on nothing: no gradient flows through them.

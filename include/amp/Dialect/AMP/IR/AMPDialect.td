@@ -24,7 +24,11 @@ def AMP_Dialect : Dialect {
     The dialect also owns the discardable attributes `amp.precision`
     (`"f32"`, `"f16"` or `"bf16"`: forces an op's precision) and `amp.color`
     (`"allow"`, `"infer"`, `"clear"` or `"deny"`: written by the pass when
-    asked to annotate). Both are verified wherever they appear.
+    asked to annotate). Both are verified wherever they appear. On function
+    results, `amp.probe` (a dictionary: `kind` = `"result"`, `"arithmetic"`,
+    `"input"` or `"gradient"`, the probe's `id`, and the probed `op`, `loc`, `index` and
+    `precision`) says what a result written by `--amp-validation-probes`
+    measures.
   }];
   // Inherent attributes live in the attribute dictionary: the generic form
   // `"op"(...) {attr = ...}` is part of the interface contract, and type
@@ -34,9 +38,11 @@ def AMP_Dialect : Dialect {
   // Folded constants materialize as arith.constant.
   let dependentDialects = ["::mlir::arith::ArithDialect"];
   let hasOperationAttrVerify = 1;
+  let hasRegionResultAttrVerify = 1;
   let extraClassDeclaration = [{
     static constexpr ::llvm::StringLiteral kPrecisionAttrName = "amp.precision";
     static constexpr ::llvm::StringLiteral kColorAttrName = "amp.color";
+    static constexpr ::llvm::StringLiteral kProbeAttrName = "amp.probe";
   }];
 }
 

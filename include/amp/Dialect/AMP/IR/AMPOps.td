@@ -105,4 +105,39 @@ def AMP_UpdateScaleOp : AMP_Op<"update_scale"> {
   let hasVerifier = 1;
 }
 
+def AMP_NumericErrorOp : AMP_Op<"numeric_error"> {
+  let summary = "how far a low-precision result is from its f32 reference";
+  let description = [{
+    Compares `candidate`, an op's result computed in low precision, with
+    `reference`, the same op's f32 result on the same inputs, and returns
+    statistics as a `tensor<10xf32>` (indices are `amprt.h`'s
+    `AMPRT_NUMERIC_*`): elements compared, the 2-norms of the difference
+    and of the reference, the largest difference and reference magnitude,
+    and counts of overflow to inf, NaN, values flushed to zero and
+    reference values below the candidate type's smallest normal. Inserted by
+    `--amp-validation-probes` for `amp-run --validate`; never by the
+    precision passes.
+
+    ```mlir
+    %stats = amp.numeric_error %ref, %low
+        : tensor<64x10xf32>, tensor<64x10xf16> -> tensor<10xf32>
+    ```
+  }];
+  let arguments = (ins RankedTensorOf<[F32]>:$reference,
+                   AMP_FloatTensor:$candidate);
+  let results = (outs RankedTensorOf<[F32]>:$stats);
+  let assemblyFormat = [{
+    $reference `,` $candidate attr-dict `:` type($reference) `,`
+    type($candidate) `->` type($stats)
+  }];
+  let builders = [OpBuilder<(ins "::mlir::Value":$reference,
+                                 "::mlir::Value":$candidate)>];
+  let extraClassDeclaration = [{
+    /// Elements of the statistics tensor (AMPRT_NUMERIC_STATS; the
+    /// lowering checks that they agree).
+    static constexpr int64_t kNumStats = 10;
+  }];
+  let hasVerifier = 1;
+}
+
 #endif // AMP_DIALECT_AMP_IR_AMPOPS_TD
