@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 namespace amprt::cpu {
 
@@ -30,6 +31,25 @@ constexpr int64_t kBlock = 256;
 template <typename T>
 constexpr bool kIs16Bit =
     std::is_same_v<T, half_t> || std::is_same_v<T, bf16_t>;
+
+/// A whole 16-bit tensor widened to f32 once, for kernels that read each
+/// element several times (pooling windows): one vector conversion per
+/// element instead of a scalar one per read.
+template <typename T> std::vector<float> widenAll(const T *src, int64_t n) {
+  std::vector<float> wide(n);
+  parallelFor(n, int64_t(1) << 16, [&](int64_t begin, int64_t end) {
+    convert(src + begin, wide.data() + begin, end - begin);
+  });
+  return wide;
+}
+
+/// `wide` rounded (nearest-even) into the 16-bit tensor `dst`.
+template <typename T> void narrowAll(const std::vector<float> &wide, T *dst) {
+  parallelFor((int64_t)wide.size(), int64_t(1) << 16,
+              [&](int64_t begin, int64_t end) {
+                convert(wide.data() + begin, dst + begin, end - begin);
+              });
+}
 
 template <typename T, typename F, typename... In, size_t... Is>
 void mapBlocks(int64_t begin, int64_t end, T *out, F f,

@@ -229,12 +229,48 @@ amprt_status compare(Ctx *ctx, Compare kind, const Tensor *a, const Tensor *b,
 amprt_status select(Ctx *ctx, const Tensor *cond, const Tensor *a,
                     const Tensor *b, Tensor *c) {
   const Shape &shape = c->shape;
-  BroadcastMap mc(cond->shape, shape), ma(a->shape, shape), mb(b->shape, shape);
   size_t element = amprt_dtype_size(a->dtype);
   const uint8_t *pc = static_cast<const uint8_t *>(cond->data);
   const char *pa = static_cast<const char *>(a->data);
   const char *pb = static_cast<const char *>(b->data);
   char *out = static_cast<char *>(c->data);
+  bool fullA = a->shape == shape, fullB = b->shape == shape;
+  // One flag choosing a whole tensor: dynamic loss scaling guards every
+  // optimizer result this way (tg.select(finite, new, old)), so it is a
+  // copy, not a gather per element.
+  if (cond->numel == 1 && fullA && fullB) {
+    const char *src = pc[0] ? pa : pb;
+    int64_t bytes = c->numel * (int64_t)element;
+    parallelFor(bytes, int64_t(1) << 18, [&](int64_t begin, int64_t end) {
+      std::memcpy(out + begin, src + begin, end - begin);
+    });
+    return ok();
+  }
+  // Elementwise with no broadcast: a typed loop the compiler vectorises.
+  if (cond->shape == shape && fullA && fullB) {
+    auto run = [&](auto tag) {
+      using T = decltype(tag);
+      const T *ta = reinterpret_cast<const T *>(pa);
+      const T *tb = reinterpret_cast<const T *>(pb);
+      T *to = reinterpret_cast<T *>(out);
+      parallelFor(c->numel, kGrain, [&](int64_t begin, int64_t end) {
+        for (int64_t i = begin; i < end; ++i)
+          to[i] = pc[i] ? ta[i] : tb[i];
+      });
+      return ok();
+    };
+    switch (element) {
+    case 1:
+      return run(uint8_t());
+    case 2:
+      return run(uint16_t());
+    case 4:
+      return run(uint32_t());
+    case 8:
+      return run(uint64_t());
+    }
+  }
+  BroadcastMap mc(cond->shape, shape), ma(a->shape, shape), mb(b->shape, shape);
   parallelFor(c->numel, kGrain, [&](int64_t begin, int64_t end) {
     for (int64_t i = begin; i < end; ++i) {
       const char *src = pc[mc(i)] ? pa + ma(i) * element : pb + mb(i) * element;

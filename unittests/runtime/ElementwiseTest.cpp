@@ -190,6 +190,26 @@ TEST(RuntimeElementwise, CompareSelectIsFinite) {
   EXPECT_EQ(rt.read(fin), (std::vector<double>{1, 0, 0, 0}));
 }
 
+// One flag choosing a whole tensor (dynamic loss scaling's guard on every
+// optimizer result) is a copy of the chosen operand, for every element size.
+TEST(RuntimeElementwise, SelectByOneFlag) {
+  Runtime rt;
+  for (amprt_dtype dtype : {AMPRT_F32, AMPRT_F16, AMPRT_F64, AMPRT_I64}) {
+    std::vector<double> av(5000), bv(5000);
+    for (int i = 0; i < 5000; ++i) {
+      av[i] = i % 97;
+      bv[i] = -(i % 89);
+    }
+    Tensor a = rt.make(dtype, {50, 100}, av), b = rt.make(dtype, {50, 100}, bv);
+    Tensor c = rt.make(dtype, {50, 100});
+    for (double flag : {1.0, 0.0}) {
+      Tensor cond = rt.make(AMPRT_I1, {}, {flag});
+      ASSERT_EQ(amprt_select(rt.ctx, cond, a, b, c), AMPRT_OK);
+      EXPECT_EQ(rt.read(c), flag ? av : bv) << amprt_dtype_size(dtype);
+    }
+  }
+}
+
 TEST(RuntimeElementwise, CastsRoundToNearestEven) {
   Runtime rt;
   std::vector<double> values = {
