@@ -4,8 +4,10 @@
 // tg.role refuses what it cannot bind, the start state follows tg.init /
 // tg.init_value / the host's values, state is carried from step to step,
 // and a non-finite loss that loss scaling does not explain keeps the last
-// good state. Also: a runtime lowering of another dialect that forgets its
-// results is an error, not a null handle.
+// good state; a function run beside the step sees its state and changes
+// none, and "output" results come back to the caller. Also: a runtime
+// lowering of another dialect that forgets its results is an error, not a
+// null handle.
 //
 //===----------------------------------------------------------------------===//
 
@@ -171,6 +173,89 @@ TEST_F(StepRunnerTest, CarriesStateAndKeepsItOnANonFiniteLoss) {
   size_t live = 0;
   amprt_memory_stats(ctx->get(), &live, nullptr);
   EXPECT_EQ(live, liveAtStart);
+}
+
+// A function run beside the step (amp-run --validate's f32 step) sees the
+// current state and the batch, returns all its results, and changes no
+// state; the step's "output" results come back in the outcome. A function
+// with other arguments is refused.
+const char *kAside = R"mlir(
+func.func @train_step(
+    %w: tensor<2xf32> {tg.role = "param", tg.init = "ones"},
+    %lr: tensor<f32> {tg.role = "lr", tg.init_value = 0.5 : f32},
+    %x: tensor<1x2xf32> {tg.role = "input"},
+    %y: tensor<1xi32> {tg.role = "label"})
+    -> (tensor<f32> {tg.role = "loss"}, tensor<2xf32> {tg.role = "param"},
+        tensor<2xf32> {tg.role = "output"}) {
+  %xr = tg.reshape %x : tensor<1x2xf32> -> tensor<2xf32>
+  %nw = tg.add %w, %xr : tensor<2xf32>
+  %l = tg.reduce_sum %nw {dims = array<i64: 0>} : tensor<2xf32>
+  %twice = tg.add %nw, %nw : tensor<2xf32>
+  return %l, %nw, %twice : tensor<f32>, tensor<2xf32>, tensor<2xf32>
+}
+func.func @beside(
+    %w: tensor<2xf32> {tg.role = "param"},
+    %lr: tensor<f32> {tg.role = "lr"},
+    %x: tensor<1x2xf32> {tg.role = "input"},
+    %y: tensor<1xi32> {tg.role = "label"})
+    -> (tensor<2xf32> {tg.role = "output"}) {
+  %xr = tg.reshape %x : tensor<1x2xf32> -> tensor<2xf32>
+  %d = tg.sub %w, %xr : tensor<2xf32>
+  return %d : tensor<2xf32>
+}
+func.func @other(%w: tensor<3xf32> {tg.role = "param"})
+    -> (tensor<3xf32> {tg.role = "output"}) {
+  return %w : tensor<3xf32>
+}
+)mlir";
+
+TEST_F(StepRunnerTest, RunAsideLeavesTheStateAndOutputsComeBack) {
+  auto ctx = runner::createContext(AMPRT_DEVICE_CPU); // outlives the step
+  ASSERT_TRUE(!!ctx);
+  OwningOpRef<ModuleOp> module = parse(kAside);
+  ASSERT_TRUE(module);
+  auto step = bind(*module);
+  ASSERT_TRUE(!!step) << llvm::toString(step.takeError());
+  runner::Signature beside =
+      runner::Signature::of(module->lookupSymbol<func::FuncOp>("beside"));
+  runner::Signature other =
+      runner::Signature::of(module->lookupSymbol<func::FuncOp>("other"));
+  PassManager pm(context.get());
+  amp::buildLowerToLLVMPipeline(pm);
+  ASSERT_TRUE(succeeded(pm.run(*module)));
+  auto jit = runner::JitModule::create(*module, {});
+  ASSERT_TRUE(!!jit) << llvm::toString(jit.takeError());
+  auto stepFn = jit->lookup("train_step");
+  auto besideFn = jit->lookup("beside");
+  auto otherFn = jit->lookup("other");
+  ASSERT_TRUE(stepFn && besideFn && otherFn);
+  std::mt19937 rng(0);
+  ASSERT_FALSE(!!step->initialize(ctx->get(), rng, {}));
+
+  float xv[] = {1, 2}, label = 0;
+  auto x = runner::tensorFromFloats(ctx->get(), step->inputType(), xv);
+  auto y = runner::tensorFromFloats(ctx->get(), step->labelType(), &label);
+  ASSERT_TRUE(x && y);
+  auto aside =
+      step->runAside(*besideFn, beside, ctx->get(), x->get(), y->get());
+  ASSERT_TRUE(!!aside) << llvm::toString(aside.takeError());
+  ASSERT_EQ(aside->size(), 1u);
+  EXPECT_EQ(read((*aside)[0].get()), (std::vector<float>{0, -1})); // 1 - x
+  EXPECT_EQ(read(step->params()[0]), (std::vector<float>{1, 1}));
+
+  auto refused =
+      step->runAside(*otherFn, other, ctx->get(), x->get(), y->get());
+  ASSERT_FALSE(!!refused);
+  EXPECT_NE(llvm::toString(refused.takeError()).find("step's arguments"),
+            std::string::npos);
+
+  auto outcome = step->run(*stepFn, ctx->get(), std::move(*x), std::move(*y));
+  ASSERT_TRUE(!!outcome);
+  EXPECT_EQ(outcome->loss, 5.0f);
+  ASSERT_EQ(outcome->outputs.size(), 1u);
+  EXPECT_EQ(outcome->outputs[0].first, 2u);
+  EXPECT_EQ(read(outcome->outputs[0].second.get()), (std::vector<float>{4, 6}));
+  EXPECT_EQ(read(step->params()[0]), (std::vector<float>{2, 3}));
 }
 
 /// A lowering that forgets to allocate its result.
