@@ -417,11 +417,8 @@ struct AutoMixedPrecisionPass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    PrecisionLists lists;
-    lists.allow.assign(allowOps.begin(), allowOps.end());
-    lists.infer.assign(inferOps.begin(), inferOps.end());
-    lists.clear.assign(clearOps.begin(), clearOps.end());
-    lists.deny.assign(denyOps.begin(), denyOps.end());
+    PrecisionLists lists =
+        PrecisionLists::of(allowOps, inferOps, clearOps, denyOps);
     FailureOr<PrecisionPolicy> policy = PrecisionPolicy::create(
         &getContext(), module.getLoc(), precision, level, lists, listsFile);
     if (failed(policy))
@@ -441,10 +438,7 @@ struct AutoMixedPrecisionPass
       return signalPassFailure();
     }
     std::optional<ConstantOverflow> overflowMode =
-        llvm::StringSwitch<std::optional<ConstantOverflow>>(constantOverflow)
-            .Case("keep-f32", ConstantOverflow::KeepF32)
-            .Case("saturate", ConstantOverflow::Saturate)
-            .Default(std::nullopt);
+        parseConstantOverflow(constantOverflow);
     if (!overflowMode) {
       emitError(module.getLoc())
           << "amp-auto-mixed-precision: constant-overflow must be keep-f32 "

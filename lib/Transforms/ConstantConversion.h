@@ -15,6 +15,7 @@
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringSwitch.h"
 
 namespace amp {
 
@@ -38,6 +39,15 @@ enum class ConstantOverflow {
   /// Values past the range become the largest finite value of the type.
   Saturate,
 };
+
+/// The `constant-overflow` option's value, if it names one.
+inline std::optional<ConstantOverflow>
+parseConstantOverflow(llvm::StringRef name) {
+  return llvm::StringSwitch<std::optional<ConstantOverflow>>(name)
+      .Case("keep-f32", ConstantOverflow::KeepF32)
+      .Case("saturate", ConstantOverflow::Saturate)
+      .Default(std::nullopt);
+}
 
 class ConstantConverter {
 public:

@@ -71,26 +71,23 @@ struct ValidationProbesPass
     std::optional<PrecisionPolicy> policy;
     std::optional<ConstantConverter> constants;
     if (ops) {
-      PrecisionLists lists;
-      lists.allow.assign(allowOps.begin(), allowOps.end());
-      lists.infer.assign(inferOps.begin(), inferOps.end());
-      lists.clear.assign(clearOps.begin(), clearOps.end());
-      lists.deny.assign(denyOps.begin(), denyOps.end());
+      PrecisionLists lists =
+          PrecisionLists::of(allowOps, inferOps, clearOps, denyOps);
       FailureOr<PrecisionPolicy> created = PrecisionPolicy::create(
           &getContext(), module.getLoc(), precision, level, lists, listsFile);
       if (failed(created))
         return signalPassFailure();
       policy = std::move(*created);
-      if (constantOverflow != "keep-f32" && constantOverflow != "saturate") {
+      std::optional<ConstantOverflow> overflowMode =
+          parseConstantOverflow(constantOverflow);
+      if (!overflowMode) {
         emitError(module.getLoc())
             << "amp-validation-probes: constant-overflow must be keep-f32 or "
                "saturate, got '"
             << constantOverflow << "'";
         return signalPassFailure();
       }
-      constants.emplace(constantOverflow == "saturate"
-                            ? ConstantOverflow::Saturate
-                            : ConstantOverflow::KeepF32);
+      constants.emplace(*overflowMode);
     }
 
     llvm::StringSet<> wanted;

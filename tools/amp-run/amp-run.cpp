@@ -267,6 +267,35 @@ llvm::Expected<amp::run::Dataset> loadDataset(int64_t features,
   return loaded;
 }
 
+/// The last of `roles` that is `role`, or -1.
+int lastWithRole(const std::vector<std::optional<tg::Role>> &roles,
+                 tg::Role role) {
+  for (int i = (int)roles.size() - 1; i >= 0; --i)
+    if (roles[i] == role)
+      return i;
+  return -1;
+}
+
+/// Runs an eval function (`evalFn`, `numResults` results) on `params` in
+/// order with `input` at argument `inputIndex`, and owns its results.
+llvm::Expected<std::vector<runner::TensorPtr>>
+runEval(amprt_context *ctx, runner::StepFn evalFn, size_t numResults,
+        const std::vector<amprt_tensor *> &params, int inputIndex,
+        amprt_tensor *input) {
+  std::vector<amprt_tensor *> args;
+  size_t p = 0;
+  for (size_t i = 0; i < params.size() + 1; ++i)
+    args.push_back((int)i == inputIndex ? input : params[p++]);
+  std::vector<void *> raw(numResults, nullptr);
+  int32_t status = evalFn(ctx, (void **)args.data(), raw.data());
+  std::vector<runner::TensorPtr> results;
+  for (void *r : raw)
+    results.emplace_back(static_cast<amprt_tensor *>(r));
+  if (status != AMPRT_OK)
+    return llvm::createStringError(amprt_context_error(ctx));
+  return results;
+}
+
 /// The fraction of `test` that @`name` (`eval`, compiled as `evalFn`)
 /// classifies right with `params`, and the number of examples scored. The
 /// function takes the params in order and an input (tg.role "input") and
@@ -275,13 +304,8 @@ llvm::Expected<std::pair<double, int64_t>>
 testAccuracy(amprt_context *ctx, StringRef name, const runner::Signature &eval,
              runner::StepFn evalFn, const std::vector<amprt_tensor *> &params,
              const amp::run::Split &test, int64_t features) {
-  int evalInput = -1, logitsIndex = -1;
-  for (size_t i = 0; i < eval.argRoles.size(); ++i)
-    if (eval.argRoles[i] == tg::Role::Input)
-      evalInput = i;
-  for (size_t i = 0; i < eval.resultRoles.size(); ++i)
-    if (eval.resultRoles[i] == tg::Role::Logits)
-      logitsIndex = i;
+  int evalInput = lastWithRole(eval.argRoles, tg::Role::Input);
+  int logitsIndex = lastWithRole(eval.resultRoles, tg::Role::Logits);
   if (evalInput < 0 || logitsIndex < 0 ||
       params.size() + 1 != eval.argTypes.size())
     return llvm::createStringError(
@@ -307,18 +331,12 @@ testAccuracy(amprt_context *ctx, StringRef name, const runner::Signature &eval,
     auto x = runner::tensorFromFloats(ctx, evalInputType, xEval.data());
     if (!x)
       return x.takeError();
-    std::vector<amprt_tensor *> args;
-    size_t p = 0;
-    for (size_t i = 0; i < eval.argTypes.size(); ++i)
-      args.push_back((int)i == evalInput ? x->get() : params[p++]);
-    std::vector<void *> raw(eval.resultTypes.size(), nullptr);
-    int32_t status = evalFn(ctx, (void **)args.data(), raw.data());
-    std::vector<runner::TensorPtr> results;
-    for (void *r : raw)
-      results.emplace_back(static_cast<amprt_tensor *>(r));
-    if (status != AMPRT_OK)
-      return llvm::createStringError(std::string("evaluation failed: ") +
-                                     amprt_context_error(ctx));
+    auto evaluated = runEval(ctx, evalFn, eval.resultTypes.size(), params,
+                             evalInput, x->get());
+    if (!evaluated)
+      return llvm::createStringError("evaluation failed: " +
+                                     llvm::toString(evaluated.takeError()));
+    std::vector<runner::TensorPtr> results = std::move(*evaluated);
     auto wide = runner::makeTensor(ctx, logitsF32);
     if (!wide)
       return wide.takeError();
@@ -553,10 +571,7 @@ static int runMain(int argc, char **argv) {
     // covers the ops that compute the test accuracy.
     if (!evalName.empty()) {
       auto f32Eval = f32Module->lookupSymbol<func::FuncOp>(evalName);
-      int evalInput = -1;
-      for (size_t i = 0; i < eval.argRoles.size(); ++i)
-        if (eval.argRoles[i] == tg::Role::Input)
-          evalInput = i;
+      int evalInput = lastWithRole(eval.argRoles, tg::Role::Input);
       if (evalInput >= 0 && eval.argTypes[evalInput] == step.inputType() &&
           eval.argTypes.size() == step.params().size() + 1) {
         auto evalProbes = amp::run::readProbes(f32Eval);
@@ -659,10 +674,8 @@ static int runMain(int argc, char **argv) {
       f32EvalFn = *found;
     }
     amp::run::Validation validation(precision, tolerances);
-    int lossResult = -1; // bind() found one in the same function
-    for (size_t i = 0; i < f32Signature.resultRoles.size(); ++i)
-      if (f32Signature.resultRoles[i] == tg::Role::Loss)
-        lossResult = i;
+    // bind() found one in the same function.
+    int lossResult = lastWithRole(f32Signature.resultRoles, tg::Role::Loss);
     for (int64_t s = 0; s < validateSteps; ++s) {
       auto batchTensors = nextBatch(s);
       if (!batchTensors)
@@ -693,20 +706,12 @@ static int runMain(int argc, char **argv) {
       if (!readProbeValues(f32Probes, *f32Results))
         return fatal(runner::runtimeError("reading a probe"));
       if (f32EvalFn) {
-        std::vector<amprt_tensor *> args;
-        std::vector<amprt_tensor *> params = step.params();
-        size_t p = 0;
-        for (size_t i = 0; i < params.size() + 1; ++i)
-          args.push_back((int)i == f32EvalInput ? x.get() : params[p++]);
-        std::vector<void *> raw(f32EvalResults, nullptr);
-        int32_t status = f32EvalFn(ctx, (void **)args.data(), raw.data());
-        std::vector<runner::TensorPtr> evalResults;
-        for (void *r : raw)
-          evalResults.emplace_back(static_cast<amprt_tensor *>(r));
-        if (status != AMPRT_OK)
-          return fatal(std::string("the f32 @") + evalName +
-                       " of --validate failed: " + amprt_context_error(ctx));
-        if (!readProbeValues(f32EvalProbes, evalResults))
+        auto evalResults = runEval(ctx, f32EvalFn, f32EvalResults,
+                                   step.params(), f32EvalInput, x.get());
+        if (!evalResults)
+          return fatal("the f32 @" + evalName + " of --validate failed: " +
+                       llvm::toString(evalResults.takeError()));
+        if (!readProbeValues(f32EvalProbes, *evalResults))
           return fatal(runner::runtimeError("reading a probe"));
       }
       auto outcome = step.run(*stepFn, ctx, std::move(x), std::move(y));

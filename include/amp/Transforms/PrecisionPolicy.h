@@ -24,6 +24,18 @@ enum class PrecisionLevel { Default, TensorCoresOnly, InferAsDeny, ForceAll };
 /// User-supplied list contents, by class.
 struct PrecisionLists {
   std::vector<std::string> allow, infer, clear, deny;
+
+  /// The lists a pass's allow / infer / clear / deny options give.
+  template <typename Range>
+  static PrecisionLists of(const Range &allow, const Range &infer,
+                           const Range &clear, const Range &deny) {
+    PrecisionLists lists;
+    lists.allow.assign(allow.begin(), allow.end());
+    lists.infer.assign(infer.begin(), infer.end());
+    lists.clear.assign(clear.begin(), clear.end());
+    lists.deny.assign(deny.begin(), deny.end());
+    return lists;
+  }
 };
 
 class PrecisionPolicy {
