@@ -17,6 +17,8 @@ packages=(
   libopenblas-dev libdnnl-dev zlib1g-dev
   # Real training data for amp-run.
   dataset-fashion-mnist
+  # Data-parallel training: amp-run under mpirun (runtime/comm).
+  openmpi-bin libopenmpi-dev
 )
 
 # Callers add what only they need (scripts/sanitize.sh: clang and its

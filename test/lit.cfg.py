@@ -12,7 +12,7 @@ config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
 config.suffixes = [".mlir", ".test"]
 config.test_source_root = config.amp_test_src_dir
 config.test_exec_root = config.amp_test_obj_dir
-config.excludes = ["CMakeLists.txt", "README.md", "lit.cfg.py", "lit.site.cfg.py", "Inputs", "check_report.py", "check_skips.py", "check_same_run.py", "compare_outputs.py", "Install", "corpus", "regressions"]
+config.excludes = ["CMakeLists.txt", "README.md", "lit.cfg.py", "lit.site.cfg.py", "Inputs", "check_report.py", "check_data_parallel.py", "check_skips.py", "check_same_run.py", "compare_outputs.py", "Install", "corpus", "regressions"]
 
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
 
@@ -73,3 +73,19 @@ config.substitutions.append(
     ("%upstream_run",
      "mlir-runner-22 -e main -entry-point-result=void -shared-libs="
      + ",".join(runner_libs)))
+
+# Data-parallel runs: Debian's Open MPI launches the ranks, the runtime's MPI
+# transport (libamprt_mpi.so) is built when MPI was found. %mpirun N starts
+# N ranks on this machine (as root in containers, more ranks than cores).
+# The sanitizer build skips them: Open MPI's own allocations are not the
+# runtime's to answer for, and the collectives' code runs there through the
+# unit tests.
+if shutil.which("mpirun") and os.path.exists(os.path.join(amp_lib, "libamprt_mpi.so")):
+    config.available_features.add("mpi")
+config.environment["OMPI_ALLOW_RUN_AS_ROOT"] = "1"
+config.environment["OMPI_ALLOW_RUN_AS_ROOT_CONFIRM"] = "1"
+# Containers without ptrace between processes: no single-copy transfers.
+config.environment["OMPI_MCA_btl_vader_single_copy_mechanism"] = "none"
+# One OpenMP thread per rank: ranks times threads must not exceed the cores,
+# or spinning OpenMP workers of one rank stall the others (30x slower here).
+config.substitutions.append(("%mpirun", "mpirun --oversubscribe -x OMP_NUM_THREADS=1 -np"))

@@ -368,6 +368,17 @@ public:
                 constF64(o.getMaxNorm().convertToDouble()), ptrArray(out));
     return success();
   }
+  LogicalResult lower(tg::AllReduceOp o) {
+    Operation *op = o;
+    SmallVector<Value> ins;
+    for (Value x : o.getXs())
+      ins.push_back(h(x));
+    SmallVector<Value> out = newResults(op);
+    callChecked(AMPRT_ENTRY(amprt_all_reduce), ctx, h(o.getComm()),
+                ptrArray(ins), constI32(ins.size()),
+                constI32(abi::reductionCode(o.getReduction())), ptrArray(out));
+    return success();
+  }
   LogicalResult lower(amp::CastOp o) {
     return unary(o, AMPRT_ENTRY(amprt_cast));
   }

@@ -27,10 +27,6 @@ using namespace amp;
 
 namespace {
 
-bool isOptimizerOp(Operation *op) {
-  return isa<tg::SgdUpdateOp, tg::MomentumUpdateOp, tg::AdamUpdateOp>(op);
-}
-
 /// The (new, old) pairs of an optimizer op: each result and the operand it
 /// replaces.
 SmallVector<std::pair<Value, Value>> updatedState(Operation *op) {
@@ -46,8 +42,6 @@ SmallVector<std::pair<Value, Value>> updatedState(Operation *op) {
 }
 
 /// The gradient operand of an optimizer op.
-OpOperand &gradientOperand(Operation *op) { return op->getOpOperand(1); }
-
 struct LossScalingPass : amp::impl::LossScalingPassBase<LossScalingPass> {
   using Base::Base;
 
@@ -124,7 +118,7 @@ struct LossScalingPass : amp::impl::LossScalingPassBase<LossScalingPass> {
     func.walk([&](Operation *op) {
       if (auto seed = dyn_cast<tg::GradSeedOp>(op))
         seeds.push_back(seed);
-      else if (isOptimizerOp(op))
+      else if (tg::isOptimizerUpdate(op))
         optimizers.push_back(op);
       else if (isa<tg::ClipByGlobalNormOp>(op))
         clips.push_back(op);
@@ -170,7 +164,7 @@ struct LossScalingPass : amp::impl::LossScalingPassBase<LossScalingPass> {
         sinks.push_back(&use);
       }
     for (Operation *op : optimizers) {
-      OpOperand &use = gradientOperand(op);
+      OpOperand &use = tg::optimizerGradient(op);
       if (use.get().getDefiningOp<tg::ClipByGlobalNormOp>())
         continue;
       gradients.insert(use.get());

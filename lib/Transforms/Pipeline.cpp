@@ -41,6 +41,13 @@ void amp::buildAmpPipeline(OpPassManager &pm,
     scaling.maxScale = options.maxScale;
     pm.addPass(createLossScalingPass(scaling));
   }
+  if (options.dataParallel || options.gradComm.hasValue() ||
+      options.bucketBytes.hasValue()) {
+    DataParallelPassOptions parallel;
+    parallel.gradComm = options.gradComm;
+    parallel.bucketBytes = options.bucketBytes;
+    pm.addPass(createDataParallelPass(parallel));
+  }
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
 }
@@ -49,6 +56,6 @@ void amp::registerAmpPipeline() {
   PassPipelineRegistration<AmpPipelineOptions>(
       "amp-pipeline",
       "Autodiff, automatic mixed precision, loss scaling (skipped for bf16), "
-      "canonicalize and cse",
+      "data parallelism (data-parallel, grad-comm), canonicalize and cse",
       buildAmpPipeline);
 }

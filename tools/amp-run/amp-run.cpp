@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Dataset.h"
+#include "Distributed.h"
 #include "Validation.h"
 #include "amp/Conversion/Passes.h"
 #include "amp/Dialect/AMP/IR/AMP.h"
@@ -122,10 +123,54 @@ static cl::opt<double> validateMaxFlushed(
     cl::desc("Largest fraction of an op's values that may flush to zero"),
     cl::cat(validateCategory));
 
+static cl::OptionCategory
+    parallelCategory("Data parallelism (amp-run under mpirun or srun)");
+static cl::opt<std::string> commFlag(
+    "comm", cl::init("auto"),
+    cl::desc("Process group: auto (mpi when mpirun or srun started this "
+             "process, else self), self or mpi"),
+    cl::cat(parallelCategory));
+static cl::opt<double> commTimeout(
+    "comm-timeout", cl::init(300),
+    cl::desc("Seconds a collective of a training step may wait for the "
+             "other ranks before the job ends with an error (start-up waits "
+             "up to 600 s for every rank to compile)"),
+    cl::cat(parallelCategory));
+static cl::opt<bool> dataParallel(
+    "data-parallel", cl::init(false),
+    cl::desc("Compile the step data-parallel on one rank too (implied by "
+             "more than one rank and by --grad-comm / --bucket-bytes)"),
+    cl::cat(parallelCategory));
+static cl::opt<std::string>
+    gradComm("grad-comm", cl::init("f32"),
+             cl::desc("Wire type of gradients: f32, f16 or bf16"),
+             cl::cat(parallelCategory));
+static cl::opt<int64_t>
+    bucketBytes("bucket-bytes", cl::init(25 * 1024 * 1024),
+                cl::desc("Most bytes of gradients per collective"),
+                cl::cat(parallelCategory));
+static cl::opt<std::string> injectFault(
+    "inject-fault", cl::init(""), cl::value_desc("KIND@RANK:STEP"),
+    cl::desc("Testing aid: rank RANK puts an inf in its batch (inf), exits "
+             "(exit) or hangs (hang) at step STEP"),
+    cl::cat(parallelCategory));
+
 namespace {
 
+/// This process's place in the job (0 of 1 without a launcher).
+int worldRank = 0, worldSize = 1;
+
+/// One line on stderr; under a launcher it names the rank and ends every
+/// rank, since the others would otherwise wait in their next collective.
 int fatal(const llvm::Twine &message) {
-  llvm::errs() << "amp-run: error: " << message << "\n";
+  llvm::errs() << "amp-run: error: ";
+  if (worldSize > 1)
+    llvm::errs() << "rank " << worldRank << ": ";
+  llvm::errs() << message << "\n";
+  if (worldSize > 1) {
+    llvm::errs().flush();
+    amprt_comm_abort(1);
+  }
   return 1;
 }
 
@@ -440,14 +485,53 @@ static int runMain(int argc, char **argv) {
                  "options need --validate");
   }
 
+  // The process group: alone, or one rank of a launcher's job.
+  std::string commName =
+      commFlag == "auto" ? amp::run::detectLauncher() : std::string(commFlag);
+  if (commName != "self" && commName != "mpi")
+    return fatal("--comm must be auto, self or mpi, got '" + commFlag + "'");
+  if (!std::isfinite(commTimeout) || commTimeout <= 0)
+    return fatal("--comm-timeout must be a finite number of seconds > 0");
+  if (gradComm != "f32" && gradComm != "f16" && gradComm != "bf16")
+    return fatal("--grad-comm must be f32, f16 or bf16, got '" + gradComm +
+                 "'");
+  if (bucketBytes < 1)
+    return fatal("--bucket-bytes must be >= 1");
+  auto fault = amp::run::parseFault(injectFault);
+  if (!fault)
+    return fatal(fault.takeError());
+  // Start-up waits for the slowest rank's compilation; --comm-timeout
+  // applies from the first step on.
+  constexpr double kStartupTimeout = 600;
+  if (amprt_comm_init(commName.c_str(),
+                      std::max<double>(commTimeout, kStartupTimeout)) !=
+      AMPRT_OK)
+    return fatal("--comm=" + commName + ": " + amprt_last_error());
+  worldRank = amprt_comm_rank();
+  worldSize = amprt_comm_size();
+  bool parallel = worldSize > 1 || dataParallel ||
+                  gradComm.getNumOccurrences() > 0 ||
+                  bucketBytes.getNumOccurrences() > 0;
+  if (fault->kind != amp::run::Fault::None && fault->rank >= worldSize)
+    return fatal("--inject-fault names rank " + std::to_string(fault->rank) +
+                 " of a job of " + std::to_string(worldSize));
+  if (validating && worldSize > 1)
+    return fatal("--validate compares steps in one process: run it without "
+                 "mpirun");
+  bool leader = worldRank == 0;
+
   // Device.
   std::string deviceName = device;
   if (deviceName.empty())
     deviceName = amprt_cuda_device_count() > 0 ? "cuda" : "cpu";
   if (deviceName != "cpu" && deviceName != "cuda")
     return fatal("--device must be cpu or cuda, got '" + deviceName + "'");
-  auto created = runner::createContext(deviceName == "cuda" ? AMPRT_DEVICE_CUDA
-                                                            : AMPRT_DEVICE_CPU);
+  // Ranks on one machine take one GPU each.
+  int ordinal = 0;
+  if (deviceName == "cuda" && worldSize > 1)
+    ordinal = amp::run::localRank() % std::max(1, amprt_cuda_device_count());
+  auto created = runner::createContext(
+      deviceName == "cuda" ? AMPRT_DEVICE_CUDA : AMPRT_DEVICE_CPU, ordinal);
   if (!created)
     return fatal("--device=" + deviceName + ": " +
                  llvm::toString(created.takeError()));
@@ -475,6 +559,12 @@ static int runMain(int argc, char **argv) {
   PassManager pm(&context);
   if (precision == "f32") {
     pm.addPass(amp::createTGAutodiffPass());
+    if (parallel) {
+      amp::DataParallelPassOptions options;
+      options.gradComm = gradComm;
+      options.bucketBytes = bucketBytes;
+      pm.addPass(amp::createDataParallelPass(options));
+    }
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());
   } else {
@@ -483,6 +573,11 @@ static int runMain(int argc, char **argv) {
     options.mode = lossScaling;
     options.initScale = initScale;
     options.listsFile = listsFile;
+    if (parallel) {
+      options.dataParallel = true;
+      options.gradComm = gradComm;
+      options.bucketBytes = bucketBytes;
+    }
     amp::buildAmpPipeline(pm, options);
   }
   // Synthetic data takes its class count from the loss's logits.
@@ -503,6 +598,18 @@ static int runMain(int argc, char **argv) {
   }
   if (failed(pm.run(*module)))
     return fatal("the amp pipeline failed (see the diagnostics above)");
+  // Every rank must run the same collectives in the same order on batches
+  // of one shape: compare the compiled step and the flags that shape the
+  // run before the first collective of a step could wait on a mismatch.
+  if (worldSize > 1) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    module->print(os);
+    os << data << ' ' << seed << ' ' << steps << ' ' << epochs << ' ' << lr;
+    if (amprt_comm_agree(amp::run::fingerprint(text),
+                         "the compiled step and its flags") != AMPRT_OK)
+      return fatal(amprt_last_error());
+  }
   size_t deviceMemory = 0;
   amprt_memory_capacity(ctx, &deviceMemory);
   for (StringRef name : {StringRef(entryName), StringRef(evalName)})
@@ -630,8 +737,24 @@ static int runMain(int argc, char **argv) {
   start.initScale = initScale;
   if (llvm::Error error = step.initialize(ctx, rng, start))
     return fatal(std::move(error));
+  // Every rank starts from rank 0's state (the same seed draws the same
+  // values; the broadcast makes that a guarantee, not a coincidence).
+  if (worldSize > 1) {
+    const runner::Signature &sig = step.signature();
+    for (size_t i = 0; i < sig.argRoles.size(); ++i)
+      if (amprt_tensor *state = step.argument(i);
+          state && sig.argRoles[i] != tg::Role::Communicator)
+        if (amprt_comm_broadcast(state, 0) != AMPRT_OK)
+          return fatal(std::string("broadcasting the initial state: ") +
+                       amprt_last_error());
+  }
 
-  int64_t perEpoch = dataset.train.count / batch;
+  // Each step reads one global batch of worldSize * batch examples of the
+  // epoch's shuffled order (the same on every rank: same seed); rank r
+  // takes its r-th slice, so N ranks see what one process with an N times
+  // larger batch would.
+  int64_t globalBatch = batch * worldSize;
+  int64_t perEpoch = dataset.train.count / globalBatch;
   if (perEpoch < 1)
     return fatal("the training split is smaller than one batch");
   int64_t totalSteps = steps;
@@ -652,11 +775,13 @@ static int runMain(int argc, char **argv) {
     if (slot == 0)
       std::shuffle(order.begin(), order.end(), rng);
     for (int64_t b = 0; b < batch; ++b) {
-      int64_t e = order[slot * batch + b];
+      int64_t e = order[slot * globalBatch + worldRank * batch + b];
       std::copy_n(&dataset.train.x[e * features], features,
                   &xBatch[b * features]);
       yBatch[b] = dataset.train.y[e];
     }
+    if (fault->kind == amp::run::Fault::Inf && fault->at(worldRank, s))
+      xBatch[0] = INFINITY;
     auto x = runner::tensorFromFloats(ctx, inputType, xBatch.data());
     if (!x)
       return x.takeError();
@@ -756,8 +881,13 @@ static int runMain(int argc, char **argv) {
   int64_t skipped = 0;
   double lastLoss = 0, trainSeconds = 0;
   size_t peakStepBytes = 0, stepOutputBytes = 0, peakActivationBytes = 0;
+  amprt_comm_set_timeout(commTimeout);
+  uint64_t bytesBefore = 0, collectivesBefore = 0;
+  amprt_comm_stats(&bytesBefore, &collectivesBefore);
   auto wallStart = std::chrono::steady_clock::now();
   for (int64_t s = 0; s < totalSteps; ++s) {
+    if (fault->kind != amp::run::Fault::Inf && fault->at(worldRank, s))
+      amp::run::injectProcessFault(*fault);
     auto batchTensors = nextBatch(s);
     if (!batchTensors)
       return fatal(batchTensors.takeError());
@@ -793,20 +923,22 @@ static int runMain(int argc, char **argv) {
     if (step.hasLossScale())
       record["loss_scale"] = jsonNumber(newScale);
     stepRecords.push_back(std::move(record));
-    if ((s + 1) % logEvery == 0 || s + 1 == totalSteps)
+    if (leader && ((s + 1) % logEvery == 0 || s + 1 == totalSteps))
       llvm::errs() << llvm::format(
           "step %lld/%lld  loss %.4f  scale %g  skipped %lld  %.0f "
           "samples/s\n",
           (long long)(s + 1), (long long)totalSteps, loss, newScale,
-          (long long)skipped, (s + 1) * batch / trainSeconds);
+          (long long)skipped, (s + 1) * globalBatch / trainSeconds);
   }
+  uint64_t bytesAfter = 0, collectivesAfter = 0;
+  amprt_comm_stats(&bytesAfter, &collectivesAfter);
   double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() -
                                               wallStart)
                     .count();
 
   // Test accuracy through the forward function: params in order, then input.
   double accuracy = -1;
-  if (evalFn) {
+  if (evalFn && leader) { // rank 0 evaluates, once
     auto scored = testAccuracy(ctx, evalName, eval, evalFn, step.params(),
                                dataset.test, features);
     if (!scored)
@@ -816,7 +948,23 @@ static int runMain(int argc, char **argv) {
                                  accuracy, (long long)scored->second);
   }
 
-  if (!reportPath.empty()) {
+  // Rank 0 writes the report; a path with {rank} gets one from every rank.
+  std::string rankReport = reportPath;
+  bool reportPerRank = StringRef(rankReport).contains("{rank}");
+  for (size_t at; (at = rankReport.find("{rank}")) != std::string::npos;)
+    rankReport.replace(at, 6, std::to_string(worldRank));
+  if (!rankReport.empty() && (leader || reportPerRank)) {
+    // Ranks that agree on every update end with the same parameters: a
+    // fingerprint of their bytes lets a test compare them.
+    std::string paramBytes;
+    for (amprt_tensor *param : step.params()) {
+      std::string bytes(amprt_tensor_numel(param) *
+                            amprt_dtype_size(amprt_tensor_dtype(param)),
+                        '\0');
+      if (amprt_tensor_read(param, bytes.data(), bytes.size()) != AMPRT_OK)
+        return fatal(runner::runtimeError("reading the parameters"));
+      paramBytes += bytes;
+    }
     llvm::json::Object report{
         {"file", inputFile},
         {"precision", precision},
@@ -830,13 +978,32 @@ static int runMain(int argc, char **argv) {
         {"peak_activation_bytes", (int64_t)peakActivationBytes},
         {"train_seconds", trainSeconds},
         {"wall_seconds", wall},
-        {"samples_per_second", jsonNumber(totalSteps * batch / trainSeconds)},
+        {"samples_per_second",
+         jsonNumber(totalSteps * globalBatch / trainSeconds)},
+        {"params_fingerprint",
+         llvm::formatv("{0:x16}", amp::run::fingerprint(paramBytes)).str()},
         {"per_step", std::move(stepRecords)}};
+    if (parallel)
+      report["data_parallel"] = llvm::json::Object{
+          {"rank", worldRank},
+          {"ranks", worldSize},
+          {"backend", amprt_comm_backend()},
+          {"global_batch", globalBatch},
+          {"grad_comm", gradComm},
+          {"bucket_bytes", (int64_t)bucketBytes},
+          {"collectives_per_step",
+           totalSteps
+               ? double(collectivesAfter - collectivesBefore) / totalSteps
+               : 0.0},
+          {"bytes_sent_per_step",
+           totalSteps ? double(bytesAfter - bytesBefore) / totalSteps : 0.0}};
     if (accuracy >= 0)
       report["final_accuracy"] = accuracy;
     if (llvm::Error error =
-            writeJSON(reportPath, "--report", std::move(report)))
+            writeJSON(rankReport, "--report", std::move(report)))
       return fatal(std::move(error));
   }
+  if (amprt_comm_finalize() != AMPRT_OK)
+    return fatal(amprt_last_error());
   return 0;
 }

@@ -92,6 +92,20 @@ inline amprt_predicate predicateCode(tg::ComparisonDirection direction) {
   llvm_unreachable("unknown tg comparison direction");
 }
 
+inline amprt_reduction reductionCode(tg::Reduction reduction) {
+  switch (reduction) {
+  case tg::Reduction::Sum:
+    return AMPRT_REDUCE_SUM;
+  case tg::Reduction::Mean:
+    return AMPRT_REDUCE_MEAN;
+  case tg::Reduction::Min:
+    return AMPRT_REDUCE_MIN;
+  case tg::Reduction::Max:
+    return AMPRT_REDUCE_MAX;
+  }
+  llvm_unreachable("unknown tg reduction");
+}
+
 } // namespace amp::abi
 
 /// The runtime entry point `fn` of amprt.h, with its name and C signature.

@@ -214,4 +214,63 @@ def LossScalingPass : Pass<"amp-loss-scaling", "::mlir::ModuleOp"> {
                            "::mlir::arith::ArithDialect"];
 }
 
+def DataParallelPass : Pass<"tg-data-parallel", "::mlir::ModuleOp"> {
+  let summary = "Makes training steps data-parallel: gradients averaged "
+                "over the ranks, loss-scaling decisions agreed";
+  let description = [{
+    In each function with optimizer updates (`tg.sgd_update`,
+    `tg.momentum_update`, `tg.adam_update`), run after `--tg-autodiff` and
+    `--amp-loss-scaling`:
+
+    - the function gains an argument `tensor<i64> {tg.role =
+      "communicator"}` (the process group; an existing one is reused);
+    - the backward seed (`tg.grad_seed`) is multiplied by 1 / ranks (one
+      scalar `tg.all_reduce` of 1.0 counts them), so each rank's gradients
+      are its share of the global batch's gradient, as large as one
+      process's with the whole batch (f16 overflows at the same loss
+      scale);
+    - each parameter gradient is summed over the ranks by `tg.all_reduce`
+      where it is computed: before `amp.unscale` (so loss scaling protects
+      it on the wire) and before `tg.clip_by_global_norm` (so the norm is
+      the global batch's); a step with no seed (gradients given as
+      arguments) averages them (`reduction = "mean"`) instead;
+    - `grad-comm` picks the wire type: a gradient of another type is cast
+      to it before the all-reduce and back after (the runtime accumulates
+      16-bit floats in f32 and rounds once);
+    - gradients go in buckets of at most `bucket-bytes` bytes (one
+      collective each; a larger gradient travels alone), grouped by wire
+      type in the order the backward pass computes them;
+    - each `amp.all_finite` result is combined over the ranks (`min` on i1,
+      a logical and), so every rank skips the same steps and updates the
+      loss scale identically;
+    - each `tg.role = "loss"` result is averaged over the ranks (the global
+      batch's loss; the backward pass still starts from the local one).
+
+    Every rank compiles the same IR with the same options, so collectives
+    run in the same order everywhere; `tg.all_reduce` has side effects, so
+    later passes neither drop nor reorder them. A function that already
+    holds `tg.all_reduce` is left as it is. Errors: optimizer updates
+    inside nested regions, a function that is called (its signature
+    changes), an unknown `grad-comm`, `bucket-bytes` < 1. `grad-comm=f16`
+    on gradients that no loss scale protects is a warning (small gradients
+    flush to zero in f16; bf16 keeps f32's range).
+  }];
+  let options = [
+    Option<"gradComm", "grad-comm", "std::string", /*default=*/"\"f32\"",
+           "Wire type of gradients: f32, f16 or bf16">,
+    Option<"bucketBytes", "bucket-bytes", "int64_t",
+           /*default=*/"25 * 1024 * 1024",
+           "Most bytes of gradients per collective (PyTorch DDP's 25 MiB)">,
+  ];
+  let statistics = [
+    Statistic<"numGradients", "gradients", "Gradients reduced over ranks">,
+    Statistic<"numCollectives", "collectives",
+              "tg.all_reduce ops per step">,
+    Statistic<"numWireBytes", "wire-bytes",
+              "Bytes of gradients each rank contributes per step">,
+  ];
+  let dependentDialects = ["::amp::tg::TGDialect", "::amp::AMPDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
 #endif // AMP_TRANSFORMS_PASSES_TD

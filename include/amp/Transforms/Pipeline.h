@@ -74,6 +74,21 @@ struct AmpPipelineOptions
                           llvm::cl::init(loss_scaling::kMinScale)};
   Option<double> maxScale{*this, "max-scale", llvm::cl::desc("Highest scale"),
                           llvm::cl::init(loss_scaling::kMaxScale)};
+  // --tg-data-parallel (after loss scaling).
+  Option<bool> dataParallel{
+      *this, "data-parallel",
+      llvm::cl::desc("Average gradients over the ranks of a process group"),
+      llvm::cl::init(false)};
+  Option<std::string> gradComm{
+      *this, "grad-comm",
+      llvm::cl::desc("Wire type of gradients: f32, f16 or bf16 (implies "
+                     "data-parallel)"),
+      llvm::cl::init("f32")};
+  Option<int64_t> bucketBytes{
+      *this, "bucket-bytes",
+      llvm::cl::desc("Most bytes of gradients per collective (implies "
+                     "data-parallel)"),
+      llvm::cl::init(25 * 1024 * 1024)};
 };
 
 /// Appends the pipeline to `pm` (which must run on a ModuleOp).

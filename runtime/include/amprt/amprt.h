@@ -396,6 +396,59 @@ amprt_status amprt_numeric_error(amprt_context *ctx,
                                  const amprt_tensor *candidate,
                                  amprt_tensor *stats);
 
+/* --- Collectives (data-parallel training) -----------------------------------
+ * * One process group per process, the "world": a single process until
+ * amprt_comm_init joins a launcher's job (mpirun, srun). Compiled steps
+ * name it with a communicator tensor (rank-0 i64, value 0 = the world).
+ * Results are identical on every rank and do not depend on how the job is
+ * scheduled: each element is reduced once, by one rank, over the ranks'
+ * contributions in rank order with f32 accumulation for 16-bit floats, and
+ * the result is sent to all (a reduce-scatter and an all-gather, the traffic
+ * of a ring all-reduce). A rank that dies or hangs makes the others' next
+ * collective fail after the timeout with an error instead of waiting. */
+typedef enum amprt_reduction {
+  AMPRT_REDUCE_SUM = 0,
+  AMPRT_REDUCE_MEAN = 1, /* sum / number of ranks */
+  AMPRT_REDUCE_MIN = 2,  /* on i1: logical and */
+  AMPRT_REDUCE_MAX = 3,  /* on i1: logical or */
+  AMPRT_REDUCTION_MAX_ENUM = 0x7FFFFFFF
+} amprt_reduction;
+
+/* Joins a process group: "self" (this process alone) or "mpi" (the job that
+ * mpirun or srun started; loads libamprt_mpi.so beside this library, or the
+ * file AMPRT_MPI_LIBRARY names). A collective not complete after
+ * `timeout_seconds` fails. Once per process. */
+amprt_status amprt_comm_init(const char *backend, double timeout_seconds);
+/* Changes the timeout of later collectives (start-up, when every rank
+ * compiles at its own pace, may wait longer than a training step). */
+amprt_status amprt_comm_set_timeout(double timeout_seconds);
+/* This process's rank and the number of ranks (0 and 1 before init). */
+int amprt_comm_rank(void);
+int amprt_comm_size(void);
+/* The name of the process group's transport ("self", "mpi"). */
+const char *amprt_comm_backend(void);
+/* `tensor` takes rank `root`'s value on every rank. */
+amprt_status amprt_comm_broadcast(amprt_tensor *tensor, int root);
+/* Fails on every rank, naming `what`, unless every rank passed the same
+ * `value` (a hash of the step, the batch size...). */
+amprt_status amprt_comm_agree(uint64_t value, const char *what);
+/* Bytes this rank has sent and collectives it has run since init. */
+amprt_status amprt_comm_stats(uint64_t *bytes_sent, uint64_t *collectives);
+/* Ends every rank of the job with `code` (after an error that leaves a
+ * collective half done). Does not return. */
+void amprt_comm_abort(int code);
+/* Leaves the process group (MPI_Finalize); collectives fail afterwards. */
+amprt_status amprt_comm_finalize(void);
+
+/* ys[i] = the reduction of xs[i] over the ranks of `comm` (rank-0 i64). All
+ * xs share one element type; ys[i] has xs[i]'s shape and type. The tensors
+ * travel together in one message (a bucket). sum and mean take float
+ * tensors, min and max any type. */
+amprt_status amprt_all_reduce(amprt_context *ctx, const amprt_tensor *comm,
+                              const amprt_tensor *const *xs, int count,
+                              amprt_reduction reduction,
+                              amprt_tensor *const *ys);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

@@ -67,6 +67,7 @@ static unsigned roleUse(Role role) {
   case Role::Input:
   case Role::Label:
   case Role::LearningRate:
+  case Role::Communicator:
     return OnArgument;
   case Role::Loss:
   case Role::Logits:

@@ -853,6 +853,33 @@ LogicalResult ClipByGlobalNormOp::verify() {
   return success();
 }
 
+LogicalResult AllReduceOp::inferReturnTypes(MLIRContext *ctx,
+                                            std::optional<Location> loc,
+                                            Adaptor adaptor,
+                                            SmallVectorImpl<Type> &types) {
+  llvm::append_range(types, adaptor.getXs().getTypes());
+  return success();
+}
+
+LogicalResult AllReduceOp::verify() {
+  if (getXs().empty())
+    return emitOpError("needs at least one tensor to reduce");
+  Type element = cast<ShapedType>(getXs().front().getType()).getElementType();
+  for (Value x : getXs())
+    if (cast<ShapedType>(x.getType()).getElementType() != element)
+      return emitOpError("operands share one element type (one message); "
+                         "got ")
+             << element << " and "
+             << cast<ShapedType>(x.getType()).getElementType();
+  Reduction reduction = getReduction();
+  if ((reduction == Reduction::Sum || reduction == Reduction::Mean) &&
+      !isa<FloatType>(element))
+    return emitOpError("reduction \"")
+           << stringifyReduction(reduction) << "\" needs float operands, got "
+           << element << " (min and max take any type)";
+  return success();
+}
+
 } // namespace amp::tg
 
 #define GET_OP_CLASSES

@@ -115,6 +115,8 @@ TG_POLICY(SgdUpdateOp, kDeny, false, /*supportsLow=*/false)
 TG_POLICY(MomentumUpdateOp, kDeny, false, /*supportsLow=*/false)
 TG_POLICY(AdamUpdateOp, kDeny, false, /*supportsLow=*/false)
 TG_POLICY(ClipByGlobalNormOp, kDeny, false, /*supportsLow=*/false)
+// The wire precision of a collective is --tg-data-parallel's grad-comm.
+TG_POLICY(AllReduceOp, kDeny, false, /*supportsLow=*/false)
 
 // clear: precision-agnostic, follows its neighbours.
 TG_POLICY(NegOp, kClear)
@@ -157,7 +159,7 @@ void attachPrecisionPolicy(MLIRContext *ctx) {
          LogSoftmaxOp, LogSoftmaxGradOp>(ctx);
   attach<ExpOp, PowOp, ReduceSumOp, ReduceMeanOp, SoftmaxCrossEntropyOp,
          SoftmaxCrossEntropyGradOp, GatherGradOp, SgdUpdateOp, MomentumUpdateOp,
-         AdamUpdateOp, ClipByGlobalNormOp>(ctx);
+         AdamUpdateOp, ClipByGlobalNormOp, AllReduceOp>(ctx);
   attach<NegOp, AbsOp, ReluOp, ReluGradOp, MaximumOp, MinimumOp, CompareOp,
          SelectOp, IsFiniteOp, ReduceMaxOp, MaxPool2DOp, MaxPool2DGradOp,
          ReshapeOp, BroadcastToOp, TransposeOp, ConcatOp, SliceOp, PadOp,

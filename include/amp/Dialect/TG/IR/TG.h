@@ -35,6 +35,15 @@ std::optional<Role> getResultRole(mlir::FunctionOpInterface func,
 std::optional<double> getInitValue(mlir::FunctionOpInterface func,
                                    unsigned index);
 
+/// tg.sgd_update, tg.momentum_update or tg.adam_update; operand 1 of each
+/// is the gradient.
+inline bool isOptimizerUpdate(mlir::Operation *op) {
+  return mlir::isa<SgdUpdateOp, MomentumUpdateOp, AdamUpdateOp>(op);
+}
+inline mlir::OpOperand &optimizerGradient(mlir::Operation *op) {
+  return op->getOpOperand(1);
+}
+
 /// Attaches PrecisionPolicyOpInterface to every tg op with its default list
 /// (called when the dialect loads).
 void attachPrecisionPolicy(mlir::MLIRContext *context);

@@ -44,7 +44,15 @@ def TG_RoleEnum : I32Enum<"Role",
       I32EnumCase<"GoodSteps", 6, "good_steps">,
       I32EnumCase<"Loss", 7, "loss">,
       I32EnumCase<"Logits", 8, "logits">,
-      I32EnumCase<"Output", 9, "output">]> {
+      I32EnumCase<"Output", 9, "output">,
+      I32EnumCase<"Communicator", 10, "communicator">]> {
+  let cppNamespace = "::amp::tg";
+}
+
+def TG_ReductionEnum : I32Enum<"Reduction",
+    "how tg.all_reduce combines the ranks' values", [
+      I32EnumCase<"Sum", 0, "sum">, I32EnumCase<"Mean", 1, "mean">,
+      I32EnumCase<"Min", 2, "min">, I32EnumCase<"Max", 3, "max">]> {
   let cppNamespace = "::amp::tg";
 }
 
@@ -79,5 +87,6 @@ class TG_StrEnumAttr<EnumInfo info>
 
 def TG_ComparisonDirectionAttr : TG_StrEnumAttr<TG_ComparisonDirection>;
 def TG_LayoutAttr : TG_StrEnumAttr<TG_LayoutEnum>;
+def TG_ReductionAttr : TG_StrEnumAttr<TG_ReductionEnum>;
 
 #endif // AMP_DIALECT_TG_IR_TGENUMS_TD

@@ -930,4 +930,43 @@ def TG_ClipByGlobalNormOp
   let hasVerifier = 1;
 }
 
+//===----------------------------------------------------------------------===//
+// Collectives
+//===----------------------------------------------------------------------===//
+
+// Not Pure: every rank must run the same collectives in the same order, so
+// none may be removed, merged or moved by a pass that would treat it as
+// arithmetic (it has unknown side effects).
+def TG_AllReduceOp
+    : Op<TG_Dialect, "all_reduce", [InferTypeOpAdaptor]> {
+  let summary = "combines tensors over the ranks of a process group";
+  let description = [{
+    Every rank of the process group named by `comm` (an argument with
+    `tg.role = "communicator"`, a rank-0 i64 whose value names the group; 0
+    is the world) passes its tensors; each result is the `reduction`
+    (`"sum"`, `"mean"`, `"min"` or `"max"`, default `"sum"`) of that operand
+    over the ranks, the same on every rank. `sum` and `mean` take float
+    tensors; `min` and `max` any type (on `i1` they are logical and / or,
+    which is how the ranks agree that every gradient was finite). All
+    operands share one element type and travel in one message (a bucket, as
+    `--tg-data-parallel` forms them). The runtime reduces each element on one
+    rank, over the ranks in rank order, accumulating 16-bit floats in f32,
+    so results do not depend on scheduling.
+
+    The op has side effects: each rank must run the same all-reduces in the
+    same order, so passes neither remove nor reorder it.
+
+    ```mlir
+    %dw, %db = tg.all_reduce %comm, %gw, %gb {reduction = "mean"} : tensor<i64>, tensor<784x128xf32>, tensor<128xf32>
+    ```
+  }];
+  let arguments = (ins 0DTensorOf<[I64]>:$comm, Variadic<TG_AnyTensor>:$xs,
+                   DefaultValuedOptionalAttr<TG_ReductionAttr,
+                       "::amp::tg::Reduction::Sum">:$reduction);
+  let results = (outs Variadic<TG_AnyTensor>:$ys);
+  let assemblyFormat =
+      "$comm `,` $xs attr-dict `:` type($comm) `,` type($xs)";
+  let hasVerifier = 1;
+}
+
 #endif // AMP_DIALECT_TG_IR_TGOPS_TD

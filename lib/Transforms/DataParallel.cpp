@@ -1,0 +1,324 @@
+//===- DataParallel.cpp - tg-data-parallel: average gradients over ranks --===//
+//
+// Data parallelism as a rewrite of the step, so every host of a compiled
+// step (amp-run under mpirun, an embedding compiler's runtime) gets the same
+// semantics: gradients are averaged where the backward pass produces them,
+// before loss scaling's unscale and before clipping, and the finite check
+// that decides whether the step is skipped is agreed by all ranks, as
+// PyTorch's GradScaler reduces found_inf across ranks.
+//
+//===----------------------------------------------------------------------===//
+
+#include "amp/Dialect/AMP/IR/AMP.h"
+#include "amp/Dialect/TG/IR/TG.h"
+#include "amp/Transforms/Passes.h"
+#include "mlir/Analysis/TopologicalSortUtils.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/IR/Verifier.h"
+#include "llvm/ADT/SetVector.h"
+
+namespace amp {
+#define GEN_PASS_DEF_DATAPARALLELPASS
+#include "amp/Transforms/Passes.h.inc"
+} // namespace amp
+
+using namespace mlir;
+using namespace amp;
+
+namespace {
+
+/// Where a gradient is produced: from an optimizer's gradient operand back
+/// through what only rescales or clips it (amp.unscale, amp.cast,
+/// tg.clip_by_global_norm), so the average is taken once per gradient and
+/// before anything that must see the global batch's gradient.
+Value localGradient(Value g) {
+  while (Operation *def = g.getDefiningOp()) {
+    if (auto unscale = dyn_cast<UnscaleOp>(def)) {
+      g = unscale.getG();
+    } else if (auto castOp = dyn_cast<CastOp>(def)) {
+      g = castOp.getX();
+    } else if (auto clip = dyn_cast<tg::ClipByGlobalNormOp>(def)) {
+      g = clip.getGrads()[cast<OpResult>(g).getResultNumber()];
+    } else {
+      break;
+    }
+  }
+  return g;
+}
+
+/// Bytes of a statically shaped tensor, or nullopt.
+std::optional<int64_t> bytesOf(RankedTensorType type) {
+  if (!type.hasStaticShape())
+    return std::nullopt;
+  return type.getNumElements() * ((type.getElementTypeBitWidth() + 7) / 8);
+}
+
+/// Position of `v`'s definition in `block` (arguments first).
+int64_t positionIn(Value v, DenseMap<Operation *, int64_t> &order) {
+  if (Operation *def = v.getDefiningOp())
+    return order.lookup(def);
+  return -1;
+}
+
+struct DataParallelPass : amp::impl::DataParallelPassBase<DataParallelPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    Type wire = llvm::StringSwitch<Type>(gradComm)
+                    .Case("f32", Float32Type::get(&getContext()))
+                    .Case("f16", Float16Type::get(&getContext()))
+                    .Case("bf16", BFloat16Type::get(&getContext()))
+                    .Default(Type());
+    if (!wire) {
+      module.emitError() << "tg-data-parallel: grad-comm must be f32, f16 "
+                            "or bf16, got '"
+                         << gradComm << "'";
+      return signalPassFailure();
+    }
+    if (bucketBytes < 1) {
+      module.emitError() << "tg-data-parallel: bucket-bytes must be >= 1, "
+                            "got "
+                         << static_cast<int64_t>(bucketBytes);
+      return signalPassFailure();
+    }
+    SmallVector<func::FuncOp> funcs;
+    for (auto func : module.getOps<func::FuncOp>())
+      if (!func.isExternal())
+        funcs.push_back(func);
+    for (func::FuncOp func : funcs)
+      if (failed(runOnFunction(module, func, cast<FloatType>(wire))))
+        return signalPassFailure();
+  }
+
+  LogicalResult runOnFunction(ModuleOp module, func::FuncOp func,
+                              FloatType wire) {
+    SmallVector<Operation *> optimizers;
+    SmallVector<AllFiniteOp> finiteChecks;
+    Operation *existing = nullptr;
+    func.walk([&](Operation *op) {
+      if (tg::isOptimizerUpdate(op))
+        optimizers.push_back(op);
+      else if (auto finite = dyn_cast<AllFiniteOp>(op))
+        finiteChecks.push_back(finite);
+      else if (isa<tg::AllReduceOp>(op) && !existing)
+        existing = op;
+    });
+    if (optimizers.empty())
+      return success();
+    if (existing) {
+      existing->emitRemark("tg-data-parallel: @")
+          << func.getSymName() << " already reduces over ranks; left as it is";
+      return success();
+    }
+    Block &body = func.getBody().front();
+    for (Operation *op : optimizers)
+      if (op->getBlock() != &body)
+        return op->emitError(
+            "tg-data-parallel: optimizer update inside a nested region; "
+            "the gradients must be averaged once per step, in the "
+            "function's body");
+    for (AllFiniteOp op : finiteChecks)
+      if (op->getBlock() != &body)
+        return op->emitError("tg-data-parallel: amp.all_finite inside a "
+                             "nested region cannot be agreed once per step");
+    if (!SymbolTable::symbolKnownUseEmpty(func, module))
+      return func.emitError("tg-data-parallel: @")
+             << func.getSymName()
+             << " is called by other functions; a data-parallel step gains "
+                "a communicator argument, so it must be an entry point";
+
+    OpBuilder builder(func.getContext());
+    Value comm = communicator(func, builder);
+
+    // The gradients, each once, in the order the backward pass makes them.
+    llvm::SetVector<Value> gradients;
+    bool scaled = false;
+    for (Operation *op : optimizers) {
+      Value g = tg::optimizerGradient(op).get();
+      Value local = localGradient(g);
+      scaled |= local != g && llvm::any_of(local.getUsers(), [](Operation *u) {
+                  return isa<UnscaleOp>(u);
+                });
+      gradients.insert(local);
+    }
+    DenseMap<Operation *, int64_t> order;
+    int64_t index = 0;
+    for (Operation &op : body)
+      order[&op] = index++;
+    SmallVector<Value> sorted(gradients.begin(), gradients.end());
+    llvm::stable_sort(sorted, [&](Value a, Value b) {
+      return positionIn(a, order) < positionIn(b, order);
+    });
+    if (!scaled && isa<Float16Type>(wire))
+      func.emitWarning("tg-data-parallel: gradients of @")
+          << func.getSymName()
+          << " travel in f16 without loss scaling: gradients below f16's "
+             "smallest subnormal (6e-8) flush to zero; use grad-comm=bf16 "
+             "or loss scaling";
+
+    // Each rank's backward pass starts from 1/ranks instead of 1, so its
+    // gradients are its share of the global batch's gradient and the
+    // all-reduce sums them. Averaging after the backward pass would give the
+    // same f32 result, but each rank's f16 gradients would be ranks times
+    // larger than one process's with the whole batch and overflow at a
+    // smaller loss scale; pre-dividing keeps the numbers one process sees.
+    SmallVector<tg::GradSeedOp> seeds;
+    for (auto seed : body.getOps<tg::GradSeedOp>())
+      seeds.push_back(seed);
+    tg::Reduction gradientReduction = tg::Reduction::Mean;
+    if (!seeds.empty()) {
+      builder.setInsertionPointToStart(&body);
+      Location loc = func.getLoc();
+      auto f32Scalar = RankedTensorType::get({}, builder.getF32Type());
+      Value one = arith::ConstantOp::create(
+          builder, loc,
+          DenseElementsAttr::get(f32Scalar,
+                                 builder.getF32FloatAttr(1.0f).getValue()));
+      auto ranks = tg::AllReduceOp::create(builder, loc, comm, ValueRange{one},
+                                           tg::Reduction::Sum);
+      ++numCollectives;
+      Value share = tg::ReciprocalOp::create(builder, loc, ranks.getResult(0));
+      for (tg::GradSeedOp seed : seeds) {
+        if (seed.getType() != f32Scalar)
+          return seed.emitError("tg-data-parallel: a backward seed of ")
+                 << seed.getType() << "; the pass divides tensor<f32> seeds";
+        builder.setInsertionPointAfter(seed);
+        Value part = tg::MulOp::create(builder, seed.getLoc(), seed, share);
+        seed.getResult().replaceAllUsesExcept(part, part.getDefiningOp());
+      }
+      gradientReduction = tg::Reduction::Sum;
+    }
+
+    // Buckets of one wire type, each reduced after its last member.
+    SmallVector<Value> bucket;
+    int64_t bucketSize = 0;
+    auto flush = [&]() {
+      if (!bucket.empty())
+        reduceBucket(bucket, wire, comm, gradientReduction, builder);
+      bucket.clear();
+      bucketSize = 0;
+    };
+    for (Value g : sorted) {
+      auto type = dyn_cast<RankedTensorType>(g.getType());
+      if (!type || !isa<FloatType>(type.getElementType()))
+        return (g.getDefiningOp() ? g.getDefiningOp() : func.getOperation())
+                   ->emitError("tg-data-parallel: a gradient that is not a "
+                               "ranked float tensor: ")
+               << g.getType();
+      std::optional<int64_t> bytes =
+          bytesOf(RankedTensorType::get(type.getShape(), wire));
+      int64_t size = bytes.value_or(bucketBytes);
+      if (!bucket.empty() && bucketSize + size > bucketBytes)
+        flush();
+      bucket.push_back(g);
+      bucketSize += size;
+      numWireBytes += bytes.value_or(0);
+    }
+    flush();
+    numGradients += sorted.size();
+
+    // Every rank must take the same decision on a step's gradients.
+    for (AllFiniteOp finite : finiteChecks) {
+      builder.setInsertionPointAfter(finite);
+      auto agreed = tg::AllReduceOp::create(builder, finite.getLoc(), comm,
+                                            ValueRange{finite.getResult()},
+                                            tg::Reduction::Min);
+      finite.getResult().replaceAllUsesExcept(agreed.getResult(0), agreed);
+      ++numCollectives;
+    }
+
+    // The loss the host reports is the global batch's.
+    Operation *terminator = body.getTerminator();
+    for (unsigned i = 0, e = func.getNumResults(); i < e; ++i) {
+      if (tg::getResultRole(func, i) != tg::Role::Loss)
+        continue;
+      Value loss = terminator->getOperand(i);
+      if (!isa<FloatType>(cast<ShapedType>(loss.getType()).getElementType()))
+        continue;
+      builder.setInsertionPoint(terminator);
+      auto mean = tg::AllReduceOp::create(
+          builder, loss.getLoc(), comm, ValueRange{loss}, tg::Reduction::Mean);
+      terminator->setOperand(i, mean.getResult(0));
+      ++numCollectives;
+    }
+
+    // Reductions sit after their last gradient; users that came earlier
+    // move after them (a stable sort keeps everything else in place).
+    if (!sortTopologically(&body))
+      return func.emitError("tg-data-parallel: the step's body has a cycle "
+                            "after inserting collectives");
+    return mlir::verify(func);
+  }
+
+  /// The function's communicator argument, added when it has none.
+  Value communicator(func::FuncOp func, OpBuilder &builder) {
+    for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i)
+      if (tg::getArgumentRole(func, i) == tg::Role::Communicator)
+        return func.getArgument(i);
+    unsigned n = func.getNumArguments();
+    (void)func.insertArgument(
+        n, RankedTensorType::get({}, builder.getI64Type()),
+        builder.getDictionaryAttr(builder.getNamedAttr(
+            tg::TGDialect::kRoleAttrName,
+            builder.getStringAttr(tg::stringifyRole(tg::Role::Communicator)))),
+        func.getLoc());
+    return func.getArgument(n);
+  }
+
+  /// One tg.all_reduce (`reduction`) for `bucket`, in `wire` type, after its
+  /// last gradient; each gradient's users take the average in its own type.
+  void reduceBucket(ArrayRef<Value> bucket, FloatType wire, Value comm,
+                    tg::Reduction reduction, OpBuilder &builder) {
+    Value last = bucket.back();
+    if (Operation *def = last.getDefiningOp())
+      builder.setInsertionPointAfter(def);
+    else
+      builder.setInsertionPointToStart(cast<BlockArgument>(last).getOwner());
+    SmallVector<Value> wired;
+    SmallPtrSet<Operation *, 4> castsIn;
+    for (Value g : bucket) {
+      auto type = cast<RankedTensorType>(g.getType());
+      if (type.getElementType() == wire) {
+        wired.push_back(g);
+        continue;
+      }
+      auto down = CastOp::create(builder, g.getLoc(), type.clone(wire), g);
+      castsIn.insert(down);
+      wired.push_back(down);
+    }
+    auto reduce =
+        tg::AllReduceOp::create(builder, last.getLoc(), comm, wired, reduction);
+    ++numCollectives;
+    for (auto [gradient, averaged] : llvm::zip(bucket, reduce.getResults())) {
+      Value g = gradient, back;
+      for (OpOperand &use : llvm::make_early_inc_range(g.getUses())) {
+        Operation *user = use.getOwner();
+        if (user == reduce || castsIn.contains(user))
+          continue;
+        // amp.unscale takes any float type and returns f32: it reads the
+        // average as it came off the wire, with no rounding back.
+        if (isa<UnscaleOp>(user) && use.getOperandNumber() == 0) {
+          use.set(averaged);
+          continue;
+        }
+        if (averaged.getType() == g.getType()) {
+          use.set(averaged);
+          continue;
+        }
+        if (!back) {
+          OpBuilder::InsertionGuard guard(builder);
+          builder.setInsertionPointAfter(reduce);
+          back = CastOp::create(builder, g.getLoc(), g.getType(), averaged);
+        }
+        use.set(back);
+      }
+    }
+  }
+};
+
+} // namespace
