@@ -10,6 +10,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "ChunkReduce.h"
+#include "DeviceBackend.h"
+#include "DeviceTransport.h"
 #include "Runtime.h"
 #include "Transport.h"
 #include <cstdlib>
@@ -24,6 +26,9 @@ namespace {
 
 struct World {
   const Transport *transport = nullptr; // null: this process alone
+  /// NCCL for CUDA contexts (--comm=nccl), joined at the first all-reduce.
+  const DeviceTransport *device = nullptr;
+  bool deviceJoined = false;
   bool joined = false;
   double timeoutSeconds = 300;
   uint64_t bytesSent = 0, collectives = 0;
@@ -37,11 +42,12 @@ World &world() {
 int rankOf() { return world().transport ? world().transport->rank : 0; }
 int sizeOf() { return world().transport ? world().transport->size : 1; }
 
-/// libamprt_mpi.so beside this library, unless AMPRT_MPI_LIBRARY names one.
-std::string mpiLibraryPath() {
-  if (const char *env = std::getenv("AMPRT_MPI_LIBRARY"))
-    return env;
-  std::string path = "libamprt_mpi.so";
+/// `file` beside this library, unless the environment variable `env` names
+/// another.
+std::string libraryPath(const char *env, const char *file) {
+  if (const char *given = std::getenv(env))
+    return given;
+  std::string path = file;
   Dl_info info;
   if (dladdr(reinterpret_cast<void *>(&amprt_comm_init), &info) &&
       info.dli_fname) {
@@ -53,24 +59,56 @@ std::string mpiLibraryPath() {
   return path;
 }
 
-amprt_status loadMpi(const Transport *&out) {
-  std::string path = mpiLibraryPath();
+/// The entry `symbol` of the `what` transport library `path`; `missing`
+/// says what to install when it does not load.
+amprt_status openTransport(const char *what, const std::string &path,
+                           const char *symbol, const char *missing,
+                           void *&entry) {
   // RTLD_GLOBAL: Open MPI's own plugins resolve MPI symbols globally.
   void *handle = dlopen(path.c_str(), RTLD_NOW | RTLD_GLOBAL);
   if (!handle) {
     const char *why = dlerror();
     return fail(AMPRT_ERROR_UNSUPPORTED,
-                "amprt_comm_init: the MPI transport did not load (%s); "
-                "install MPI (Debian: openmpi-bin libopenmpi-dev) and "
-                "rebuild amp",
-                why ? why : path.c_str());
+                "amprt_comm_init: the %s transport did not load (%s); %s", what,
+                why ? why : path.c_str(), missing);
   }
-  auto init =
-      reinterpret_cast<TransportInitFn>(dlsym(handle, "amprt_mpi_transport"));
-  if (!init)
+  entry = dlsym(handle, symbol);
+  if (!entry)
     return fail(AMPRT_ERROR_UNSUPPORTED,
-                "amprt_comm_init: %s is not an amp MPI transport",
-                path.c_str());
+                "amprt_comm_init: %s is not an amp %s transport", path.c_str(),
+                what);
+  return ok();
+}
+
+amprt_status loadNccl(const DeviceTransport *&out) {
+  std::string path = libraryPath("AMPRT_NCCL_LIBRARY", "libamprt_nccl.so");
+  void *entry = nullptr;
+  AMPRT_CHECK(openTransport("NCCL", path, "amprt_nccl_transport",
+                            "NCCL needs libnccl.so.2 and an amp built with "
+                            "the CUDA toolkit's NCCL",
+                            entry));
+  char error[512] = {0};
+  const DeviceTransport *table =
+      reinterpret_cast<DeviceTransportInitFn>(entry)(error, sizeof(error));
+  if (!table)
+    return fail(AMPRT_ERROR_DEVICE, "amprt_comm_init: %s", error);
+  if (table->version != kDeviceTransportVersion)
+    return fail(AMPRT_ERROR_UNSUPPORTED,
+                "amprt_comm_init: %s is device transport version %d, this "
+                "runtime needs %d",
+                path.c_str(), table->version, kDeviceTransportVersion);
+  out = table;
+  return ok();
+}
+
+amprt_status loadMpi(const Transport *&out) {
+  std::string path = libraryPath("AMPRT_MPI_LIBRARY", "libamprt_mpi.so");
+  void *entry = nullptr;
+  AMPRT_CHECK(openTransport("MPI", path, "amprt_mpi_transport",
+                            "install MPI (Debian: openmpi-bin "
+                            "libopenmpi-dev) and rebuild amp",
+                            entry));
+  auto init = reinterpret_cast<TransportInitFn>(entry);
   char error[512] = {0};
   const Transport *table = init(error, sizeof(error));
   if (!table)
@@ -81,6 +119,41 @@ amprt_status loadMpi(const Transport *&out) {
                 "needs %d",
                 path.c_str(), table->version, kTransportVersion);
   out = table;
+  return ok();
+}
+
+/// amprt_all_reduce of a CUDA context on the device transport: results
+/// start as copies of the operands and are reduced in place on the
+/// context's stream.
+amprt_status deviceAllReduce(amprt_context *ctx, const amprt_tensor *const *xs,
+                             int count, amprt_reduction reduction,
+                             amprt_tensor *const *ys) {
+  const char *op = "amprt_all_reduce";
+  World &w = world();
+  char error[512] = {0};
+  if (!w.deviceJoined) {
+    if (amprt_status s = w.device->join(w.transport, ctx->index,
+                                        w.timeoutSeconds, error, sizeof(error)))
+      return fail(s, "%s: %s", op, error);
+    w.deviceJoined = true;
+  }
+  std::vector<void *> buffers(count);
+  std::vector<size_t> elements(count);
+  uint64_t bytes = 0;
+  for (int i = 0; i < count; ++i) {
+    AMPRT_CHECK(device::backend()->copyOnDevice(ctx, ys[i]->data, xs[i]->data,
+                                                xs[i]->bytes));
+    buffers[i] = ys[i]->data;
+    elements[i] = ys[i]->numel;
+    bytes += ys[i]->bytes;
+  }
+  if (amprt_status s = w.device->allReduce(
+          buffers.data(), elements.data(), count, xs[0]->dtype, reduction,
+          ctx->stream, w.timeoutSeconds, error, sizeof(error)))
+    return fail(s, "%s: %s", op, error);
+  int parts = w.transport->size;
+  w.bytesSent += 2 * bytes * (parts - 1) / parts; // a ring all-reduce
+  ++w.collectives;
   return ok();
 }
 
@@ -108,13 +181,20 @@ amprt_status amprt_comm_init(const char *backend, double timeout_seconds) {
                 timeout_seconds);
   std::string name = backend;
   const Transport *transport = nullptr;
-  if (name == "mpi") {
+  const DeviceTransport *device = nullptr;
+  if (name == "mpi" || name == "nccl") {
+    // NCCL joins the job MPI forms (its bootstrap and the host-side
+    // collectives go through MPI).
+    if (name == "nccl")
+      AMPRT_CHECK(loadNccl(device));
     AMPRT_CHECK(loadMpi(transport));
   } else if (name != "self") {
     return fail(AMPRT_ERROR_INVALID_ARGUMENT,
-                "%s: unknown backend '%s' (expected self or mpi)", op, backend);
+                "%s: unknown backend '%s' (expected self, mpi or nccl)", op,
+                backend);
   }
   w.transport = transport;
+  w.device = device;
   w.joined = true;
   w.timeoutSeconds = timeout_seconds;
   return ok();
@@ -134,6 +214,8 @@ int amprt_comm_rank(void) { return rankOf(); }
 int amprt_comm_size(void) { return sizeOf(); }
 
 const char *amprt_comm_backend(void) {
+  if (world().device)
+    return world().device->name;
   return world().transport ? world().transport->name : "self";
 }
 
@@ -198,6 +280,9 @@ void amprt_comm_abort(int code) {
 amprt_status amprt_comm_finalize(void) {
   World &w = world();
   amprt_status s = AMPRT_OK;
+  if (w.device && w.deviceJoined)
+    w.device->leave();
+  w.device = nullptr;
   if (w.transport)
     s = w.transport->finalize();
   w.transport = nullptr;
@@ -241,6 +326,11 @@ amprt_status amprt_all_reduce(amprt_context *ctx, const amprt_tensor *comm,
                 (long long)id);
 
   size_t elementBytes = amprt_dtype_size(dtype);
+  const Transport *t = world().transport;
+  int parts = sizeOf();
+  if (world().device && ctx->device == AMPRT_DEVICE_CUDA && parts > 1)
+    return deviceAllReduce(ctx, xs, count, reduction, ys);
+
   std::vector<char> packed(total * elementBytes);
   size_t offset = 0;
   for (int i = 0; i < count; ++i) {
@@ -248,8 +338,6 @@ amprt_status amprt_all_reduce(amprt_context *ctx, const amprt_tensor *comm,
     offset += xs[i]->bytes;
   }
 
-  const Transport *t = world().transport;
-  int parts = sizeOf();
   if (t && parts > 1) {
     int rank = t->rank;
     int64_t mine = chunkLength(total, parts, rank);

@@ -128,7 +128,8 @@ static cl::OptionCategory
 static cl::opt<std::string> commFlag(
     "comm", cl::init("auto"),
     cl::desc("Process group: auto (mpi when mpirun or srun started this "
-             "process, else self), self or mpi"),
+             "process, else self), self, mpi, or nccl (MPI's job, CUDA "
+             "tensors all-reduced by NCCL on the device)"),
     cl::cat(parallelCategory));
 static cl::opt<double> commTimeout(
     "comm-timeout", cl::init(300),
@@ -488,8 +489,9 @@ static int runMain(int argc, char **argv) {
   // The process group: alone, or one rank of a launcher's job.
   std::string commName =
       commFlag == "auto" ? amp::run::detectLauncher() : std::string(commFlag);
-  if (commName != "self" && commName != "mpi")
-    return fatal("--comm must be auto, self or mpi, got '" + commFlag + "'");
+  if (commName != "self" && commName != "mpi" && commName != "nccl")
+    return fatal("--comm must be auto, self, mpi or nccl, got '" + commFlag +
+                 "'");
   if (!std::isfinite(commTimeout) || commTimeout <= 0)
     return fatal("--comm-timeout must be a finite number of seconds > 0");
   if (gradComm != "f32" && gradComm != "f16" && gradComm != "bf16")
@@ -497,6 +499,10 @@ static int runMain(int argc, char **argv) {
                  "'");
   if (bucketBytes < 1)
     return fatal("--bucket-bytes must be >= 1");
+  if (commName == "nccl" &&
+      (device.empty() ? amprt_cuda_device_count() == 0 : device != "cuda"))
+    return fatal("--comm=nccl all-reduces CUDA tensors: it needs "
+                 "--device=cuda (on the CPU, use --comm=mpi)");
   auto fault = amp::run::parseFault(injectFault);
   if (!fault)
     return fatal(fault.takeError());

@@ -414,10 +414,12 @@ typedef enum amprt_reduction {
   AMPRT_REDUCTION_MAX_ENUM = 0x7FFFFFFF
 } amprt_reduction;
 
-/* Joins a process group: "self" (this process alone) or "mpi" (the job that
+/* Joins a process group: "self" (this process alone), "mpi" (the job that
  * mpirun or srun started; loads libamprt_mpi.so beside this library, or the
- * file AMPRT_MPI_LIBRARY names). A collective not complete after
- * `timeout_seconds` fails. Once per process. */
+ * file AMPRT_MPI_LIBRARY names) or "nccl" (the MPI job, with CUDA tensors
+ * all-reduced on the device by libamprt_nccl.so, or AMPRT_NCCL_LIBRARY's
+ * file). A collective not complete after `timeout_seconds` fails. Once per
+ * process. */
 amprt_status amprt_comm_init(const char *backend, double timeout_seconds);
 /* Changes the timeout of later collectives (start-up, when every rank
  * compiles at its own pace, may wait longer than a training step). */
