@@ -115,6 +115,14 @@ struct DataParallelPass : amp::impl::DataParallelPassBase<DataParallelPass> {
           << func.getSymName() << " already reduces over ranks; left as it is";
       return success();
     }
+    // The loss result is rewritten at the return and the collectives are
+    // ordered in one block: a step with control flow between blocks is
+    // refused rather than half rewritten.
+    if (!func.getBody().hasOneBlock())
+      return func.emitError("tg-data-parallel: @")
+             << func.getSymName()
+             << " has more than one block; a data-parallel step must be "
+                "one block (loops and branches as region ops are fine)";
     Block &body = func.getBody().front();
     for (Operation *op : optimizers)
       if (op->getBlock() != &body)

@@ -37,6 +37,18 @@ func.func @caller(%w: tensor<4xf32>, %g: tensor<4xf32>, %lr: tensor<f32>) -> ten
 
 // -----
 
+// expected-error @+1 {{@blocks has more than one block}}
+func.func @blocks(%w: tensor<4xf32> {tg.role = "param"}, %g: tensor<4xf32>,
+                  %lr: tensor<f32> {tg.role = "lr"})
+    -> (tensor<f32> {tg.role = "loss"}, tensor<4xf32> {tg.role = "param"}) {
+  %n = tg.sgd_update %w, %g, %lr : tensor<4xf32>
+  cf.br ^done(%lr : tensor<f32>)
+^done(%loss: tensor<f32>):
+  return %loss, %n : tensor<f32>, tensor<4xf32>
+}
+
+// -----
+
 // A step that already reduces is left as it is.
 func.func @reduced(%w: tensor<4xf32> {tg.role = "param"}, %g: tensor<4xf32>,
                    %lr: tensor<f32> {tg.role = "lr"},
