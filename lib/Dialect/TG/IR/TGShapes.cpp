@@ -92,10 +92,12 @@ std::optional<int64_t> checkedNumElements(ArrayRef<int64_t> shape) {
   for (int64_t d : shape) {
     if (d < 0)
       return std::nullopt;
-    std::optional<int64_t> next = llvm::checkedMul(n, d);
-    if (!next || *next > kMaxElements)
+    // The builtin, not llvm::checkedMul: that builds two APInts per call,
+    // and every tg op's verifier sizes its tensors here.
+    int64_t next = 0;
+    if (__builtin_mul_overflow(n, d, &next) || next > kMaxElements)
       return std::nullopt;
-    n = *next;
+    n = next;
   }
   return n;
 }
