@@ -51,9 +51,11 @@ llvm::Expected<Fault> amp::run::parseFault(llvm::StringRef text) {
 }
 
 void amp::run::injectProcessFault(const Fault &fault) {
-  llvm::errs() << "amp-run: injected fault: rank " << fault.rank
-               << (fault.kind == Fault::Exit ? " exits" : " hangs")
-               << " at step " << fault.step << "\n";
+  // One write: the ranks share the launcher's stderr.
+  llvm::errs() << ("amp-run: injected fault: rank " +
+                   std::to_string(fault.rank) +
+                   (fault.kind == Fault::Exit ? " exits" : " hangs") +
+                   " at step " + std::to_string(fault.step) + "\n");
   llvm::errs().flush();
   if (fault.kind == Fault::Exit)
     _exit(3); // as a crash would: no cleanup, no MPI_Finalize

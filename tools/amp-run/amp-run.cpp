@@ -164,10 +164,13 @@ int worldRank = 0, worldSize = 1;
 /// One line on stderr; under a launcher it names the rank and ends every
 /// rank, since the others would otherwise wait in their next collective.
 int fatal(const llvm::Twine &message) {
-  llvm::errs() << "amp-run: error: ";
+  // One write per line: the ranks share the launcher's stderr, and a line
+  // written in pieces interleaves with another rank's.
+  std::string line = "amp-run: error: ";
   if (worldSize > 1)
-    llvm::errs() << "rank " << worldRank << ": ";
-  llvm::errs() << message << "\n";
+    line += "rank " + std::to_string(worldRank) + ": ";
+  line += message.str() + "\n";
+  llvm::errs() << line;
   if (worldSize > 1) {
     llvm::errs().flush();
     amprt_comm_abort(1);
