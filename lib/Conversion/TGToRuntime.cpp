@@ -14,6 +14,7 @@
 #include "amp/Interfaces/AttachModels.h"
 #include "amp/Interfaces/RuntimeLoweringOpInterface.h"
 #include "mlir/IR/DialectRegistry.h"
+#include "llvm/ADT/SmallVectorExtras.h"
 
 using namespace mlir;
 namespace tg = amp::tg;
@@ -291,9 +292,7 @@ public:
   }
   LogicalResult lower(tg::ConcatOp o) {
     Operation *op = o;
-    SmallVector<Value> ins;
-    for (Value x : o.getXs())
-      ins.push_back(h(x));
+    SmallVector<Value> ins = handles(o.getXs());
     SmallVector<Value> out = newResults(op);
     callChecked(AMPRT_ENTRY(amprt_concat), ctx, ptrArray(ins),
                 constI32(ins.size()), constI64(o.getAxis()), out[0]);
@@ -359,9 +358,7 @@ public:
   }
   LogicalResult lower(tg::ClipByGlobalNormOp o) {
     Operation *op = o;
-    SmallVector<Value> ins;
-    for (Value g : o.getGrads())
-      ins.push_back(h(g));
+    SmallVector<Value> ins = handles(o.getGrads());
     SmallVector<Value> out = newResults(op);
     callChecked(AMPRT_ENTRY(amprt_clip_by_global_norm), ctx, ptrArray(ins),
                 constI32(ins.size()),
@@ -370,9 +367,7 @@ public:
   }
   LogicalResult lower(tg::AllReduceOp o) {
     Operation *op = o;
-    SmallVector<Value> ins;
-    for (Value x : o.getXs())
-      ins.push_back(h(x));
+    SmallVector<Value> ins = handles(o.getXs());
     SmallVector<Value> out = newResults(op);
     callChecked(AMPRT_ENTRY(amprt_all_reduce), ctx, h(o.getComm()),
                 ptrArray(ins), constI32(ins.size()),
@@ -390,9 +385,7 @@ public:
   }
   LogicalResult lower(amp::AllFiniteOp o) {
     Operation *op = o;
-    SmallVector<Value> ins;
-    for (Value g : o.getGs())
-      ins.push_back(h(g));
+    SmallVector<Value> ins = handles(o.getGs());
     SmallVector<Value> out = newResults(op);
     callChecked(AMPRT_ENTRY(amprt_all_finite), ctx, ptrArray(ins),
                 constI32(ins.size()), out[0]);
@@ -438,6 +431,9 @@ private:
     return lowering.newResults(op);
   }
   Value h(Value v) { return lowering.handle(v); }
+  SmallVector<Value> handles(ValueRange values) {
+    return llvm::map_to_vector(values, [&](Value v) { return h(v); });
+  }
   Value constI32(int64_t v) { return lowering.constI32(v); }
   Value constI64(int64_t v) { return lowering.constI64(v); }
   Value constF64(double v) { return lowering.constF64(v); }

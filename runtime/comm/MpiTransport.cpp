@@ -10,7 +10,6 @@
 
 #include "Transport.h"
 #include <climits>
-#include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
@@ -21,22 +20,11 @@ using namespace amprt::comm;
 
 namespace {
 
-void format(char *error, size_t size, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-void format(char *error, size_t size, const char *fmt, ...) {
-  if (!error || !size)
-    return;
-  va_list args;
-  va_start(args, fmt);
-  std::vsnprintf(error, size, fmt, args);
-  va_end(args);
-}
-
 amprt_status mpiError(int code, const char *what, char *error, size_t size) {
   char text[MPI_MAX_ERROR_STRING] = {0};
   int length = 0;
   MPI_Error_string(code, text, &length);
-  format(error, size, "%s failed in MPI: %s", what, text);
+  formatError(error, size, "%s failed in MPI: %s", what, text);
   return AMPRT_ERROR_DEVICE;
 }
 
@@ -51,10 +39,10 @@ amprt_status waitFor(MPI_Request &request, const char *what,
     if (done)
       return AMPRT_OK;
     if (MPI_Wtime() - start > timeoutSeconds) {
-      format(error, size,
-             "%s did not complete within %g s: another rank has died, "
-             "hangs, or runs a different step",
-             what, timeoutSeconds);
+      formatError(error, size,
+                  "%s did not complete within %g s: another rank has died, "
+                  "hangs, or runs a different step",
+                  what, timeoutSeconds);
       return AMPRT_ERROR_DEVICE;
     }
     // Spin briefly (a collective on one machine takes microseconds), then
@@ -79,10 +67,10 @@ bool toInts(const size_t *in, std::vector<int> &out, const char *what,
   out.resize(n);
   for (int i = 0; i < n; ++i) {
     if (in[i] > (size_t)INT_MAX) {
-      format(error, size,
-             "%s: %zu bytes exceed MPI's count limit (%d); use smaller "
-             "buckets",
-             what, in[i], INT_MAX);
+      formatError(error, size,
+                  "%s: %zu bytes exceed MPI's count limit (%d); use smaller "
+                  "buckets",
+                  what, in[i], INT_MAX);
       return false;
     }
     out[i] = (int)in[i];

@@ -12,7 +12,6 @@
 
 #include "DeviceTransport.h"
 #include <chrono>
-#include <cstdarg>
 #include <cstdio>
 #include <cuda_runtime.h>
 #include <nccl.h>
@@ -24,21 +23,10 @@ namespace {
 
 ncclComm_t comm = nullptr;
 
-void format(char *error, size_t size, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-void format(char *error, size_t size, const char *fmt, ...) {
-  if (!error || !size)
-    return;
-  va_list args;
-  va_start(args, fmt);
-  std::vsnprintf(error, size, fmt, args);
-  va_end(args);
-}
-
 amprt_status ncclFailure(ncclResult_t result, const char *what, char *error,
                          size_t size) {
-  format(error, size, "%s failed in NCCL: %s", what,
-         ncclGetErrorString(result));
+  formatError(error, size, "%s failed in NCCL: %s", what,
+              ncclGetErrorString(result));
   return AMPRT_ERROR_DEVICE;
 }
 
@@ -94,7 +82,8 @@ amprt_status join(const Transport *host, int device, double timeoutSeconds,
   if (comm)
     return AMPRT_OK;
   if (cudaError_t e = cudaSetDevice(device)) {
-    format(error, size, "cudaSetDevice(%d): %s", device, cudaGetErrorString(e));
+    formatError(error, size, "cudaSetDevice(%d): %s", device,
+                cudaGetErrorString(e));
     return AMPRT_ERROR_DEVICE;
   }
   ncclUniqueId id{};
@@ -119,7 +108,7 @@ amprt_status wait(cudaStream_t stream, double timeoutSeconds, char *error,
     if (e == cudaSuccess)
       return AMPRT_OK;
     if (e != cudaErrorNotReady) {
-      format(error, size, "NCCL all-reduce: %s", cudaGetErrorString(e));
+      formatError(error, size, "NCCL all-reduce: %s", cudaGetErrorString(e));
       return AMPRT_ERROR_DEVICE;
     }
     ncclResult_t async = ncclSuccess;
@@ -132,10 +121,10 @@ amprt_status wait(cudaStream_t stream, double timeoutSeconds, char *error,
     if (waited > timeoutSeconds) {
       ncclCommAbort(comm);
       comm = nullptr;
-      format(error, size,
-             "NCCL all-reduce did not complete within %g s: another rank "
-             "has died, hangs, or runs a different step",
-             timeoutSeconds);
+      formatError(error, size,
+                  "NCCL all-reduce did not complete within %g s: another rank "
+                  "has died, hangs, or runs a different step",
+                  timeoutSeconds);
       return AMPRT_ERROR_DEVICE;
     }
     std::this_thread::sleep_for(std::chrono::microseconds(50));
@@ -149,11 +138,11 @@ amprt_status allReduce(void *const *buffers, const size_t *elements, int count,
   ncclDataType_t type;
   ncclRedOp_t op;
   if (!comm) {
-    format(error, size, "NCCL all-reduce before the communicator joined");
+    formatError(error, size, "NCCL all-reduce before the communicator joined");
     return AMPRT_ERROR_INVALID_ARGUMENT;
   }
   if (!toNccl(dtype, type) || !toNccl(reduction, op)) {
-    format(error, size, "NCCL all-reduce: unsupported type or reduction");
+    formatError(error, size, "NCCL all-reduce: unsupported type or reduction");
     return AMPRT_ERROR_UNSUPPORTED;
   }
   auto s = static_cast<cudaStream_t>(stream);

@@ -20,6 +20,8 @@
 #define AMPRT_COMM_TRANSPORT_H
 
 #include "amprt/amprt.h"
+#include <cstdarg>
+#include <cstdio>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -56,6 +58,19 @@ struct Transport {
   void (*abort)(int code);
   amprt_status (*finalize)(void);
 };
+
+/// Writes a transport's message into the caller's `error` buffer (the
+/// tables report errors this way, not through a C++ type).
+inline void formatError(char *error, size_t size, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+inline void formatError(char *error, size_t size, const char *fmt, ...) {
+  if (!error || !size)
+    return;
+  va_list args;
+  va_start(args, fmt);
+  std::vsnprintf(error, size, fmt, args);
+  va_end(args);
+}
 
 /// Exported by libamprt_mpi.so: joins the launcher's job (MPI_Init) and
 /// returns the table, or null with a message in `error`.
