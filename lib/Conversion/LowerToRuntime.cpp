@@ -42,6 +42,10 @@ std::optional<int32_t> amp::runtimeDtypeCode(Type element) {
     return AMPRT_I64;
   if (element.isInteger(1))
     return AMPRT_I1;
+  if (isa<Float8E4M3FNType>(element))
+    return AMPRT_F8E4M3FN;
+  if (isa<Float8E5M2Type>(element))
+    return AMPRT_F8E5M2;
   return std::nullopt;
 }
 

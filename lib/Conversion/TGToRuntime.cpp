@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "amp/Conversion/Passes.h"
 #include "amp/Conversion/RuntimeLoweringBuilder.h"
 #include "amp/Dialect/AMP/IR/AMP.h"
 #include "amp/Dialect/TG/IR/TG.h"
@@ -395,6 +396,27 @@ public:
     static_assert(amp::NumericErrorOp::kNumStats == AMPRT_NUMERIC_STATS,
                   "amp.numeric_error's result holds amprt's statistics");
     return binary(o, AMPRT_ENTRY(amprt_numeric_error));
+  }
+  LogicalResult lower(amp::QuantizeOp o) {
+    return binary(o, AMPRT_ENTRY(amprt_quantize));
+  }
+  LogicalResult lower(amp::DequantizeOp o) {
+    return binary(o, AMPRT_ENTRY(amprt_dequantize));
+  }
+  LogicalResult lower(amp::AmaxOp o) {
+    return unary(o, AMPRT_ENTRY(amprt_amax));
+  }
+  LogicalResult lower(amp::Fp8ScaleOp o) {
+    Operation *op = o;
+    SmallVector<Value> out = newResults(op);
+    // The verifier admits FP8 formats only, each of which has a code.
+    callChecked(AMPRT_ENTRY(amprt_fp8_scale), ctx, h(o.getHistory()),
+                constI32(*runtimeDtypeCode(o.getFormat())),
+                constI64(o.getMargin()), out[0]);
+    return success();
+  }
+  LogicalResult lower(amp::RecordAmaxOp o) {
+    return binary(o, AMPRT_ENTRY(amprt_record_amax));
   }
   LogicalResult lower(amp::UpdateScaleOp o) {
     Operation *op = o;

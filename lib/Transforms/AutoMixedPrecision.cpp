@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Fp8Operands.h"
 #include "PrecisionColoring.h"
 #include "PrecisionReport.h"
 #include "amp/Dialect/AMP/IR/AMP.h"
@@ -415,12 +416,28 @@ struct AutoMixedPrecisionPass
     : amp::impl::AutoMixedPrecisionPassBase<AutoMixedPrecisionPass> {
   using Base::Base;
 
+  /// precision=fp8 (the policy itself is bf16's).
+  bool fp8 = false;
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
     PrecisionLists lists =
         PrecisionLists::of(allowOps, inferOps, clearOps, denyOps);
-    FailureOr<PrecisionPolicy> policy = PrecisionPolicy::create(
-        &getContext(), module.getLoc(), precision, level, lists, listsFile);
+    if (precision != "f16" && precision != "bf16" && precision != "fp8") {
+      emitError(module.getLoc())
+          << "amp-auto-mixed-precision: precision must be f16, bf16 or fp8, "
+             "got '"
+          << precision << "'";
+      return signalPassFailure();
+    }
+    if (failed(parseFp8Options()))
+      return signalPassFailure();
+    // An fp8 graph is a bf16 graph whose contraction operands are FP8.
+    fp8 = precision == "fp8";
+    FailureOr<PrecisionPolicy> policy =
+        PrecisionPolicy::create(&getContext(), module.getLoc(),
+                                fp8 ? StringRef("bf16") : StringRef(precision),
+                                level, lists, listsFile);
     if (failed(policy))
       return signalPassFailure();
     std::optional<CastKind> requestedCasts =
@@ -473,7 +490,7 @@ struct AutoMixedPrecisionPass
         return ampModule ? WalkResult::interrupt() : WalkResult::advance();
       });
 
-    PrecisionReport report(*policy, level);
+    PrecisionReport report(*policy, level, fp8 ? "fp8" : "");
     for (FunctionOpInterface function : functions) {
       CastKind kind = *requestedCasts != CastKind::Auto ? *requestedCasts
                       : ampModule                       ? CastKind::Amp
@@ -487,6 +504,80 @@ struct AutoMixedPrecisionPass
     if (!reportPath.empty() &&
         failed(report.write(reportPath, module.getLoc())))
       return signalPassFailure();
+  }
+
+  LogicalResult parseFp8Options() {
+    Location loc = getOperation().getLoc();
+    if (fp8Format != "hybrid" && fp8Format != "e4m3")
+      return emitError(loc) << "amp-auto-mixed-precision: fp8-format must be "
+                               "hybrid or e4m3, got '"
+                            << fp8Format << "'";
+    if (fp8Scaling != "delayed" && fp8Scaling != "current")
+      return emitError(loc) << "amp-auto-mixed-precision: fp8-scaling must "
+                               "be delayed or current, got '"
+                            << fp8Scaling << "'";
+    if (amaxHistoryLen < 1 || amaxHistoryLen > (1 << 20))
+      return emitError(loc) << "amp-auto-mixed-precision: amax-history-len "
+                               "must be in [1, 2^20], got "
+                            << static_cast<int64_t>(amaxHistoryLen);
+    if (fp8Margin < 0 || fp8Margin > 64)
+      return emitError(loc) << "amp-auto-mixed-precision: fp8-margin must be "
+                               "in [0, 64], got "
+                            << static_cast<int64_t>(fp8Margin);
+    return success();
+  }
+
+  /// precision=fp8: FP8 operands for the converted contractions, explained
+  /// like every other decision, and checked like them.
+  LogicalResult quantizeFp8Operands(FunctionOpInterface function,
+                                    const ColoringGraph &graph,
+                                    bool signatureFixed,
+                                    PrecisionReport &report) {
+    Fp8Options options;
+    options.hybrid = fp8Format == "hybrid";
+    options.delayed = fp8Scaling == "delayed";
+    options.historyLength = amaxHistoryLen;
+    options.margin = fp8Margin;
+    std::vector<Fp8Operand> operands;
+    if (failed(insertFp8Operands(function, graph, options, signatureFixed,
+                                 operands)))
+      return failure();
+    numFp8Operands += operands.size();
+    llvm::SetVector<Operation *> changed;
+    for (const Fp8Operand &operand : operands) {
+      changed.insert(operand.user);
+      Value dequantized = operand.user->getOperand(operand.operand);
+      auto dq = dequantized.getDefiningOp<DequantizeOp>();
+      changed.insert(dq);
+      if (auto q = dq.getQ().getDefiningOp())
+        changed.insert(q);
+      if (auto s = dq.getScale().getDefiningOp())
+        changed.insert(s);
+      if (remarks)
+        mlir::emitRemark(operand.user->getLoc())
+            << "amp: operand #" << operand.operand << " in " << operand.format
+            << ", " << operand.scaling << " scaling (" << operand.reason << ")";
+      if (!reportPath.empty()) {
+        Fp8Entry entry;
+        entry.op = operand.user->getName().getStringRef().str();
+        entry.location = formatLocation(operand.user->getLoc());
+        entry.operand = operand.operand;
+        entry.format = operand.format;
+        entry.scaling = operand.scaling;
+        entry.reason = operand.reason;
+        entry.historyArgument = operand.historyArgument;
+        report.addFp8Operand(function, std::move(entry));
+      }
+    }
+    if (!function.isExternal())
+      changed.insert(function.getFunctionBody().back().getTerminator());
+    for (Operation *op : changed)
+      if (failed(mlir::verify(op, /*verifyRecursively=*/false)))
+        return function->emitError()
+               << "amp-auto-mixed-precision: giving '" << op->getName()
+               << "' FP8 operands produced invalid IR; this is a defect of "
+                  "the pass";
+    return success();
   }
 
   static bool containsTosa(FunctionOpInterface function) {
@@ -521,6 +612,9 @@ struct AutoMixedPrecisionPass
           op->erase();
         }
       if (failed(verifyRewrite(function, graph, rewriter, policy.getLowType())))
+        return failure();
+      if (fp8 &&
+          failed(quantizeFp8Operands(function, graph, signatureFixed, report)))
         return failure();
     }
     numConverted += rewriter.numConverted;

@@ -14,6 +14,10 @@ void amp::buildAmpPipeline(OpPassManager &pm,
 
   AutoMixedPrecisionPassOptions amp;
   amp.precision = options.precision;
+  amp.fp8Format = options.fp8Format;
+  amp.fp8Scaling = options.fp8Scaling;
+  amp.amaxHistoryLen = options.amaxHistoryLen;
+  amp.fp8Margin = options.fp8Margin;
   amp.allowOps.assign(options.allowOps.begin(), options.allowOps.end());
   amp.inferOps.assign(options.inferOps.begin(), options.inferOps.end());
   amp.clearOps.assign(options.clearOps.begin(), options.clearOps.end());
@@ -29,7 +33,9 @@ void amp::buildAmpPipeline(OpPassManager &pm,
   pm.addPass(createAutoMixedPrecisionPass(amp));
 
   // bf16 has f32's exponent range: gradients do not underflow, so there is
-  // nothing to scale.
+  // nothing to scale. fp8 keeps loss scaling: per-tensor scales give the
+  // FP8 operands their range, and the scaler skips a step whose gradients
+  // hold inf or NaN, as for f16.
   if (options.precision != "bf16") {
     LossScalingPassOptions scaling;
     scaling.mode = options.mode;
@@ -55,7 +61,8 @@ void amp::buildAmpPipeline(OpPassManager &pm,
 void amp::registerAmpPipeline() {
   PassPipelineRegistration<AmpPipelineOptions>(
       "amp-pipeline",
-      "Autodiff, automatic mixed precision, loss scaling (skipped for bf16), "
+      "Autodiff, automatic mixed precision (f16, bf16, fp8), loss scaling "
+      "(skipped for bf16), "
       "data parallelism (data-parallel, grad-comm), canonicalize and cse",
       buildAmpPipeline);
 }

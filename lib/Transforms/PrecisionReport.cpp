@@ -12,9 +12,16 @@ using namespace mlir;
 
 namespace amp {
 
-PrecisionReport::PrecisionReport(const PrecisionPolicy &policy, StringRef level)
-    : level(level.str()) {
-  llvm::raw_string_ostream(precision) << policy.getLowType();
+PrecisionReport::PrecisionReport(const PrecisionPolicy &policy, StringRef level,
+                                 StringRef precisionName)
+    : precision(precisionName.str()), level(level.str()) {
+  if (precision.empty())
+    llvm::raw_string_ostream(precision) << policy.getLowType();
+}
+
+void PrecisionReport::addFp8Operand(FunctionOpInterface function,
+                                    Fp8Entry entry) {
+  fp8Rows.push_back({function.getName().str(), std::move(entry)});
 }
 
 void PrecisionReport::add(FunctionOpInterface function, Operation *op,
@@ -75,6 +82,22 @@ LogicalResult PrecisionReport::write(StringRef path, Location loc) const {
           json.attribute("reason", row.entry.reason);
         });
     });
+    if (precision == "fp8")
+      json.attributeArray("fp8_operands", [&] {
+        for (const auto &[function, entry] : fp8Rows)
+          json.object([&] {
+            json.attribute("function", function);
+            json.attribute("op", entry.op);
+            json.attribute("location", entry.location);
+            json.attribute("operand", static_cast<int64_t>(entry.operand));
+            json.attribute("format", entry.format);
+            json.attribute("scaling", entry.scaling);
+            if (entry.historyArgument >= 0)
+              json.attribute("history_argument",
+                             static_cast<int64_t>(entry.historyArgument));
+            json.attribute("reason", entry.reason);
+          });
+      });
     ConversionCounts total;
     json.attributeArray("constants", [&] {
       for (const ConstantRow &row : constantRows) {

@@ -24,20 +24,33 @@ struct CastEntry {
   std::string value, location, from, to, reason;
 };
 
+/// A contraction operand given FP8 storage (precision=fp8).
+struct Fp8Entry {
+  std::string op, location, format, scaling, reason;
+  unsigned operand = 0;
+  int historyArgument = -1; // delayed scaling: the amax_history argument
+};
+
 /// Collects entries and totals across functions and writes them as JSON:
 /// {"precision", "level", "ops": [{"function", "name", "location", "class",
 /// "precision", "reason"}...], "casts": [{"function", "value", "location",
 /// "from", "to", "reason"}...], "constants": [{"function", "location",
 /// "to", "values", "overflowed", "flushed_to_zero", "subnormal"}...],
+/// "fp8_operands": [{"function", "op", "location", "operand", "format",
+/// "scaling", "history_argument", "reason"}...] (precision fp8 only),
 /// "totals": {"ops", "converted", "casts_inserted", "casts_folded",
 /// "constant_values", "overflowed", "flushed_to_zero", "subnormal"}}.
 class PrecisionReport {
 public:
-  PrecisionReport(const PrecisionPolicy &policy, llvm::StringRef level);
+  /// `precisionName` overrides the policy's type name in the report (fp8
+  /// runs on bf16's policy).
+  PrecisionReport(const PrecisionPolicy &policy, llvm::StringRef level,
+                  llvm::StringRef precisionName = "");
   void add(mlir::FunctionOpInterface function, mlir::Operation *op,
            const PrecisionEntry &entry);
   void addTotals(unsigned converted, unsigned casts, unsigned folded);
   void addCast(mlir::FunctionOpInterface function, CastEntry entry);
+  void addFp8Operand(mlir::FunctionOpInterface function, Fp8Entry entry);
   /// A folded constant (the new, low-precision one) and what converting its
   /// values did.
   void addConstant(mlir::FunctionOpInterface function,
@@ -64,6 +77,7 @@ private:
   std::vector<Row> rows;
   std::vector<CastRow> castRows;
   std::vector<ConstantRow> constantRows;
+  std::vector<std::pair<std::string, Fp8Entry>> fp8Rows;
   unsigned converted = 0, casts = 0, folded = 0;
 };
 

@@ -23,7 +23,7 @@
 namespace amprt::device {
 
 /// Bumped whenever the table changes, so a stale library is refused.
-constexpr int kBackendVersion = 2;
+constexpr int kBackendVersion = 3;
 
 using Tensor = amprt_tensor;
 using Ctx = amprt_context;
@@ -107,7 +107,14 @@ using Ctx = amprt_context;
   X(updateScale, (Ctx *, const Tensor *scale, const Tensor *goodSteps,         \
                   const Tensor *finite, double growth, double backoff,         \
                   int64_t interval, double minScale, double maxScale,          \
-                  Tensor *newScale, Tensor *newGoodSteps))
+                  Tensor *newScale, Tensor *newGoodSteps))                     \
+  /* FP8: scaledCast quantizes (y FP8) or dequantizes (x FP8). */              \
+  X(scaledCast, (Ctx *, const Tensor *x, const Tensor *scale, Tensor *y))      \
+  X(amax, (Ctx *, const Tensor *x, Tensor *y))                                 \
+  X(fp8Scale, (Ctx *, const Tensor *history, double fp8Max, int64_t margin,    \
+               Tensor *scale))                                                 \
+  X(recordAmax,                                                                \
+    (Ctx *, const Tensor *history, const Tensor *amax, Tensor *newHistory))
 
 struct Backend {
   int version;

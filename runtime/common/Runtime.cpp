@@ -58,6 +58,10 @@ const char *amprt::dtypeName(amprt_dtype dtype) {
     return "i64";
   case AMPRT_I1:
     return "i1";
+  case AMPRT_F8E4M3FN:
+    return "f8E4M3FN";
+  case AMPRT_F8E5M2:
+    return "f8E5M2";
   case AMPRT_DTYPE_MAX_ENUM:
     break;
   }
@@ -387,6 +391,8 @@ size_t amprt_dtype_size(amprt_dtype dtype) {
   case AMPRT_I64:
     return 8;
   case AMPRT_I1:
+  case AMPRT_F8E4M3FN:
+  case AMPRT_F8E5M2:
     return 1;
   case AMPRT_DTYPE_MAX_ENUM:
     break;

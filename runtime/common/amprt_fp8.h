@@ -99,6 +99,59 @@ template <typename Format> AMPRT_HD inline float fp8ToFloat(uint8_t code) {
                    (mantissa << (23 - m)));
 }
 
+/// The largest finite value of each format.
+constexpr float kFp8E4M3Max = 448.0f;
+constexpr float kFp8E5M2Max = 57344.0f;
+
+/// Delayed scaling's scale (amp.fp8_scale): the largest power of two s with
+/// amax * s <= fp8Max / 2^margin, within 2^-126 .. 2^126 so s and 1/s are
+/// normal; 1 while amax is not a positive finite value. The compiler's
+/// folder, the CPU backend and the device kernels all call this.
+AMPRT_HD inline float fp8ScaleFor(float amax, float fp8Max, int margin) {
+  if (!(amax > 0.0f) || amax > 3.4028234663852886e38f)
+    return 1.0f;
+  // Division in double: the ratio of two floats rounds to a power of two
+  // only when it lies within 2^-53 of it, which moves no f32 product.
+  int exponent = 0;
+  frexp((double)fp8Max / (double)amax, &exponent); // ratio in [2^(e-1), 2^e)
+  int power = exponent - 1 - margin;
+  power = power < -126 ? -126 : power > 126 ? 126 : power;
+  return ldexpf(1.0f, power);
+}
+
+/// The largest value of an amax history (0 when none is positive).
+AMPRT_HD inline float historyMax(const float *history, int64_t length) {
+  float m = 0.0f;
+  for (int64_t i = 0; i < length; ++i)
+    m = history[i] > m ? history[i] : m;
+  return m;
+}
+
+/// amp.record_amax, element i of the new history: [amax, history[0 ..
+/// length-2]], or history itself when amax is inf or NaN.
+AMPRT_HD inline float recordedAmax(const float *history, float amax,
+                                   int64_t i) {
+  bool finite = amax - amax == 0.0f;
+  if (!finite)
+    return history[i];
+  return i == 0 ? amax : history[i - 1];
+}
+
+/// FP8 tensor elements as floats, for the templates that load and store
+/// through amprt_half.h's overloads.
+AMPRT_HD inline float load(const f8e4m3fn_t *p, int64_t i) {
+  return fp8ToFloat<E4M3FN>(p[i].bits);
+}
+AMPRT_HD inline float load(const f8e5m2_t *p, int64_t i) {
+  return fp8ToFloat<E5M2>(p[i].bits);
+}
+AMPRT_HD inline void store(f8e4m3fn_t *p, int64_t i, float v) {
+  p[i].bits = floatToFp8<E4M3FN>(v);
+}
+AMPRT_HD inline void store(f8e5m2_t *p, int64_t i, float v) {
+  p[i].bits = floatToFp8<E5M2>(v);
+}
+
 } // namespace amprt
 
 #endif // AMPRT_COMMON_FP8_H

@@ -181,6 +181,20 @@ template <typename Exec> struct Ops {
                  updateScale(exec, scale, goodSteps, finite, growth, backoff,
                              interval, minScale, maxScale, newScale,
                              newGoodSteps))
+  AMPRT_TABLE_OP(scaledCast,
+                 (amprt_context * ctx, const Tensor *x, const Tensor *s,
+                  Tensor *y),
+                 scaledCast(exec, x, s, y))
+  AMPRT_TABLE_OP(amax, (amprt_context * ctx, const Tensor *x, Tensor *y),
+                 amax(exec, x, y))
+  AMPRT_TABLE_OP(fp8Scale,
+                 (amprt_context * ctx, const Tensor *history, double fp8Max,
+                  int64_t margin, Tensor *scale),
+                 fp8Scale(exec, history, fp8Max, margin, scale))
+  AMPRT_TABLE_OP(recordAmax,
+                 (amprt_context * ctx, const Tensor *history,
+                  const Tensor *amax, Tensor *newHistory),
+                 recordAmax(exec, history, amax, newHistory))
 #undef AMPRT_TABLE_OP
 };
 
@@ -210,6 +224,8 @@ template <typename Exec> Backend makeBackend(const Platform &p) {
       O::sgd,           O::momentum,
       O::adam,          O::clipByGlobalNorm,
       O::finiteCheck,   O::updateScale,
+      O::scaledCast,    O::amax,
+      O::fp8Scale,      O::recordAmax,
   };
 }
 

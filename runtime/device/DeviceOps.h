@@ -267,6 +267,69 @@ amprt_status scale(Exec &e, const amprt_tensor *x, const amprt_tensor *scale,
 }
 
 //===--------------------------------------------------------------------===//
+// FP8
+//===--------------------------------------------------------------------===//
+
+/// fn(storage element) for an FP8 dtype.
+template <typename Fn>
+amprt_status withFp8(const char *op, amprt_dtype dtype, Fn fn) {
+  switch (dtype) {
+  case AMPRT_F8E4M3FN:
+    return fn(f8e4m3fn_t{});
+  case AMPRT_F8E5M2:
+    return fn(f8e5m2_t{});
+  default:
+    return fail(AMPRT_ERROR_DTYPE, "%s: %s is not an FP8 type", op,
+                dtypeName(dtype));
+  }
+}
+
+/// amp.quantize (y FP8) or amp.dequantize (x FP8).
+template <typename Exec>
+amprt_status scaledCast(Exec &e, const amprt_tensor *x,
+                        const amprt_tensor *scale, amprt_tensor *y) {
+  const float *s = static_cast<const float *>(scale->data);
+  amprt_status status = AMPRT_OK;
+  if (isFloat(x->dtype))
+    return withFp8("quantize", y->dtype, [&](auto tag) {
+      using Q = decltype(tag);
+      AMPRT_FLOAT_DISPATCH(x->dtype, T, {
+        status = e.launch(QuantizeKernel<T, Q>{static_cast<const T *>(x->data),
+                                               static_cast<Q *>(y->data), s},
+                          x->numel);
+      });
+      return status;
+    });
+  return withFp8("dequantize", x->dtype, [&](auto tag) {
+    using Q = decltype(tag);
+    AMPRT_FLOAT_DISPATCH(y->dtype, U, {
+      status = e.launch(DequantizeKernel<Q, U>{static_cast<const Q *>(x->data),
+                                               static_cast<U *>(y->data), s},
+                        x->numel);
+    });
+    return status;
+  });
+}
+
+template <typename Exec>
+amprt_status fp8Scale(Exec &e, const amprt_tensor *history, double fp8Max,
+                      int64_t margin, amprt_tensor *scale) {
+  return e.launch(Fp8ScaleKernel{static_cast<const float *>(history->data),
+                                 history->numel, (float)fp8Max, (int)margin,
+                                 static_cast<float *>(scale->data)},
+                  1);
+}
+
+template <typename Exec>
+amprt_status recordAmax(Exec &e, const amprt_tensor *history,
+                        const amprt_tensor *amax, amprt_tensor *newHistory) {
+  return e.launch(RecordAmaxKernel{static_cast<const float *>(history->data),
+                                   static_cast<const float *>(amax->data),
+                                   static_cast<float *>(newHistory->data)},
+                  history->numel);
+}
+
+//===--------------------------------------------------------------------===//
 // Reductions
 //===--------------------------------------------------------------------===//
 
@@ -316,6 +379,22 @@ amprt_status reduce(Exec &e, Reduce kind, const amprt_tensor *x,
                    inner, y->numel, count, kind == Reduce::Max,
                    StoreFinish<T>{static_cast<T *>(y->data),
                                   kind == Reduce::Mean ? double(count) : 1.0});
+  });
+  return status;
+}
+
+/// amp.amax: max |x| over every element, into an f32 scalar.
+template <typename Exec>
+amprt_status amax(Exec &e, const amprt_tensor *x, amprt_tensor *y) {
+  Index outer, inner;
+  inner.rank = 1;
+  inner.shape[0] = x->numel;
+  inner.stride[0] = 1;
+  amprt_status status = AMPRT_OK;
+  AMPRT_FLOAT_DISPATCH(x->dtype, T, {
+    status = reduceInto(e, "amax", AbsValue<T>{static_cast<const T *>(x->data)},
+                        outer, inner, 1, x->numel, /*isMax=*/true,
+                        AmaxFinish{static_cast<float *>(y->data)});
   });
   return status;
 }

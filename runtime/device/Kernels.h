@@ -13,6 +13,7 @@
 #define AMPRT_DEVICE_KERNELS_H
 
 #include "../common/Geometry.h"
+#include "../common/amprt_fp8.h"
 #include "../common/amprt_math.h"
 
 namespace amprt::device {
@@ -725,6 +726,66 @@ struct UpdateScaleKernel {
                 maxScale);
     *newScale = s;
     *newGoodSteps = n;
+  }
+};
+
+//===--------------------------------------------------------------------===//
+// FP8 (the CPU backend runs these too, on CpuExec)
+//===--------------------------------------------------------------------===//
+
+/// q = fp8(x * scale): the f32 product rounds once, to FP8, saturating.
+template <typename T, typename Q> struct QuantizeKernel {
+  const T *x;
+  Q *q;
+  const float *scale;
+  AMPRT_HD void operator()(int64_t i) const {
+    store(q, i, (float)load(x, i) * *scale);
+  }
+};
+
+/// y = q * (1 / scale) in f32, rounded to y's type (exact for the
+/// power-of-two scales amp.fp8_scale makes).
+template <typename Q, typename U> struct DequantizeKernel {
+  const Q *q;
+  U *y;
+  const float *scale;
+  AMPRT_HD void operator()(int64_t i) const {
+    store(y, i, (typename Compute<U>::type)(load(q, i) * (1.0f / *scale)));
+  }
+};
+
+template <typename T> struct AbsValue {
+  const T *x;
+  AMPRT_HD double operator()(int64_t, int64_t off) const {
+    double v = (double)load(x, off);
+    return v < 0 ? -v : v;
+  }
+};
+/// amax: 0 for an empty tensor (the fold's -inf start), NaN kept.
+struct AmaxFinish {
+  float *y;
+  AMPRT_HD void operator()(int64_t o, double acc) const {
+    y[o] = acc < 0.0 ? 0.0f : (float)acc;
+  }
+};
+
+/// One thread: the scale of a (short) amax history.
+struct Fp8ScaleKernel {
+  const float *history;
+  int64_t length;
+  float fp8Max;
+  int margin;
+  float *scale;
+  AMPRT_HD void operator()(int64_t) const {
+    *scale = fp8ScaleFor(historyMax(history, length), fp8Max, margin);
+  }
+};
+
+struct RecordAmaxKernel {
+  const float *history, *amax;
+  float *newHistory;
+  AMPRT_HD void operator()(int64_t i) const {
+    newHistory[i] = recordedAmax(history, *amax, i);
   }
 };
 

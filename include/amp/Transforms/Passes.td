@@ -46,11 +46,34 @@ def AutoMixedPrecisionPass
     op (list, final precision, reason), and `remarks` emits the same reasons
     as MLIR remarks.
 
+    `precision=fp8` converts the graph as for bf16 and then gives every
+    precision operand of an allow-list op (the Tensor Core contractions)
+    FP8 storage with a per-tensor scale: `amp.quantize` to `f8E4M3FN` (or
+    `f8E5M2` for gradients with `fp8-format=hybrid`) and `amp.dequantize`
+    back to bf16, one chain per value. In a training step (a single-block
+    `func.func` whose arguments carry `tg.role`) the scale is delayed: it
+    comes from an amax history of `amax-history-len` steps, a new argument
+    and result with `tg.role = "amax_history"`, and this step's amax is
+    recorded for the next (Transformer Engine's `DelayedScaling`); values
+    computed in nested regions, functions that are not steps and
+    `fp8-scaling=current` scale by their own amax.
+
     Example: `amp-opt --amp-auto-mixed-precision="precision=bf16 report=r.json"`.
   }];
   let options = [
     Option<"precision", "precision", "std::string", /*default=*/"\"f16\"",
-           "Low-precision type: f16 or bf16">,
+           "Low-precision type: f16, bf16 or fp8 (bf16 with FP8 "
+           "contraction operands)">,
+    Option<"fp8Format", "fp8-format", "std::string", /*default=*/"\"hybrid\"",
+           "precision=fp8: hybrid (E5M2 gradients, E4M3 the rest) or e4m3">,
+    Option<"fp8Scaling", "fp8-scaling", "std::string",
+           /*default=*/"\"delayed\"",
+           "precision=fp8: delayed (amax history carried by the step) or "
+           "current (each tensor's own amax)">,
+    Option<"amaxHistoryLen", "amax-history-len", "int64_t",
+           /*default=*/"1024", "precision=fp8: steps of amax history">,
+    Option<"fp8Margin", "fp8-margin", "int64_t", /*default=*/"0",
+           "precision=fp8: scales are divided by 2^margin">,
     ListOption<"allowOps", "allow", "std::string",
                "Op names (dialect.op) moved into the allow list">,
     ListOption<"inferOps", "infer", "std::string",
@@ -92,6 +115,8 @@ def AutoMixedPrecisionPass
     Statistic<"numCasts", "casts-inserted", "amp.cast ops inserted">,
     Statistic<"numFolded", "casts-folded",
               "Casts of constants folded into low-precision constants">,
+    Statistic<"numFp8Operands", "fp8-operands",
+              "Contraction operands given FP8 storage">,
   ];
   let dependentDialects = ["::amp::AMPDialect", "::mlir::arith::ArithDialect",
                            "::mlir::tensor::TensorDialect",

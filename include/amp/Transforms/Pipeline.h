@@ -23,7 +23,25 @@ struct AmpPipelineOptions
     : public mlir::PassPipelineOptions<AmpPipelineOptions> {
   // --amp-auto-mixed-precision.
   Option<std::string> precision{
-      *this, "precision", llvm::cl::desc("f16 or bf16"), llvm::cl::init("f16")};
+      *this, "precision",
+      llvm::cl::desc("f16, bf16 or fp8 (bf16 with FP8 contraction operands)"),
+      llvm::cl::init("f16")};
+  Option<std::string> fp8Format{
+      *this, "fp8-format",
+      llvm::cl::desc("precision=fp8: hybrid (E5M2 gradients) or e4m3"),
+      llvm::cl::init("hybrid")};
+  Option<std::string> fp8Scaling{
+      *this, "fp8-scaling",
+      llvm::cl::desc("precision=fp8: delayed (amax history) or current"),
+      llvm::cl::init("delayed")};
+  Option<int64_t> amaxHistoryLen{
+      *this, "amax-history-len",
+      llvm::cl::desc("precision=fp8: steps of amax history"),
+      llvm::cl::init(1024)};
+  Option<int64_t> fp8Margin{
+      *this, "fp8-margin",
+      llvm::cl::desc("precision=fp8: scales are divided by 2^margin"),
+      llvm::cl::init(0)};
   ListOption<std::string> allowOps{*this, "allow",
                                    llvm::cl::desc("Ops moved into allow")};
   ListOption<std::string> inferOps{*this, "infer",

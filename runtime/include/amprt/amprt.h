@@ -39,6 +39,9 @@ typedef enum amprt_dtype {
   AMPRT_I32 = 4,
   AMPRT_I64 = 5,
   AMPRT_I1 = 6, /* one byte per element, 0 or 1 */
+  /* FP8 storage (amprt_quantize / amprt_dequantize only). */
+  AMPRT_F8E4M3FN = 7,
+  AMPRT_F8E5M2 = 8,
   AMPRT_DTYPE_MAX_ENUM = 0x7FFFFFFF
 } amprt_dtype;
 
@@ -364,6 +367,28 @@ amprt_status amprt_update_scale(amprt_context *ctx, const amprt_tensor *scale,
                                 int64_t growth_interval, double min_scale,
                                 double max_scale, amprt_tensor *new_scale,
                                 amprt_tensor *new_good_steps);
+
+/* --- FP8 with delayed scaling ----------------------------------------------
+ * q = fp8(x * scale), rounded to nearest-even and saturating at the format's
+ * largest finite value; y = q * (1 / scale). x and y f32, f16 or bf16, q
+ * AMPRT_F8E4M3FN or AMPRT_F8E5M2, scale a rank-0 f32; shapes equal. */
+amprt_status amprt_quantize(amprt_context *ctx, const amprt_tensor *x,
+                            const amprt_tensor *scale, amprt_tensor *q);
+amprt_status amprt_dequantize(amprt_context *ctx, const amprt_tensor *q,
+                              const amprt_tensor *scale, amprt_tensor *y);
+/* amax: rank-0 f32, max |x| (NaN if x holds NaN). */
+amprt_status amprt_amax(amprt_context *ctx, const amprt_tensor *x,
+                        amprt_tensor *amax);
+/* The largest power of two s with max(history) * s <= fp8_max / 2^margin,
+ * 1 while the history holds no positive finite value (amp.fp8_scale).
+ * format: AMPRT_F8E4M3FN or AMPRT_F8E5M2; history: f32 of rank 0 or 1. */
+amprt_status amprt_fp8_scale(amprt_context *ctx, const amprt_tensor *history,
+                             int32_t format, int64_t margin,
+                             amprt_tensor *scale);
+/* new_history = [amax, history[0..n-2]], or history when amax is inf/NaN. */
+amprt_status amprt_record_amax(amprt_context *ctx, const amprt_tensor *history,
+                               const amprt_tensor *amax,
+                               amprt_tensor *new_history);
 
 /* --- Numeric validation ---------------------------------------------------- *
  * How far `candidate` (a low-precision result, any float type) is from

@@ -29,13 +29,13 @@
 // RUN: not amp-run %t/wide.mlir --data=synthetic --precision=f32 2>&1 | FileCheck %s --check-prefix=WIDE
 
 // MISSING: amp-run: error: cannot parse
-// PRECISION: amp-run: error: --precision must be f32, f16 or bf16, got 'f8'
+// PRECISION: amp-run: error: --precision must be f32, f16, bf16 or fp8, got 'f8'
 // VALF32: amp-run: error: --validate compares a mixed-precision step with f32: give --precision=f16 or bf16
 // VALSTEPS: amp-run: error: --validate=N needs a step count >= 1, got '0'
 // VALNEED: amp-run: error: --validate-fix, --validate-annotate and the tolerance options need --validate
 // VALTOL: amp-run: error: the --validate-tol-* and --validate-max-flushed tolerances must be finite values > 0
 // VALWRITE: amp-run: error: cannot write --validate-annotate '{{.*}}nowhere/out.mlir'
-// LISTSF32: amp-run: error: --lists-file needs --precision=f16 or bf16
+// LISTSF32: amp-run: error: --lists-file needs --precision=f16, bf16 or fp8
 // LISTSMISSING: nowhere.json
 // LISTSMISSING: amp-run: error: the amp pipeline failed
 // DATA: amp-run: error: --data must be synthetic or fashion-mnist[:DIR], got 'cifar'

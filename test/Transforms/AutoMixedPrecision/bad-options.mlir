@@ -9,7 +9,7 @@
 // RUN: echo '{"alow": []}' > %t.key.json
 // RUN: not amp-opt %s --amp-auto-mixed-precision="lists-file=%t.key.json" 2>&1 | FileCheck %s --check-prefix=KEY
 // RUN: not amp-opt %s --amp-auto-mixed-precision="lists-file=%t.missing.json" 2>&1 | FileCheck %s --check-prefix=MISSING
-// RUN: not amp-opt %s --amp-auto-mixed-precision="precision=fp8" 2>&1 | FileCheck %s --check-prefix=PRECISION
+// RUN: not amp-opt %s --amp-auto-mixed-precision="precision=fp4" 2>&1 | FileCheck %s --check-prefix=PRECISION
 // RUN: not amp-opt %s --amp-auto-mixed-precision="level=aggressive" 2>&1 | FileCheck %s --check-prefix=LEVEL
 // RUN: not amp-opt %s --amp-auto-mixed-precision="allow=matmul" 2>&1 | FileCheck %s --check-prefix=UNQUALIFIED
 // RUN: not amp-opt %s --amp-auto-mixed-precision="colour=red" 2>&1 | FileCheck %s --check-prefix=OPTION
@@ -21,7 +21,7 @@
 // NOTJSON: error: amp-auto-mixed-precision: lists-file '{{.*}}bad.json' is not valid JSON
 // KEY: error: amp-auto-mixed-precision: lists-file '{{.*}}' has an unknown key "alow" (expected allow, infer, clear, deny)
 // MISSING: error: amp-auto-mixed-precision: cannot read lists-file '{{.*}}missing.json': No such file or directory
-// PRECISION: error: amp-auto-mixed-precision: precision must be f16 or bf16, got 'fp8'
+// PRECISION: error: amp-auto-mixed-precision: precision must be f16, bf16 or fp8, got 'fp4'
 // LEVEL: error: amp-auto-mixed-precision: level must be default, tensor-cores-only, infer-as-deny or force-all, got 'aggressive'
 // UNQUALIFIED: error: amp-auto-mixed-precision: 'matmul' in the pass options is not a fully qualified op name (dialect.op)
 // OPTION: no such option colour

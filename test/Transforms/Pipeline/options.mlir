@@ -20,7 +20,7 @@
 // BF16-NOT: amp.scale
 // NONE: tg.matmul {{.*}} : tensor<8x8xf16>
 // NONE-NOT: amp.scale
-// BAD: amp-auto-mixed-precision: precision must be f16 or bf16, got 'f8'
+// BAD: amp-auto-mixed-precision: precision must be f16, bf16 or fp8, got 'f8'
 func.func @step(%w: tensor<8x8xf32> {tg.role = "param"}, %x: tensor<8x8xf32> {tg.role = "input"},
                 %lr: tensor<f32> {tg.role = "lr"}) -> (tensor<f32> {tg.role = "loss"}, tensor<8x8xf32> {tg.role = "param"}) {
   %y = tg.matmul %x, %w : tensor<8x8xf32>

@@ -7,6 +7,8 @@
 #include "mlir/IR/TypeUtilities.h"
 #include "llvm/ADT/APFloat.h"
 
+#include "amprt_fp8.h"
+
 using namespace mlir;
 
 namespace amp {
@@ -142,6 +144,94 @@ LogicalResult NumericErrorOp::verify() {
   if (stats.getShape() != ArrayRef<int64_t>{kNumStats})
     return emitOpError("returns tensor<")
            << kNumStats << "xf32>, got " << stats;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// FP8
+//===----------------------------------------------------------------------===//
+
+static LogicalResult verifySameShape(Operation *op, Type from, Type to) {
+  auto a = cast<RankedTensorType>(from), b = cast<RankedTensorType>(to);
+  if (a.getShape() != b.getShape())
+    return op->emitOpError("cannot change the shape (")
+           << a << " to " << b << "); only the element type converts";
+  return success();
+}
+
+LogicalResult QuantizeOp::verify() {
+  if (getElementTypeOrSelf(getX().getType()).isF64())
+    return emitOpError("quantizes f32, f16 or bf16 values, got f64");
+  return verifySameShape(*this, getX().getType(), getQ().getType());
+}
+
+LogicalResult DequantizeOp::verify() {
+  if (getElementTypeOrSelf(getY().getType()).isF64())
+    return emitOpError("dequantizes to f32, f16 or bf16, got f64");
+  return verifySameShape(*this, getQ().getType(), getY().getType());
+}
+
+OpFoldResult AmaxOp::fold(FoldAdaptor adaptor) {
+  auto dense = dyn_cast_or_null<DenseFPElementsAttr>(adaptor.getX());
+  if (!dense)
+    return {};
+  // Same order of evaluation as the runtime: NaN wins, then the largest
+  // magnitude, read as f32.
+  float amax = 0.0f;
+  for (APFloat value : dense.getValues<APFloat>()) {
+    if (value.isNaN())
+      return DenseElementsAttr::get(cast<ShapedType>(getType()),
+                                    std::numeric_limits<float>::quiet_NaN());
+    bool losesInfo = false;
+    value.convert(APFloat::IEEEsingle(), APFloat::rmNearestTiesToEven,
+                  &losesInfo);
+    amax = std::max(amax, std::fabs(value.convertToFloat()));
+  }
+  return DenseElementsAttr::get(cast<ShapedType>(getType()), amax);
+}
+
+/// The largest finite value of an FP8 format, or nothing for another type.
+static std::optional<float> fp8Max(Type format) {
+  if (isa<Float8E4M3FNType>(format))
+    return amprt::kFp8E4M3Max;
+  if (isa<Float8E5M2Type>(format))
+    return amprt::kFp8E5M2Max;
+  return std::nullopt;
+}
+
+LogicalResult Fp8ScaleOp::verify() {
+  if (!fp8Max(getFormat()))
+    return emitOpError("format must be f8E4M3FN or f8E5M2, got ")
+           << getFormat();
+  int64_t margin = static_cast<int64_t>(getMargin());
+  if (margin < 0 || margin > 64)
+    return emitOpError("margin must be in [0, 64], got ") << margin;
+  auto history = cast<RankedTensorType>(getHistory().getType());
+  if (history.getRank() > 1)
+    return emitOpError("takes an amax history (rank 1) or one amax (rank "
+                       "0), got ")
+           << history;
+  return success();
+}
+
+OpFoldResult Fp8ScaleOp::fold(FoldAdaptor adaptor) {
+  auto dense = dyn_cast_or_null<DenseFPElementsAttr>(adaptor.getHistory());
+  std::optional<float> max = fp8Max(getFormat());
+  if (!dense || !max)
+    return {};
+  SmallVector<float> history(dense.getValues<float>());
+  float scale =
+      amprt::fp8ScaleFor(amprt::historyMax(history.data(), history.size()),
+                         *max, static_cast<int>(getMargin()));
+  return DenseElementsAttr::get(cast<ShapedType>(getType()), scale);
+}
+
+LogicalResult RecordAmaxOp::verify() {
+  auto history = cast<RankedTensorType>(getHistory().getType());
+  if (history.getRank() != 1 || history.isDynamicDim(0) ||
+      history.getDimSize(0) < 1)
+    return emitOpError("takes an amax history of static length >= 1, got ")
+           << history;
   return success();
 }
 

@@ -63,6 +63,7 @@ static unsigned roleUse(Role role) {
   case Role::OptState:
   case Role::LossScale:
   case Role::GoodSteps:
+  case Role::AmaxHistory:
     return OnArgument | OnResult;
   case Role::Input:
   case Role::Label:

@@ -140,4 +140,111 @@ def AMP_NumericErrorOp : AMP_Op<"numeric_error"> {
   let hasVerifier = 1;
 }
 
+//===----------------------------------------------------------------------===//
+// FP8 with per-tensor delayed scaling
+//===----------------------------------------------------------------------===//
+
+def AMP_QuantizeOp : AMP_Op<"quantize"> {
+  let summary = "scales a tensor and rounds it to FP8";
+  let description = [{
+    `q = fp8(x * scale)`: the product is formed in f32 and rounded to the
+    result's FP8 format to nearest-even, saturating -- a finite value past
+    the format's largest finite value (448 for `f8E4M3FN`, 57344 for
+    `f8E5M2`) becomes that value, so a scale that lags the data clips
+    instead of producing inf. NaN stays NaN; inf becomes NaN in E4M3FN
+    (which has no inf) and stays inf in E5M2. The scales
+    `amp.fp8_scale` makes are powers of two, so `x * scale` is exact and the
+    only rounding is to FP8. Shapes must match.
+
+    ```mlir
+    %q = amp.quantize %x, %s : tensor<64x784xbf16> to tensor<64x784xf8E4M3FN>
+    ```
+  }];
+  let arguments = (ins AMP_FloatTensor:$x, TG_F32Scalar:$scale);
+  let results = (outs AMP_Fp8Tensor:$q);
+  let assemblyFormat = "$x `,` $scale attr-dict `:` type($x) `to` type($q)";
+  let hasVerifier = 1;
+}
+
+def AMP_DequantizeOp : AMP_Op<"dequantize"> {
+  let summary = "reads an FP8 tensor back at its scale";
+  let description = [{
+    `y = q * (1 / scale)`, in f32, rounded to the result type. With the
+    power-of-two scales of `amp.fp8_scale` the result is exact in bf16, f16
+    (within its range) and f32: a contraction of dequantized operands with
+    f32 accumulation computes exactly what an FP8 GEMM with scale factors
+    computes, which is how the CPU backend emulates FP8 and what a GPU
+    backend may replace with one FP8 GEMM. Shapes must match.
+
+    ```mlir
+    %d = amp.dequantize %q, %s : tensor<64x784xf8E4M3FN> to tensor<64x784xbf16>
+    ```
+  }];
+  let arguments = (ins AMP_Fp8Tensor:$q, TG_F32Scalar:$scale);
+  let results = (outs AMP_FloatTensor:$y);
+  let assemblyFormat = "$q `,` $scale attr-dict `:` type($q) `to` type($y)";
+  let hasVerifier = 1;
+}
+
+def AMP_AmaxOp : AMP_Op<"amax"> {
+  let summary = "the largest magnitude in a tensor, in f32";
+  let description = [{
+    `max |x|` over every element (0 for an empty tensor); NaN if any element
+    is NaN, inf if any is infinite. Folds on constants.
+
+    ```mlir
+    %a = amp.amax %x : tensor<64x784xbf16>
+    ```
+  }];
+  let arguments = (ins AMP_FloatTensor:$x);
+  let results = (outs TG_F32Scalar:$amax);
+  let assemblyFormat = "$x attr-dict `:` type($x)";
+  let hasFolder = 1;
+}
+
+def AMP_Fp8ScaleOp : AMP_Op<"fp8_scale"> {
+  let summary = "the scale that fits an amax history into an FP8 format";
+  let description = [{
+    Transformer Engine's delayed scaling: with `m` the largest value of
+    `history` (a 1-D amax history, or a scalar amax for current scaling),
+    the scale is the largest power of two `s` with
+    `m * s <= fp8_max / 2^margin`, where `fp8_max` is the largest finite
+    value of `format` (448 for `f8E4M3FN`, 57344 for `f8E5M2`). It is
+    Transformer Engine's `fp8_max / m / 2^margin` rounded down to a power of
+    two, so that scaling and unscaling are exact (see `amp.dequantize`).
+    While the history holds no positive finite value (the first step) the
+    scale is 1. Scales stay within 2^-126 .. 2^126 so that `s` and `1/s` are
+    normal f32 values.
+
+    ```mlir
+    %s = amp.fp8_scale %history {format = f8E4M3FN} : tensor<1024xf32>
+    ```
+  }];
+  let arguments = (ins RankedTensorOf<[F32]>:$history, TypeAttr:$format,
+                   DefaultValuedOptionalAttr<I64Attr, "0">:$margin);
+  let results = (outs TG_F32Scalar:$scale);
+  let assemblyFormat = "$history attr-dict `:` type($history)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def AMP_RecordAmaxOp : AMP_Op<"record_amax",
+    [AllTypesMatch<["history", "new_history"]>]> {
+  let summary = "pushes this step's amax into an amax history";
+  let description = [{
+    `new_history[0] = amax` and `new_history[i] = history[i - 1]`: the
+    oldest value drops out. A non-finite amax (a step whose data overflowed,
+    which loss scaling skips) is not recorded: the history comes back
+    unchanged, so one bad step cannot set every later scale to 0.
+
+    ```mlir
+    %h2 = amp.record_amax %h, %a : tensor<1024xf32>
+    ```
+  }];
+  let arguments = (ins RankedTensorOf<[F32]>:$history, TG_F32Scalar:$amax);
+  let results = (outs RankedTensorOf<[F32]>:$new_history);
+  let assemblyFormat = "$history `,` $amax attr-dict `:` type($history)";
+  let hasVerifier = 1;
+}
+
 #endif // AMP_DIALECT_AMP_IR_AMPOPS_TD

@@ -45,7 +45,8 @@ def TG_RoleEnum : I32Enum<"Role",
       I32EnumCase<"Loss", 7, "loss">,
       I32EnumCase<"Logits", 8, "logits">,
       I32EnumCase<"Output", 9, "output">,
-      I32EnumCase<"Communicator", 10, "communicator">]> {
+      I32EnumCase<"Communicator", 10, "communicator">,
+      I32EnumCase<"AmaxHistory", 11, "amax_history">]> {
   let cppNamespace = "::amp::tg";
 }
 

@@ -33,6 +33,9 @@ def TG_WideFloatTensor : TG_TensorOf<[F32, F64]>;
 // on any ranked tensor; only the runtime lowering needs static shapes.
 def AMP_FloatTensor : RankedTensorOf<[F16, BF16, F32, F64]>;
 def AMP_WideFloatTensor : RankedTensorOf<[F32, F64]>;
+// FP8 storage: E4M3FN (weights, activations) and E5M2 (gradients). Only
+// amp.quantize makes these tensors and only amp.dequantize reads them.
+def AMP_Fp8Tensor : RankedTensorOf<[F8E4M3FN, F8E5M2]>;
 
 // Rank-0 scalars whose type is fixed, so the assembly format need not spell
 // them out.

@@ -1,0 +1,52 @@
+//===- Fp8Operands.h - FP8 operands for allow-list contractions -*- C++ -*-===//
+//
+// The last step of --amp-auto-mixed-precision with precision=fp8: the
+// function has been converted to bf16, and each contraction operand is now
+// quantized to FP8 and dequantized back, with a per-tensor scale.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef AMP_LIB_TRANSFORMS_FP8OPERANDS_H
+#define AMP_LIB_TRANSFORMS_FP8OPERANDS_H
+
+#include "PrecisionColoring.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+#include <string>
+#include <vector>
+
+namespace amp {
+
+struct Fp8Options {
+  /// E5M2 for gradients, E4M3 for the rest (else E4M3 everywhere).
+  bool hybrid = true;
+  /// Delayed scaling from an amax history carried step to step, where the
+  /// function is a training step; otherwise (or when false) current scaling.
+  bool delayed = true;
+  int64_t historyLength = 1024;
+  int64_t margin = 0;
+};
+
+/// One operand that now reads FP8, for remarks and the report.
+struct Fp8Operand {
+  mlir::Operation *user;
+  unsigned operand;
+  std::string format;  // f8E4M3FN or f8E5M2
+  std::string scaling; // delayed or current
+  std::string reason;
+  /// Delayed scaling: the function argument holding the amax history.
+  int historyArgument = -1;
+};
+
+/// Quantizes the FP8 operands of `function` (already converted by the
+/// rewriter): every precision operand of an allow-class op that computes
+/// in bf16. `signatureFixed`: a caller depends on the signature, so no
+/// history argument may be added. Appends what it did to `operands`.
+mlir::LogicalResult insertFp8Operands(mlir::FunctionOpInterface function,
+                                      const ColoringGraph &graph,
+                                      const Fp8Options &options,
+                                      bool signatureFixed,
+                                      std::vector<Fp8Operand> &operands);
+
+} // namespace amp
+
+#endif // AMP_LIB_TRANSFORMS_FP8OPERANDS_H
