@@ -10,6 +10,7 @@
 
 #include "Dataset.h"
 #include "Distributed.h"
+#include "Fp8Report.h"
 #include "Validation.h"
 #include "amp/Conversion/Passes.h"
 #include "amp/Dialect/AMP/IR/AMP.h"
@@ -642,6 +643,10 @@ static int runMain(int argc, char **argv) {
   if (!bound)
     return fatal(bound.takeError());
   runner::TrainingStep step = std::move(*bound);
+  // fp8: the scales and their saturation, read around each step only when
+  // a report asks for them (read from the step before it is lowered).
+  amp::run::Fp8ScaleTracker fp8Scales(
+      module->lookupSymbol<func::FuncOp>(entryName));
   std::vector<amp::run::ProbeInfo> f32Probes, mixedProbes;
   if (validating) {
     auto probes =
@@ -900,6 +905,13 @@ static int runMain(int argc, char **argv) {
   amprt_comm_set_timeout(commTimeout);
   uint64_t bytesBefore = 0, collectivesBefore = 0;
   amprt_comm_stats(&bytesBefore, &collectivesBefore);
+  bool trackFp8 = !reportPath.empty() && !fp8Scales.empty();
+  auto stepArguments = [&] {
+    std::vector<amprt_tensor *> out(step.numArguments());
+    for (size_t i = 0; i < out.size(); ++i)
+      out[i] = step.argument(i);
+    return out;
+  };
   auto wallStart = std::chrono::steady_clock::now();
   for (int64_t s = 0; s < totalSteps; ++s) {
     if (fault->kind != amp::run::Fault::Inf && fault->at(worldRank, s))
@@ -907,11 +919,17 @@ static int runMain(int argc, char **argv) {
     auto batchTensors = nextBatch(s);
     if (!batchTensors)
       return fatal(batchTensors.takeError());
+    if (trackFp8)
+      if (llvm::Error error = fp8Scales.beforeStep(stepArguments().data()))
+        return fatal(std::move(error));
     auto outcome = step.run(*stepFn, ctx, std::move(batchTensors->first),
                             std::move(batchTensors->second));
     if (!outcome)
       return fatal("step " + std::to_string(s) +
                    " failed: " + llvm::toString(outcome.takeError()));
+    if (trackFp8)
+      if (llvm::Error error = fp8Scales.afterStep(stepArguments().data()))
+        return fatal(std::move(error));
     peakStepBytes = std::max(peakStepBytes, outcome->peakBytes);
     stepOutputBytes = std::max(stepOutputBytes, outcome->outputBytes);
     peakActivationBytes =
@@ -996,6 +1014,7 @@ static int runMain(int argc, char **argv) {
         {"wall_seconds", wall},
         {"samples_per_second",
          jsonNumber(totalSteps * globalBatch / trainSeconds)},
+        {"fp8_scales", fp8Scales.toJson(stepArguments().data())},
         {"params_fingerprint",
          llvm::formatv("{0:x16}", amp::run::fingerprint(paramBytes)).str()},
         {"per_step", std::move(stepRecords)}};

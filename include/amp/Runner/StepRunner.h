@@ -181,6 +181,7 @@ public:
   std::vector<amprt_tensor *> params() const;
   /// The current value of argument `index` (null for input and label).
   amprt_tensor *argument(size_t index) const { return args[index].get(); }
+  size_t numArguments() const { return args.size(); }
 
 private:
   TrainingStep(Signature signature) : sig(std::move(signature)) {}

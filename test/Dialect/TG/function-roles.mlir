@@ -18,7 +18,7 @@ func.func @roles(%w: tensor<4xf32> {tg.role = "param", tg.init = "he_normal"},
 
 // -----
 
-// expected-error @+1 {{'tg.role' on argument 0 must be one of "param", "opt_state", "input", "label", "lr", "loss_scale", "good_steps", "communicator", got "weight"}}
+// expected-error @+1 {{'tg.role' on argument 0 must be one of "param", "opt_state", "input", "label", "lr", "loss_scale", "good_steps", "communicator", "amax_history", got "weight"}}
 func.func @bad_role(%w: tensor<4xf32> {tg.role = "weight"}) {
   return
 }
