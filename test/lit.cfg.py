@@ -57,7 +57,8 @@ llvm_lib = os.path.join(os.path.dirname(config.llvm_tools_dir), "lib")
 runner_libs = [os.path.join(llvm_lib, name) for name in
                ("libmlir_runner_utils.so", "libmlir_c_runner_utils.so")]
 if (shutil.which("mlir-opt-22") and shutil.which("mlir-runner-22")
-        and all(os.path.exists(lib) for lib in runner_libs)):
+        and all(os.path.exists(lib) for lib in runner_libs)
+        and os.path.exists(os.path.join(llvm_lib, "libmlir_apfloat_wrappers.so"))):
     config.available_features.add("upstream-mlir-runner")
 config.substitutions.append(
     ("%upstream_to_llvm",
@@ -69,6 +70,23 @@ config.substitutions.append(
      "lower-affine,finalize-memref-to-llvm,convert-math-to-llvm,"
      "convert-arith-to-llvm,convert-cf-to-llvm,convert-func-to-llvm,"
      "convert-index-to-llvm,reconcile-unrealized-casts)\""))
+# FP8 programs: upstream lowers FP8 conversions to calls of its APFloat
+# runtime library (LLVM has no FP8 types).
+config.substitutions.append(
+    ("%fp8_upstream_to_llvm",
+     "mlir-opt-22 --pass-pipeline=\"builtin.module("
+     "func.func(tosa-to-linalg-named,tosa-to-linalg,tosa-to-arith,tosa-to-tensor),"
+     "convert-elementwise-to-linalg,"
+     "one-shot-bufferize{bufferize-function-boundaries},"
+     "convert-linalg-to-loops,convert-scf-to-cf,expand-strided-metadata,"
+     "lower-affine,convert-arith-to-apfloat,finalize-memref-to-llvm,"
+     "convert-math-to-llvm,convert-arith-to-llvm,convert-cf-to-llvm,"
+     "convert-func-to-llvm,convert-index-to-llvm,reconcile-unrealized-casts)\""))
+apfloat_lib = os.path.join(llvm_lib, "libmlir_apfloat_wrappers.so")
+config.substitutions.append(
+    ("%fp8_upstream_run",
+     "mlir-runner-22 -e main -entry-point-result=void -shared-libs="
+     + ",".join(runner_libs + [apfloat_lib])))
 config.substitutions.append(
     ("%upstream_run",
      "mlir-runner-22 -e main -entry-point-result=void -shared-libs="

@@ -16,6 +16,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Fp8Operands.h"
+#include "Fp8UpstreamOps.h"
 #include "amp/Dialect/AMP/IR/AMP.h"
 #include "amp/Dialect/TG/IR/TG.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -96,7 +97,8 @@ LogicalResult insertFp8Operands(FunctionOpInterface function,
                                              : Type(Float8E4M3FNType::get(ctx));
     // The history lives in the step's signature: the value must be
     // computed once per step, in the entry block.
-    bool delayed = step && value.getParentBlock() == entry;
+    bool delayed =
+        !options.upstreamOps && step && value.getParentBlock() == entry;
     if (producer)
       builder.setInsertionPointAfter(producer);
     else
@@ -106,32 +108,41 @@ LogicalResult insertFp8Operands(FunctionOpInterface function,
     RankedTensorType fp8Type = lowType.clone(format);
     IntegerAttr margin = builder.getI64IntegerAttr(options.margin);
 
-    Value scale, history;
     int historyArgument = -1;
-    if (delayed) {
-      historyArgument = func.getNumArguments();
-      (void)func.insertArgument(
-          historyArgument, historyType,
-          builder.getDictionaryAttr(
-              {builder.getNamedAttr(tg::TGDialect::kRoleAttrName,
-                                    builder.getStringAttr(tg::stringifyRole(
-                                        tg::Role::AmaxHistory))),
-               builder.getNamedAttr(tg::TGDialect::kInitValueAttrName,
-                                    builder.getF32FloatAttr(0.0f))}),
-          func.getLoc());
-      history = func.getArgument(historyArgument);
-      scale = Fp8ScaleOp::create(builder, loc, scalar, history,
-                                 TypeAttr::get(format), margin);
+    Value d;
+    if (options.upstreamOps) {
+      double max = isa<Float8E5M2Type>(format) ? 57344.0 : 448.0;
+      Value amax = buildUpstreamAmax(builder, loc, value);
+      Value scale = buildUpstreamScale(builder, loc, amax, max, options.margin);
+      Value q = buildUpstreamQuantize(builder, loc, value, scale, fp8Type, max);
+      d = buildUpstreamDequantize(builder, loc, q, scale, lowType);
+    } else {
+      Value scale, history;
+      if (delayed) {
+        historyArgument = func.getNumArguments();
+        (void)func.insertArgument(
+            historyArgument, historyType,
+            builder.getDictionaryAttr(
+                {builder.getNamedAttr(tg::TGDialect::kRoleAttrName,
+                                      builder.getStringAttr(tg::stringifyRole(
+                                          tg::Role::AmaxHistory))),
+                 builder.getNamedAttr(tg::TGDialect::kInitValueAttrName,
+                                      builder.getF32FloatAttr(0.0f))}),
+            func.getLoc());
+        history = func.getArgument(historyArgument);
+        scale = Fp8ScaleOp::create(builder, loc, scalar, history,
+                                   TypeAttr::get(format), margin);
+      }
+      Value amax = AmaxOp::create(builder, loc, scalar, value);
+      if (!delayed)
+        scale = Fp8ScaleOp::create(builder, loc, scalar, amax,
+                                   TypeAttr::get(format), margin);
+      Value q = QuantizeOp::create(builder, loc, fp8Type, value, scale);
+      d = DequantizeOp::create(builder, loc, lowType, q, scale);
+      if (delayed)
+        newHistories.push_back(
+            RecordAmaxOp::create(builder, loc, historyType, history, amax));
     }
-    Value amax = AmaxOp::create(builder, loc, scalar, value);
-    if (!delayed)
-      scale = Fp8ScaleOp::create(builder, loc, scalar, amax,
-                                 TypeAttr::get(format), margin);
-    Value q = QuantizeOp::create(builder, loc, fp8Type, value, scale);
-    Value d = DequantizeOp::create(builder, loc, lowType, q, scale);
-    if (delayed)
-      newHistories.push_back(
-          RecordAmaxOp::create(builder, loc, historyType, history, amax));
 
     std::string formatName;
     llvm::raw_string_ostream(formatName) << format;
@@ -144,7 +155,11 @@ LogicalResult insertFp8Operands(FunctionOpInterface function,
                                 "E4M3")
             : "weight or activation: E4M3 for its precision";
     std::string scaling = delayed ? "delayed" : "current";
-    if (!delayed)
+    if (options.upstreamOps)
+      reason += "; current scaling, in upstream ops: IR without amp ops "
+                "comes back in linalg, tensor and arith ops, which carry no "
+                "amax history";
+    else if (!delayed)
       reason += options.delayed
                     ? (step ? "; current scaling: the value is computed in a "
                               "nested region, not once per step"

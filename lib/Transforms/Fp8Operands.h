@@ -24,6 +24,9 @@ struct Fp8Options {
   bool delayed = true;
   int64_t historyLength = 1024;
   int64_t margin = 0;
+  /// Write the chains in linalg / tensor / arith ops instead of amp's (IR
+  /// from other front ends; always current scaling).
+  bool upstreamOps = false;
 };
 
 /// One operand that now reads FP8, for remarks and the report.

@@ -84,8 +84,11 @@ LogicalResult PrecisionReport::write(StringRef path, Location loc) const {
     });
     if (precision == "fp8")
       json.attributeArray("fp8_operands", [&] {
-        for (const auto &[function, entry] : fp8Rows)
+        for (const auto &row : fp8Rows)
           json.object([&] {
+            // (clang 14 cannot capture structured bindings)
+            const std::string &function = row.first;
+            const Fp8Entry &entry = row.second;
             json.attribute("function", function);
             json.attribute("op", entry.op);
             json.attribute("location", entry.location);

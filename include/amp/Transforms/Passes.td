@@ -119,6 +119,7 @@ def AutoMixedPrecisionPass
               "Contraction operands given FP8 storage">,
   ];
   let dependentDialects = ["::amp::AMPDialect", "::mlir::arith::ArithDialect",
+                           "::mlir::linalg::LinalgDialect",
                            "::mlir::tensor::TensorDialect",
                            "::mlir::tosa::TosaDialect"];
 }

@@ -7,6 +7,7 @@
 //
 // RUN: amp-opt %s --tg-autodiff --amp-auto-mixed-precision="precision=fp8 amax-history-len=16" | FileCheck %s
 // RUN: amp-opt %s --tg-autodiff --amp-auto-mixed-precision="precision=fp8 fp8-format=e4m3 fp8-scaling=current fp8-margin=1" | FileCheck %s --check-prefix=E4M3
+// RUN: amp-opt %s --tg-autodiff --amp-auto-mixed-precision="precision=fp8" --amp-auto-mixed-precision="precision=fp8" | FileCheck %s --check-prefix=TWICE
 // RUN: amp-opt %s --tg-autodiff --amp-auto-mixed-precision="precision=fp8 remarks=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=REMARK
 // RUN: amp-opt %s --tg-autodiff --amp-auto-mixed-precision="precision=fp8 report=%t.json" -o /dev/null
 // RUN: FileCheck %s --check-prefix=REPORT < %t.json
@@ -46,6 +47,26 @@
 // CHECK: %[[PS:.*]] = amp.fp8_scale %[[PA]] {format = f8E4M3FN} : tensor<f32>
 // CHECK: amp.quantize %{{.*}}, %[[PS]]
 // CHECK-NOT: amp.record_amax
+
+// A loop: the weight is quantized once, before it; the carried value in the
+// loop body, by its own amax each iteration.
+// CHECK-LABEL: func.func @loop
+// CHECK: %[[LW:.*]] = amp.cast %{{.*}} : tensor<8x8xf32> to tensor<8x8xbf16>
+// CHECK: amp.quantize %[[LW]]
+// CHECK: %[[LDW:.*]] = amp.dequantize
+// CHECK: scf.for {{.*}} iter_args(%[[H:.*]] = %{{.*}}) -> (tensor<4x8xbf16>)
+// CHECK-NEXT: %[[HA:.*]] = amp.amax %[[H]]
+// CHECK-NEXT: %[[HS:.*]] = amp.fp8_scale %[[HA]] {format = f8E4M3FN} : tensor<f32>
+// CHECK-NEXT: %[[HQ:.*]] = amp.quantize %[[H]], %[[HS]]
+// CHECK-NEXT: %[[HD:.*]] = amp.dequantize %[[HQ]], %[[HS]]
+// CHECK-NEXT: tg.matmul %[[HD]], %[[LDW]]
+
+// Idempotent: a second run finds no f32 contraction left.
+// TWICE-LABEL: func.func @train_step
+// TWICE-SAME: %arg7: tensor<1024xf32> {tg.init_value = 0.000000e+00 : f32, tg.role = "amax_history"}) ->
+// TWICE-COUNT-3: amp.record_amax
+// TWICE-NOT: amp.record_amax
+// TWICE-LABEL: func.func @predict
 
 // E4M3-LABEL: func.func @train_step
 // E4M3-NOT: amax_history
@@ -111,4 +132,15 @@ func.func @predict(%w: tensor<784x10xf32> {tg.role = "param"},
   %h = tg.matmul %x, %w : tensor<32x784xf32>, tensor<784x10xf32>
   %logits = tg.bias_add %h, %b : tensor<32x10xf32>, tensor<10xf32>
   return %logits : tensor<32x10xf32>
+}
+
+func.func @loop(%x: tensor<4x8xf32>, %w: tensor<8x8xf32>) -> tensor<4x8xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %r = scf.for %i = %c0 to %c3 step %c1 iter_args(%h = %x) -> tensor<4x8xf32> {
+    %m = tg.matmul %h, %w : tensor<4x8xf32>, tensor<8x8xf32>
+    scf.yield %m : tensor<4x8xf32>
+  }
+  return %r : tensor<4x8xf32>
 }
