@@ -61,14 +61,16 @@ TEST(Enums, EveryNameRoundTrips) {
     EXPECT_EQ(stringifyComparisonDirection(*symbolizeComparisonDirection(name)),
               name);
   EXPECT_FALSE(symbolizeComparisonDirection("GE").has_value());
-  for (const char *name :
-       {"param", "opt_state", "input", "label", "lr", "loss_scale",
-        "good_steps", "loss", "logits", "output"})
+  for (const char *name : {"param", "opt_state", "input", "label", "lr",
+                           "loss_scale", "good_steps", "loss", "logits",
+                           "output", "communicator", "amax_history"})
     EXPECT_EQ(stringifyRole(*symbolizeRole(name)), name);
   EXPECT_FALSE(symbolizeRole("params").has_value());
   // The roles a step both takes and returns are the ones hosts carry.
   EXPECT_TRUE(isCarriedRole(Role::Param));
   EXPECT_TRUE(isCarriedRole(Role::LossScale));
+  EXPECT_TRUE(isCarriedRole(Role::AmaxHistory));
+  EXPECT_FALSE(isCarriedRole(Role::Communicator));
   EXPECT_FALSE(isCarriedRole(Role::Input));
   EXPECT_FALSE(isCarriedRole(Role::Loss));
   EXPECT_FALSE(isArgumentRole(Role::Logits));

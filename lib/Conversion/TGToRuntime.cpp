@@ -415,6 +415,15 @@ public:
                 constI64(o.getMargin()), out[0]);
     return success();
   }
+  LogicalResult lower(amp::ScaledMatmulOp o) {
+    Operation *op = o;
+    SmallVector<Value> out = newResults(op);
+    callChecked(AMPRT_ENTRY(amprt_scaled_matmul), ctx, h(o.getA()),
+                h(o.getScaleA()), h(o.getB()), h(o.getScaleB()),
+                constI32(o.getTransposeA()), constI32(o.getTransposeB()),
+                out[0]);
+    return success();
+  }
   LogicalResult lower(amp::RecordAmaxOp o) {
     return binary(o, AMPRT_ENTRY(amprt_record_amax));
   }

@@ -118,4 +118,52 @@ amprt_status amprt_record_amax(amprt_context *ctx, const amprt_tensor *history,
   AMPRT_RUN(ctx, recordAmax(ctx, history, amax, new_history));
 }
 
+amprt_status amprt_scaled_matmul(amprt_context *ctx, const amprt_tensor *a,
+                                 const amprt_tensor *scale_a,
+                                 const amprt_tensor *b,
+                                 const amprt_tensor *scale_b, int transpose_a,
+                                 int transpose_b, amprt_tensor *c) {
+  const char *op = "amprt_scaled_matmul";
+  AMPRT_CHECK(checkOperands(op, ctx,
+                            {{"a", a},
+                             {"scale_a", scale_a},
+                             {"b", b},
+                             {"scale_b", scale_b},
+                             {"c", c}}));
+  AMPRT_CHECK(checkFp8(op, "a", a));
+  AMPRT_CHECK(checkFp8(op, "b", b));
+  AMPRT_CHECK(checkSourceType(op, "c", c));
+  AMPRT_CHECK(checkScalar(op, "scale_a", scale_a, AMPRT_F32));
+  AMPRT_CHECK(checkScalar(op, "scale_b", scale_b, AMPRT_F32));
+  if (a->shape.size() < 2)
+    return fail(AMPRT_ERROR_SHAPE, "%s: a must have rank >= 2, got %zu", op,
+                a->shape.size());
+  // Each operand is dequantized into c's type (exact with power-of-two
+  // scales) for the backend's GEMM, which accumulates in f32 and checks the
+  // shapes; the copies live only for this call. A backend with FP8 GEMMs
+  // (cuBLASLt on sm_89+) can take the FP8 tensors and scales directly.
+  auto dequantized = [&](const amprt_tensor *q, const amprt_tensor *scale,
+                         amprt_tensor **out) {
+    AMPRT_CHECK(amprt_tensor_create(ctx, c->dtype, (int)q->shape.size(),
+                                    q->shape.data(), out));
+    amprt_status status = amprt_dequantize(ctx, q, scale, *out);
+    if (status != AMPRT_OK) {
+      amprt_tensor_release(*out);
+      *out = nullptr;
+    }
+    return status;
+  };
+  amprt_tensor *da = nullptr, *db = nullptr;
+  AMPRT_CHECK(dequantized(a, scale_a, &da));
+  amprt_status status = dequantized(b, scale_b, &db);
+  if (status == AMPRT_OK)
+    status = a->shape.size() == 2
+                 ? amprt_matmul(ctx, da, db, transpose_a, transpose_b, c)
+                 : amprt_batch_matmul(ctx, da, db, transpose_a, transpose_b, c);
+  amprt_tensor_release(da);
+  if (db)
+    amprt_tensor_release(db);
+  return status;
+}
+
 } // extern "C"

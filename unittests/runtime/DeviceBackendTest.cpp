@@ -593,6 +593,58 @@ TEST_F(DeviceBackendTest, ReductionsAndDataMovement) {
   }
 }
 
+// FP8 tensors are compared through amprt_dequantize (exact: power-of-two
+// scales), every other result bit for bit.
+TEST_F(DeviceBackendTest, Fp8QuantizationAndDelayedScaling) {
+  for (amprt_dtype from : {AMPRT_F32, AMPRT_F16, AMPRT_BF16})
+    for (amprt_dtype format : {AMPRT_F8E4M3FN, AMPRT_F8E5M2}) {
+      std::string what =
+          name("fp8", from) + (format == AMPRT_F8E4M3FN ? " e4m3" : " e5m2");
+      Pair x = random(from, {5, 123}, 31, -600, 600);
+      Pair amax = output(AMPRT_F32, {}), scale = output(AMPRT_F32, {});
+      check([&](amprt_context *ctx,
+                bool d) { return amprt_amax(ctx, x.on(d), amax.on(d)); },
+            {&amax}, 0, what + " amax");
+      check(
+          [&](amprt_context *ctx, bool d) {
+            return amprt_fp8_scale(ctx, amax.on(d), format, 1, scale.on(d));
+          },
+          {&scale}, 0, what + " scale");
+      // Its own scale, and one that lags the data 8x (saturating).
+      Pair lagging = input(AMPRT_F32, {}, {8.0});
+      for (const Pair *s : {&scale, &lagging}) {
+        Pair q{cpu->make(format, {5, 123}), dev->make(format, {5, 123})};
+        Pair y = output(from, {5, 123});
+        check(
+            [&](amprt_context *ctx, bool d) {
+              amprt_status status =
+                  amprt_quantize(ctx, x.on(d), s->on(d), q.on(d));
+              return status != AMPRT_OK
+                         ? status
+                         : amprt_dequantize(ctx, q.on(d), s->on(d), y.on(d));
+            },
+            {&y}, 0, what + " quantize and dequantize");
+      }
+    }
+  double inf = std::numeric_limits<double>::infinity();
+  Pair history = input(AMPRT_F32, {6}, {3, 0.5, 7, 0, 0, 0});
+  Pair scale = output(AMPRT_F32, {});
+  check(
+      [&](amprt_context *ctx, bool d) {
+        return amprt_fp8_scale(ctx, history.on(d), AMPRT_F8E4M3FN, 0,
+                               scale.on(d));
+      },
+      {&scale}, 0, "fp8_scale of a history");
+  for (double amax : {9.0, inf}) {
+    Pair a = input(AMPRT_F32, {}, {amax}), next = output(AMPRT_F32, {6});
+    check(
+        [&](amprt_context *ctx, bool d) {
+          return amprt_record_amax(ctx, history.on(d), a.on(d), next.on(d));
+        },
+        {&next}, 0, "record_amax");
+  }
+}
+
 TEST_F(DeviceBackendTest, OptimizersAndLossScaling) {
   for (amprt_dtype t : {AMPRT_F32, AMPRT_F64}) {
     Pair p = random(t, {37}, 101), g = random(t, {37}, 102),

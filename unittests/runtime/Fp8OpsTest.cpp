@@ -147,6 +147,55 @@ TEST(RuntimeFp8, DelayedScaleAndHistory) {
   }
 }
 
+// The FP8 GEMM computes exactly what dequantizing and multiplying does.
+TEST(RuntimeFp8, ScaledMatmulEqualsDequantizeThenMatmul) {
+  Runtime rt;
+  for (bool batched : {false, true}) {
+    Shape as = batched ? Shape{3, 7, 5} : Shape{7, 5};
+    Shape bs = batched ? Shape{3, 6, 5} : Shape{6, 5}; // transpose_b
+    Shape cs = batched ? Shape{3, 7, 6} : Shape{7, 6};
+    auto values = [](size_t n, double amplitude) {
+      std::vector<double> v(n);
+      for (size_t i = 0; i < n; ++i)
+        v[i] = amplitude * std::sin(0.7 * (double)i + 0.3);
+      return v;
+    };
+    size_t na = 1, nb = 1;
+    for (int64_t d : as)
+      na *= d;
+    for (int64_t d : bs)
+      nb *= d;
+    Tensor x = rt.make(AMPRT_F32, as, values(na, 30));
+    Tensor w = rt.make(AMPRT_F32, bs, values(nb, 0.02));
+    Tensor sa = rt.make(AMPRT_F32, {}, {8.0});
+    Tensor sb = rt.make(AMPRT_F32, {}, {16384.0});
+    Tensor qa = rt.make(AMPRT_F8E4M3FN, as), qb = rt.make(AMPRT_F8E5M2, bs);
+    ASSERT_EQ(amprt_quantize(rt.ctx, x, sa, qa), AMPRT_OK);
+    ASSERT_EQ(amprt_quantize(rt.ctx, w, sb, qb), AMPRT_OK);
+    for (amprt_dtype out : {AMPRT_BF16, AMPRT_F32}) {
+      Tensor da = rt.make(out, as), db = rt.make(out, bs);
+      ASSERT_EQ(amprt_dequantize(rt.ctx, qa, sa, da), AMPRT_OK);
+      ASSERT_EQ(amprt_dequantize(rt.ctx, qb, sb, db), AMPRT_OK);
+      Tensor want = rt.make(out, cs), got = rt.make(out, cs);
+      ASSERT_EQ(batched ? amprt_batch_matmul(rt.ctx, da, db, 0, 1, want)
+                        : amprt_matmul(rt.ctx, da, db, 0, 1, want),
+                AMPRT_OK);
+      ASSERT_EQ(amprt_scaled_matmul(rt.ctx, qa, sa, qb, sb, 0, 1, got),
+                AMPRT_OK)
+          << amprt_last_error();
+      EXPECT_EQ(rt.read(got), rt.read(want));
+    }
+  }
+  Tensor q = rt.make(AMPRT_F8E4M3FN, {2, 3}), s = rt.make(AMPRT_F32, {}, {1});
+  Tensor f = rt.make(AMPRT_F32, {3, 2}), c = rt.make(AMPRT_F32, {2, 2});
+  EXPECT_EQ(amprt_scaled_matmul(rt.ctx, q, s, f, s, 0, 0, c),
+            AMPRT_ERROR_DTYPE);
+  Tensor q2 = rt.make(AMPRT_F8E4M3FN, {4, 2});
+  EXPECT_EQ(amprt_scaled_matmul(rt.ctx, q, s, q2, s, 0, 0, c),
+            AMPRT_ERROR_SHAPE)
+      << amprt_last_error();
+}
+
 TEST(RuntimeFp8, Refusals) {
   Runtime rt;
   Tensor x = rt.make(AMPRT_F32, {4}, {1, 2, 3, 4});

@@ -56,7 +56,9 @@ def AutoMixedPrecisionPass
     and result with `tg.role = "amax_history"`, and this step's amax is
     recorded for the next (Transformer Engine's `DelayedScaling`); values
     computed in nested regions, functions that are not steps and
-    `fp8-scaling=current` scale by their own amax.
+    `fp8-scaling=current` scale by their own amax. In IR without tg or amp
+    ops the chains come back in linalg, tensor and arith ops (current
+    scaling), which upstream lowers with `convert-arith-to-apfloat`.
 
     Example: `amp-opt --amp-auto-mixed-precision="precision=bf16 report=r.json"`.
   }];

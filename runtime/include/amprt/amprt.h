@@ -385,6 +385,14 @@ amprt_status amprt_amax(amprt_context *ctx, const amprt_tensor *x,
 amprt_status amprt_fp8_scale(amprt_context *ctx, const amprt_tensor *history,
                              int32_t format, int64_t margin,
                              amprt_tensor *scale);
+/* c = (op(a) x op(b)) / (scale_a * scale_b), f32 accumulation: a and b
+ * FP8 (any mix of formats) of rank 2 (as amprt_matmul) or of equal rank >= 3
+ * (as amprt_batch_matmul); c f32, f16 or bf16. */
+amprt_status amprt_scaled_matmul(amprt_context *ctx, const amprt_tensor *a,
+                                 const amprt_tensor *scale_a,
+                                 const amprt_tensor *b,
+                                 const amprt_tensor *scale_b, int transpose_a,
+                                 int transpose_b, amprt_tensor *c);
 /* new_history = [amax, history[0..n-2]], or history when amax is inf/NaN. */
 amprt_status amprt_record_amax(amprt_context *ctx, const amprt_tensor *history,
                                const amprt_tensor *amax,

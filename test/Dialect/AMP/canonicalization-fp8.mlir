@@ -63,3 +63,37 @@ func.func @qdq_stays(%x: tensor<4xbf16>, %s: tensor<f32>) -> tensor<4xbf16> {
   %d = amp.dequantize %q, %s : tensor<4xf8E4M3FN> to tensor<4xbf16>
   return %d : tensor<4xbf16>
 }
+
+// A contraction of two dequantized FP8 tensors becomes one FP8 GEMM; the
+// dequantized copies die.
+// CHECK-LABEL: func.func @fuse_matmul
+// CHECK-SAME: (%[[A:.*]]: tensor<32x784xf8E4M3FN>, %[[SA:.*]]: tensor<f32>, %[[B:.*]]: tensor<32x10xf8E5M2>, %[[SB:.*]]: tensor<f32>)
+// CHECK-NEXT: %[[C:.*]] = amp.scaled_matmul %[[A]], %[[SA]], %[[B]], %[[SB]] {transpose_a = true} : tensor<32x784xf8E4M3FN>, tensor<32x10xf8E5M2> -> tensor<784x10xbf16>
+// CHECK-NEXT: return %[[C]]
+func.func @fuse_matmul(%a: tensor<32x784xf8E4M3FN>, %sa: tensor<f32>,
+                       %b: tensor<32x10xf8E5M2>, %sb: tensor<f32>) -> tensor<784x10xbf16> {
+  %da = amp.dequantize %a, %sa : tensor<32x784xf8E4M3FN> to tensor<32x784xbf16>
+  %db = amp.dequantize %b, %sb : tensor<32x10xf8E5M2> to tensor<32x10xbf16>
+  %c = tg.matmul %da, %db {transpose_a = true} : tensor<32x784xbf16>, tensor<32x10xbf16>
+  return %c : tensor<784x10xbf16>
+}
+
+// CHECK-LABEL: func.func @fuse_batch_matmul
+// CHECK: amp.scaled_matmul {{.*}} {transpose_b = true} : tensor<4x16x8xf8E4M3FN>, tensor<4x16x8xf8E4M3FN> -> tensor<4x16x16xbf16>
+// CHECK-NOT: amp.dequantize
+func.func @fuse_batch_matmul(%q: tensor<4x16x8xf8E4M3FN>, %s: tensor<f32>) -> tensor<4x16x16xbf16> {
+  %d = amp.dequantize %q, %s : tensor<4x16x8xf8E4M3FN> to tensor<4x16x8xbf16>
+  %c = tg.batch_matmul %d, %d {transpose_b = true} : tensor<4x16x8xbf16>, tensor<4x16x8xbf16>
+  return %c : tensor<4x16x16xbf16>
+}
+
+// One FP8 operand is not an FP8 GEMM: unchanged.
+// CHECK-LABEL: func.func @one_dequantized
+// CHECK: amp.dequantize
+// CHECK: tg.matmul
+// CHECK-NOT: amp.scaled_matmul
+func.func @one_dequantized(%a: tensor<4x8xf8E4M3FN>, %s: tensor<f32>, %w: tensor<8x2xbf16>) -> tensor<4x2xbf16> {
+  %da = amp.dequantize %a, %s : tensor<4x8xf8E4M3FN> to tensor<4x8xbf16>
+  %c = tg.matmul %da, %w : tensor<4x8xbf16>, tensor<8x2xbf16>
+  return %c : tensor<4x2xbf16>
+}

@@ -102,3 +102,43 @@ func.func @amax_int(%x: tensor<4xi32>) {
   %a = amp.amax %x : tensor<4xi32>
   return
 }
+
+// -----
+
+func.func @gemm_k(%a: tensor<3x4xf8E4M3FN>, %b: tensor<5x6xf8E4M3FN>, %s: tensor<f32>) {
+  // expected-error @+1 {{'amp.scaled_matmul' op contracting dimensions differ: 4 and 5}}
+  %c = amp.scaled_matmul %a, %s, %b, %s : tensor<3x4xf8E4M3FN>, tensor<5x6xf8E4M3FN> -> tensor<3x6xbf16>
+  return
+}
+
+// -----
+
+func.func @gemm_result(%a: tensor<3x4xf8E4M3FN>, %b: tensor<4x6xf8E4M3FN>, %s: tensor<f32>) {
+  // expected-error @+1 {{'amp.scaled_matmul' op result must have shape 'tensor<3x6xbf16>', got 'tensor<6x3xbf16>'}}
+  %c = amp.scaled_matmul %a, %s, %b, %s : tensor<3x4xf8E4M3FN>, tensor<4x6xf8E4M3FN> -> tensor<6x3xbf16>
+  return
+}
+
+// -----
+
+func.func @gemm_batch(%a: tensor<2x3x4xf8E4M3FN>, %b: tensor<3x4x6xf8E4M3FN>, %s: tensor<f32>) {
+  // expected-error @+1 {{'amp.scaled_matmul' op batch dimensions differ}}
+  %c = amp.scaled_matmul %a, %s, %b, %s : tensor<2x3x4xf8E4M3FN>, tensor<3x4x6xf8E4M3FN> -> tensor<2x3x6xbf16>
+  return
+}
+
+// -----
+
+func.func @gemm_dynamic(%a: tensor<?x4xf8E4M3FN>, %b: tensor<4x6xf8E4M3FN>, %s: tensor<f32>) {
+  // expected-error @+1 {{'amp.scaled_matmul' op takes statically shaped tensors}}
+  %c = amp.scaled_matmul %a, %s, %b, %s : tensor<?x4xf8E4M3FN>, tensor<4x6xf8E4M3FN> -> tensor<?x6xbf16>
+  return
+}
+
+// -----
+
+func.func @gemm_bf16_operand(%a: tensor<3x4xbf16>, %b: tensor<4x6xf8E4M3FN>, %s: tensor<f32>) {
+  // expected-error @+1 {{'amp.scaled_matmul' op operand #0 must be ranked tensor of f8E4M3FN type or f8E5M2 type values}}
+  %c = amp.scaled_matmul %a, %s, %b, %s : tensor<3x4xbf16>, tensor<4x6xf8E4M3FN> -> tensor<3x6xbf16>
+  return
+}

@@ -28,3 +28,10 @@ func.func @current_e5m2(%g: tensor<8x4xf32>) -> tensor<8x4xf16> {
   %d = amp.dequantize %q, %s : tensor<8x4xf8E5M2> to tensor<8x4xf16>
   return %d : tensor<8x4xf16>
 }
+
+// CHECK-LABEL: func.func @gemm
+func.func @gemm(%a: tensor<2x3x4xf8E4M3FN>, %sa: tensor<f32>, %b: tensor<2x5x4xf8E5M2>, %sb: tensor<f32>) -> tensor<2x3x5xf32> {
+  // CHECK: amp.scaled_matmul %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} {transpose_b = true} : tensor<2x3x4xf8E4M3FN>, tensor<2x5x4xf8E5M2> -> tensor<2x3x5xf32>
+  %c = amp.scaled_matmul %a, %sa, %b, %sb {transpose_b = true} : tensor<2x3x4xf8E4M3FN>, tensor<2x5x4xf8E5M2> -> tensor<2x3x5xf32>
+  return %c : tensor<2x3x5xf32>
+}

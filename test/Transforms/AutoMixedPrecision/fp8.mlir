@@ -100,6 +100,10 @@
 // PIPELINE-LABEL: func.func @train_step
 // PIPELINE-SAME: tg.role = "amax_history"}, %{{.*}}: tensor<f32> {tg.init_value = {{.*}}, tg.role = "loss_scale"}
 // PIPELINE: amp.quantize
+// The pipeline's canonicalization fuses each contraction of two FP8
+// operands into one FP8 GEMM.
+// PIPELINE: amp.scaled_matmul {{.*}} : tensor<32x784xf8E4M3FN>, tensor<784x10xf8E4M3FN> -> tensor<32x10xbf16>
+// PIPELINE: amp.scaled_matmul {{.*}} {transpose_a = true} : tensor<32x784xf8E4M3FN>, tensor<32x10xf8E5M2> -> tensor<784x10xbf16>
 // PIPELINE: amp.update_scale
 
 // BAD-FORMAT: error: amp-auto-mixed-precision: fp8-format must be hybrid or e4m3, got 'e3m4'

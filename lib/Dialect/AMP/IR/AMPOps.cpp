@@ -1,9 +1,11 @@
 //===- AMPOps.cpp - Verifiers and folders of the amp ops ------------------===//
 
 #include "amp/Dialect/AMP/IR/AMP.h"
+#include "amp/Dialect/TG/IR/TG.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/IR/PatternMatch.h"
 #include "mlir/IR/TypeUtilities.h"
 #include "llvm/ADT/APFloat.h"
 
@@ -233,6 +235,65 @@ LogicalResult RecordAmaxOp::verify() {
     return emitOpError("takes an amax history of static length >= 1, got ")
            << history;
   return success();
+}
+
+LogicalResult ScaledMatmulOp::verify() {
+  auto a = cast<RankedTensorType>(getA().getType());
+  auto b = cast<RankedTensorType>(getB().getType());
+  auto c = cast<RankedTensorType>(getC().getType());
+  if (!a.hasStaticShape() || !b.hasStaticShape() || !c.hasStaticShape())
+    return emitOpError("takes statically shaped tensors (it is made from tg "
+                       "contractions), got ")
+           << a << ", " << b << " -> " << c;
+  if (c.getElementType().isF64())
+    return emitOpError("computes f32, f16 or bf16, got f64");
+  int64_t rank = a.getRank();
+  if (rank < 2 || b.getRank() != rank || c.getRank() != rank)
+    return emitOpError("takes operands and a result of one rank >= 2, got ")
+           << a << ", " << b << " -> " << c;
+  ArrayRef<int64_t> as = a.getShape(), bs = b.getShape();
+  if (as.drop_back(2) != bs.drop_back(2))
+    return emitOpError("batch dimensions differ: ") << a << " and " << b;
+  int64_t m = getTransposeA() ? as[rank - 1] : as[rank - 2];
+  int64_t ka = getTransposeA() ? as[rank - 2] : as[rank - 1];
+  int64_t kb = getTransposeB() ? bs[rank - 1] : bs[rank - 2];
+  int64_t n = getTransposeB() ? bs[rank - 2] : bs[rank - 1];
+  if (ka != kb)
+    return emitOpError("contracting dimensions differ: ")
+           << ka << " and " << kb;
+  SmallVector<int64_t> shape(as.drop_back(2));
+  shape.push_back(m);
+  shape.push_back(n);
+  if (c.getShape() != ArrayRef<int64_t>(shape))
+    return emitOpError("result must have shape ")
+           << RankedTensorType::get(shape, c.getElementType()) << ", got " << c;
+  return success();
+}
+
+namespace {
+/// tg.matmul / tg.batch_matmul of two dequantized FP8 tensors ->
+/// amp.scaled_matmul of the FP8 tensors.
+template <typename ContractionOp>
+struct FuseDequantizedContraction : OpRewritePattern<ContractionOp> {
+  using OpRewritePattern<ContractionOp>::OpRewritePattern;
+  LogicalResult matchAndRewrite(ContractionOp op,
+                                PatternRewriter &rewriter) const override {
+    auto a = op.getA().template getDefiningOp<DequantizeOp>();
+    auto b = op.getB().template getDefiningOp<DequantizeOp>();
+    if (!a || !b)
+      return rewriter.notifyMatchFailure(op, "an operand is not dequantized");
+    rewriter.replaceOpWithNewOp<ScaledMatmulOp>(
+        op, op.getType(), a.getQ(), a.getScale(), b.getQ(), b.getScale(),
+        op.getTransposeA(), op.getTransposeB());
+    return success();
+  }
+};
+} // namespace
+
+void ScaledMatmulOp::getCanonicalizationPatterns(RewritePatternSet &patterns,
+                                                 MLIRContext *context) {
+  patterns.add<FuseDequantizedContraction<tg::MatmulOp>,
+               FuseDequantizedContraction<tg::BatchMatmulOp>>(context);
 }
 
 } // namespace amp

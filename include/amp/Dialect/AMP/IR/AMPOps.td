@@ -247,4 +247,40 @@ def AMP_RecordAmaxOp : AMP_Op<"record_amax",
   let hasVerifier = 1;
 }
 
+def AMP_ScaledMatmulOp : AMP_Op<"scaled_matmul"> {
+  let summary = "matrix product of FP8 operands with per-tensor scales";
+  let description = [{
+    `c = (op(a) x op(b)) * (1 / (scale_a * scale_b))` with f32
+    accumulation, rounded to the result type (bf16, f16 or f32), where `op`
+    transposes when `transpose_a` / `transpose_b` is set. Rank-2 operands
+    multiply as `tg.matmul`; operands of equal rank >= 3 with equal leading
+    dimensions as `tg.batch_matmul`. Any mix of `f8E4M3FN` and `f8E5M2`
+    (cuBLASLt's FP8 GEMM takes every mix but E5M2 x E5M2).
+
+    Canonicalization makes it from a `tg.matmul` / `tg.batch_matmul` whose
+    two operands are `amp.dequantize` results, which is what `precision=fp8`
+    writes: the FP8 tensors, not their bf16 copies, then live from the
+    forward pass to the backward pass (half the bytes), and a GPU backend
+    sees one FP8 GEMM with its scale factors. The value is unchanged: the
+    runtime dequantizes (exactly, with power-of-two scales) and multiplies
+    as the unfused ops did.
+
+    ```mlir
+    %c = amp.scaled_matmul %qa, %sa, %qb, %sb {transpose_a = true}
+        : tensor<32x784xf8E4M3FN>, tensor<32x128xf8E5M2> -> tensor<784x128xbf16>
+    ```
+  }];
+  let arguments = (ins AMP_Fp8Tensor:$a, TG_F32Scalar:$scale_a,
+                   AMP_Fp8Tensor:$b, TG_F32Scalar:$scale_b,
+                   DefaultValuedOptionalAttr<BoolAttr, "false">:$transpose_a,
+                   DefaultValuedOptionalAttr<BoolAttr, "false">:$transpose_b);
+  let results = (outs AMP_FloatTensor:$c);
+  let assemblyFormat = [{
+    $a `,` $scale_a `,` $b `,` $scale_b attr-dict `:` type($a) `,` type($b)
+    `->` type($c)
+  }];
+  let hasVerifier = 1;
+  let hasCanonicalizer = 1;
+}
+
 #endif // AMP_DIALECT_AMP_IR_AMPOPS_TD
