@@ -4,7 +4,9 @@
 // with side inputs, the mix of matmuls, activations, reductions and shape
 // ops of real models), then times --amp-auto-mixed-precision and
 // --canonicalize on identical copies, side by side, and prints a table:
-// median milliseconds, nanoseconds per op, and the ratio to canonicalize.
+// median milliseconds of each pass alone, nanoseconds per op, the ratio to
+// canonicalize, and the ratio when each is followed by the pass manager's
+// verifier (as amp-opt runs them).
 //
 // Usage: amp-pass-bench [N...] [--repeats=R] [--only=amp|canonicalize]
 // (default sizes 10000 100000 1000000)
@@ -93,10 +95,13 @@ static OwningOpRef<ModuleOp> generate(MLIRContext *ctx, unsigned numOps,
   return module;
 }
 
+/// One run of `pass` on a copy of `module`; `verify`: with the pass
+/// manager's verifier after it (what amp-opt runs by default).
 static double timePass(MLIRContext *ctx, ModuleOp module,
-                       std::unique_ptr<Pass> pass) {
+                       std::unique_ptr<Pass> pass, bool verify) {
   OwningOpRef<ModuleOp> copy = module.clone();
   PassManager pm(ctx);
+  pm.enableVerifier(verify);
   pm.addPass(std::move(pass));
   auto start = std::chrono::steady_clock::now();
   if (failed(pm.run(*copy))) {
@@ -147,23 +152,32 @@ int main(int argc, char **argv) {
   ctx.loadAllAvailableDialects();
 
   llvm::outs() << "| ops | amp-auto-mixed-precision ms | ns/op | "
-                  "canonicalize ms | ns/op | amp / canonicalize |\n"
-               << "|---:|---:|---:|---:|---:|---:|\n";
+                  "canonicalize ms | ns/op | amp / canonicalize | "
+                  "same, verifier on |\n"
+               << "|---:|---:|---:|---:|---:|---:|---:|\n";
   for (unsigned n : sizes) {
     OwningOpRef<ModuleOp> module = generate(&ctx, n, 7);
-    std::vector<double> ampMs, canonMs;
+    // The passes alone, then each followed by the pass manager's verifier
+    // (it walks the whole output, so it narrows the ratio), alternated.
+    std::vector<double> ampMs, canonMs, ampVerifiedMs, canonVerifiedMs;
     for (unsigned r = 0; r < repeats; ++r) {
-      ampMs.push_back(
-          only == "canonicalize"
-              ? 0.0
-              : timePass(&ctx, *module, amp::createAutoMixedPrecisionPass()));
-      canonMs.push_back(
-          only == "amp" ? 1.0
-                        : timePass(&ctx, *module, createCanonicalizerPass()));
+      for (bool verify : {false, true}) {
+        double a = only == "canonicalize"
+                       ? 0.0
+                       : timePass(&ctx, *module,
+                                  amp::createAutoMixedPrecisionPass(), verify);
+        double c = only == "amp" ? 1.0
+                                 : timePass(&ctx, *module,
+                                            createCanonicalizerPass(), verify);
+        (verify ? ampVerifiedMs : ampMs).push_back(a);
+        (verify ? canonVerifiedMs : canonMs).push_back(c);
+      }
     }
     double a = median(ampMs), c = median(canonMs);
-    llvm::outs() << llvm::format("| %u | %.1f | %.0f | %.1f | %.0f | %.2f |\n",
-                                 n, a, a * 1e6 / n, c, c * 1e6 / n, a / c);
+    double av = median(ampVerifiedMs), cv = median(canonVerifiedMs);
+    llvm::outs() << llvm::format(
+        "| %u | %.1f | %.0f | %.1f | %.0f | %.2f | %.2f |\n", n, a, a * 1e6 / n,
+        c, c * 1e6 / n, a / c, av / cv);
     llvm::outs().flush();
   }
   return 0;

@@ -51,10 +51,11 @@ def pass_rows():
     out = run([os.path.join(bin_dir, "amp-pass-bench")] + sizes).stdout
     for line in out.splitlines():
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
-        if len(cells) == 6 and cells[0].isdigit():
-            ops, amp_ms, _, canon_ms, _, ratio = cells
+        if len(cells) == 7 and cells[0].isdigit():
+            ops, amp_ms, _, canon_ms, _, ratio, verified = cells
             rows.append(("pass time", f"{int(ops):,} ops", f"{amp_ms} ms",
-                         f"{canon_ms} ms (canonicalize)", ratio, ""))
+                         f"{canon_ms} ms (canonicalize)", ratio,
+                         f"passes alone; {verified} with the verifier after each"))
 
 
 def cast_rows(model, example):

@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ChangedOpVerifier.h"
 #include "Fp8Operands.h"
 #include "PrecisionColoring.h"
 #include "PrecisionReport.h"
@@ -91,8 +92,9 @@ public:
   FunctionRewriter(FunctionOpInterface function, const ColoringGraph &graph,
                    bool keepIoTypes, bool signatureFixed, CastKind castKind,
                    ConstantConverter &constants)
-      : function(function), graph(graph), rewriter(function.getContext()),
-        castKind(castKind), constants(constants) {
+      : verifier(function.getContext()), function(function), graph(graph),
+        rewriter(function.getContext()), castKind(castKind),
+        constants(constants) {
     auto func = dyn_cast<func::FuncOp>(function.getOperation());
     // Results may change type only where no caller depends on the signature
     // and the training-step contract (tg.role) does not fix it.
@@ -105,6 +107,11 @@ public:
   }
 
   LogicalResult run();
+
+  /// Checks what the rewrite changes as it changes it, while the op is in
+  /// cache (a separate sweep over tens of thousands of ops cost a third of
+  /// the pass); the pass reports the first broken op.
+  ChangedOpVerifier verifier;
 
   unsigned numConverted = 0, numCasts = 0, numFolded = 0;
   /// Ops the pass created (casts and folded constants).
@@ -143,6 +150,7 @@ private:
   ConstantConverter &constants;
   llvm::DenseMap<std::pair<Type, Type>, Type> loweredTypes;
   llvm::DenseMap<std::pair<Value, Type>, Value> casts;
+  llvm::DenseSet<std::pair<Type, Type>> verifiedCastTypes;
   /// Casts placed at the start of a block other than their value's, because
   /// every use is there and that block runs less often (outside a cf loop).
   llvm::DenseMap<std::pair<Value, Type>, Block *> castBlocks;
@@ -183,6 +191,7 @@ Value FunctionRewriter::getOrCreateCast(OpOperand &use, Type type) {
       lowConstant = arith::ConstantOp::create(rewriter, producer->getLoc(),
                                               type, cast<TypedAttr>(folded));
     created.insert(lowConstant);
+    (void)verifier.verify(lowConstant, /*withRegions=*/true);
     foldedConstants.insert(producer);
     folds.push_back(
         {lowConstant,
@@ -198,6 +207,7 @@ Value FunctionRewriter::getOrCreateCast(OpOperand &use, Type type) {
                                             cast<RankedTensorType>(type),
                                             empty.getDynamicSizes());
     created.insert(lowEmpty);
+    (void)verifier.verify(lowEmpty, /*withRegions=*/false);
     return it->second = lowEmpty;
   }
   if (Block *block = castBlocks.lookup({value, type}))
@@ -208,8 +218,14 @@ Value FunctionRewriter::getOrCreateCast(OpOperand &use, Type type) {
     rewriter.setInsertionPointToStart(cast<BlockArgument>(value).getOwner());
   Value converted = createCast(rewriter, value.getLoc(), castKind, value, type);
   // One op, or two for arith between types of one width.
-  for (Value v = converted; v != value; v = v.getDefiningOp()->getOperand(0))
+  // The casts carry no attributes: two with the same types verify alike,
+  // so the first of each pair of types is checked.
+  bool check = verifiedCastTypes.insert({value.getType(), type}).second;
+  for (Value v = converted; v != value; v = v.getDefiningOp()->getOperand(0)) {
     created.insert(v.getDefiningOp());
+    if (check)
+      (void)verifier.verify(v.getDefiningOp(), /*withRegions=*/false);
+  }
   castRecords.push_back({value, converted, use.getOwner()});
   ++numCasts;
   return it->second = converted;
@@ -292,65 +308,77 @@ LogicalResult FunctionRewriter::run() {
   // What feeds a converted op may lose its last user to a converted copy
   // (a folded constant, a fresh empty tensor, a converted fill value):
   // remembered now, erased at the end if so.
+  // (Collected with the mismatches below: one read of each operand.)
   llvm::SetVector<Operation *> feeders;
-  for (const ColorNode &node : nodes) {
-    if (!node.allow)
-      continue;
-    auto addFeeder = [&](Value v) {
-      if (Operation *op = v.getDefiningOp())
-        feeders.insert(op);
-    };
-    if (node.op)
-      llvm::for_each(node.op->getOperands(), addFeeder);
-    else
+  auto addFeeder = [&](Value v) {
+    if (Operation *op = v.getDefiningOp())
+      feeders.insert(op);
+  };
+  for (const ColorNode &node : nodes)
+    if (node.allow && !node.op)
       for (OpOperand *feed : graph.getCarried(node).feeds)
         addFeeder(feed->get());
-  }
 
-  // Allow ops and carried values take the low type in place.
+  // Carried values take the low type in place (allow ops below).
   SmallVector<Value> retyped;
   for (const ColorNode &node : nodes) {
-    if (!node.allow)
+    if (!node.allow || node.op)
       continue;
-    if (!node.op) {
-      for (Value v : graph.getCarried(node).values) {
-        retype(v, node.target);
-        retyped.push_back(v);
-      }
-      continue;
+    for (Value v : graph.getCarried(node).values) {
+      retype(v, node.target);
+      retyped.push_back(v);
     }
-    ++numConverted;
-    for (OpResult result : node.op->getResults())
-      if (ColoringGraph::isRetypedResult(node, result.getResultNumber())) {
-        retype(result, node.target);
-        retyped.push_back(result);
-      }
   }
   retypeExistingCasts();
 
   // Where a producer and a consumer now disagree, one cast per (value, type).
-  // Every retyped value was f32 before, so its f32 type is known without a
-  // lookup. Decide every use before rewriting any; a use found twice is
-  // fixed the first time and re-checked the second.
+  // Decide every use before rewriting any; a use found twice is fixed the
+  // first time and re-checked the second.
   SmallVector<std::pair<OpOperand *, Type>> mismatches;
   auto require = [&](OpOperand &use, Type required) {
     if (required != use.get().getType())
       mismatches.push_back({&use, required});
   };
-  // 1. Precision operands of the ops in the graph.
+  // 1. The ops of the graph, each touched once: allow ops take the low type
+  // in place, and every precision operand is checked. Each was f32 when
+  // the graph was built, so the colouring says which type it ends with:
+  // the operand is read only where a cast is due (and its producer may not
+  // be retyped yet, so the casts are re-checked when they are made).
   for (const ColorNode &node : nodes) {
     if (!node.op)
       continue;
-    for (OpOperand &use : node.op->getOpOperands()) {
-      unsigned index = use.getOperandNumber();
-      if (!ColoringGraph::isPrecisionOperand(node, index))
+    if (node.allow) {
+      ++numConverted;
+      for (OpResult result : node.op->getResults())
+        if (ColoringGraph::isRetypedResult(node, result.getResultNumber())) {
+          retype(result, node.target);
+          // Uses as precision operands of nodes are settled here from the
+          // graph; only results used otherwise need their uses read.
+          if (node.usedOutside)
+            retyped.push_back(result);
+        }
+    }
+    FloatType wanted = node.allow ? node.target : f32;
+    for (auto [index, use] : llvm::enumerate(node.op->getOpOperands())) {
+      bool precision = ColoringGraph::isPrecisionOperand(node, index);
+      unsigned producer =
+          precision ? graph.getProducer(node, index) : ColorNode::kNoNode;
+      // A node's result keeps a user (or a cast for it): only other
+      // producers can be left unused.
+      if (node.allow && producer == ColorNode::kNoNode)
+        addFeeder(use.get());
+      if (!precision)
         continue;
-      Type type = use.get().getType();
-      unsigned producer = node.producers[index];
-      if (node.allow)
-        require(use, lowered(type, node.target));
-      else if (producer != ColorNode::kNoNode && nodes[producer].allow)
-        require(use, lowered(type, f32));
+      FloatType now = f32;
+      if (producer != ColorNode::kNoNode && nodes[producer].allow) {
+        const ColorNode &from = nodes[producer];
+        if (!from.op || from.wideResults.none() ||
+            ColoringGraph::isRetypedResult(
+                from, cast<OpResult>(use.get()).getResultNumber()))
+          now = from.target;
+      }
+      if (now != wanted)
+        mismatches.push_back({&use, lowered(use.get().getType(), wanted)});
     }
   }
   // 2. Every other use of a retyped value: it expects f32, unless it
@@ -376,7 +404,8 @@ LogicalResult FunctionRewriter::run() {
       for (OpOperand *use : graph.getCarried(node).feeds)
         require(*use, lowered(use->get().getType(), node.target));
 
-  placeCastsOutsideLoops(mismatches);
+  if (graph.hasSuccessors())
+    placeCastsOutsideLoops(mismatches);
   for (auto [use, type] : mismatches)
     if (use->get().getType() != type)
       use->set(getOrCreateCast(*use, type));
@@ -388,7 +417,10 @@ LogicalResult FunctionRewriter::run() {
     if (auto iface = dyn_cast<PrecisionPolicyOpInterface>(node.op))
       if (failed(iface.convertToPrecision(rewriter, node.target)))
         return failure();
+    // Converted with its regions (a linalg body): checked with them.
+    (void)verifier.verify(node.op, /*withRegions=*/true);
   }
+  verifier.forgetVerifiedOps();
 
   // A retyped cast whose input already has the type disappears.
   for (Operation *op : retypedCasts) {
@@ -688,51 +720,36 @@ struct AutoMixedPrecisionPass
 
   /// The pass's own check that what it changed verifies, so a defect of
   /// the pass (or of an op's precision model) is reported as such, naming
-  /// the op, instead of as an error in the user's input. Only the ops whose
-  /// types changed are verified: the rest of the function is untouched.
+  /// the op, instead of as an error in the user's input. Converted ops and
+  /// the ops the pass created were checked as they were written; the ops
+  /// around carried values and retyped casts are checked here. Only what
+  /// changed is verified: the rest of the function is untouched.
   LogicalResult verifyRewrite(FunctionOpInterface function,
                               const ColoringGraph &graph,
-                              const FunctionRewriter &rewriter,
-                              FloatType lowType) {
-    SetVector<Operation *> changed;
-    for (const ColorNode &node : graph.getNodes()) {
-      if (!node.allow)
-        continue;
-      if (node.op) {
-        changed.insert(node.op);
-        continue;
-      }
-      for (OpOperand *feed : graph.getCarried(node).feeds)
-        changed.insert(feed->getOwner());
+                              FunctionRewriter &rewriter, FloatType lowType) {
+    ChangedOpVerifier &verifier = rewriter.verifier;
+    SetVector<Operation *> aroundCarried;
+    for (const ColorNode &node : graph.getNodes())
+      if (node.allow && !node.op)
+        for (OpOperand *feed : graph.getCarried(node).feeds)
+          aroundCarried.insert(feed->getOwner());
+    aroundCarried.insert(graph.getCarryingOps().begin(),
+                         graph.getCarryingOps().end());
+    aroundCarried.insert(rewriter.retypedCasts.begin(),
+                         rewriter.retypedCasts.end());
+    for (Operation *op : aroundCarried) {
+      // Loops only for their own types (their bodies were checked op by op).
+      bool withRegions = op->getNumRegions() != 0 && graph.lookup(op);
+      if (failed(verifier.verify(op, withRegions)))
+        break;
     }
-    for (Operation *op : graph.getCarryingOps())
-      changed.insert(op);
-    changed.insert(rewriter.created.begin(), rewriter.created.end());
-
-    std::string messages;
-    Operation *broken = nullptr;
-    {
-      ScopedDiagnosticHandler capture(&getContext(), [&](Diagnostic &diag) {
-        if (diag.getSeverity() == DiagnosticSeverity::Error)
-          messages += (messages.empty() ? "" : "; ") + diag.str();
-        return success();
-      });
-      for (Operation *op : changed) {
-        // Ops the pass converted with their regions (linalg bodies) are
-        // checked with them; loops only for their own types.
-        bool withRegions = graph.lookup(op) != nullptr;
-        if (failed(mlir::verify(op, withRegions))) {
-          broken = op;
-          break;
-        }
-      }
-    }
-    if (!broken)
+    if (!verifier.foundBroken())
       return success();
     return function->emitError()
-           << "amp-auto-mixed-precision: converting '" << broken->getName()
-           << "' at " << formatLocation(broken->getLoc()) << " to " << lowType
-           << " produced invalid IR (" << messages
+           << "amp-auto-mixed-precision: converting '"
+           << verifier.getBrokenName() << "' at "
+           << formatLocation(verifier.getBrokenLoc()) << " to " << lowType
+           << " produced invalid IR (" << verifier.getMessages()
            << "); this is a defect of the pass or of the op's precision "
               "model, not of the input: exclude the op with amp.precision = "
               "\"f32\" to go on";

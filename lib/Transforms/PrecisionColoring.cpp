@@ -14,6 +14,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/IR/RegionKindInterface.h"
 #include "mlir/Interfaces/ControlFlowInterfaces.h"
 #include "llvm/ADT/EquivalenceClasses.h"
 #include "llvm/ADT/STLExtras.h"
@@ -51,8 +52,31 @@ void ColoringGraph::addEdge(unsigned from, unsigned to) {
   // visit each node once. Checking for them would cost O(fan-out) per edge.
   if (from == to)
     return;
-  nodes[from].out.push_back(to);
-  nodes[to].in.push_back(from);
+  edges.push_back({from, to});
+}
+
+void ColoringGraph::indexEdges() {
+  size_t n = nodes.size();
+  inputStart.assign(n + 1, 0);
+  outputStart.assign(n + 1, 0);
+  for (auto [from, to] : edges) {
+    ++outputStart[from + 1];
+    ++inputStart[to + 1];
+  }
+  for (size_t i = 0; i < n; ++i) {
+    inputStart[i + 1] += inputStart[i];
+    outputStart[i + 1] += outputStart[i];
+  }
+  inputs.resize(edges.size());
+  outputs.resize(edges.size());
+  std::vector<unsigned> nextInput(inputStart.begin(), inputStart.end() - 1);
+  std::vector<unsigned> nextOutput(outputStart.begin(), outputStart.end() - 1);
+  for (auto [from, to] : edges) {
+    outputs[nextOutput[from]++] = to;
+    inputs[nextInput[to]++] = from;
+  }
+  edges.clear();
+  edges.shrink_to_fit();
 }
 
 unsigned ColoringGraph::addOpNode(Operation *op,
@@ -84,62 +108,124 @@ LogicalResult ColoringGraph::build(Operation *function) {
   };
 
   // Most functions are one block of ops: size the node table once.
-  if (function->getNumRegions() == 1 && !function->getRegion(0).empty())
-    nodes.reserve(function->getRegion(0).front().getOperations().size());
-  WalkResult walk = function->walk<WalkOrder::PreOrder>([&](Operation *op) {
-    if (op == function)
-      return WalkResult::advance();
-    if (isa<tg::GradientsOp>(op)) {
-      op->emitError("tg.gradients must be expanded before "
-                    "--amp-auto-mixed-precision: run --tg-autodiff first");
-      return WalkResult::interrupt();
+  if (function->getNumRegions() == 1 && !function->getRegion(0).empty()) {
+    size_t numOps = function->getRegion(0).front().getOperations().size();
+    nodes.reserve(numOps);
+    opNodes.reserve(numOps);
+  }
+  // Every operand is looked at once, as the walk meets its user and while
+  // the user is in cache: a precision operand of a node is a data edge; any
+  // other use of a node's result marks the node used outside the graph, so
+  // the rewrite checks that node's uses and no other's. A producer in the
+  // user's own block of an SSA region has been walked already; other
+  // operands are resolved after the walk.
+  SmallVector<std::pair<unsigned, OpOperand *>> deferredOperands;
+  auto link = [&](unsigned user, unsigned index, OpResult result) {
+    auto it = opNodes.find(result.getOwner());
+    if (it == opNodes.end())
+      return;
+    unsigned producer = it->second;
+    if (user == ColorNode::kNoNode || !isPrecisionOperand(nodes[user], index))
+      nodes[producer].usedOutside = true;
+    else if (isPrecisionResult(nodes[producer], result.getResultNumber())) {
+      addEdge(producer, user);
+      setProducer(user, index, producer);
     }
+  };
+  Block *lastBlock = nullptr;
+  bool lastBlockOrdered = false;
+  auto linkOperands = [&](Operation *op, unsigned id) {
+    Block *block = op->getBlock();
+    if (block != lastBlock) {
+      lastBlock = block;
+      lastBlockOrdered = mayHaveSSADominance(*block->getParent());
+    }
+    for (auto [index, operand] : llvm::enumerate(op->getOpOperands())) {
+      auto result = dyn_cast<OpResult>(operand.get());
+      if (!result)
+        continue; // A block argument: a carried value or no node.
+      Operation *owner = result.getOwner();
+      if (id != ColorNode::kNoNode && isPrecisionOperand(nodes[id], index) &&
+          owner->hasTrait<OpTrait::ConstantLike>())
+        nodes[id].constantOperand = true;
+      if (!lastBlockOrdered || owner->getBlock() != block)
+        deferredOperands.push_back({id, &operand});
+      else
+        link(id, index, result);
+    }
+  };
+  // What every op of a name shares (traits, interfaces, list entries),
+  // asked once per name instead of once per op.
+  struct NameFacts {
+    bool gradients, cast, regionBranch, branch, constant, terminator, empty,
+        hasModel;
+    std::optional<PrecisionClass> listed;
+  };
+  llvm::DenseMap<OperationName, NameFacts> factsByName;
+  auto factsOf = [&](Operation *op) -> const NameFacts & {
+    auto [it, inserted] = factsByName.try_emplace(op->getName());
+    if (inserted)
+      it->second = {isa<tg::GradientsOp>(op),
+                    isa<CastOp>(op),
+                    isa<RegionBranchOpInterface>(op),
+                    isa<BranchOpInterface>(op),
+                    op->hasTrait<OpTrait::ConstantLike>(),
+                    op->hasTrait<OpTrait::IsTerminator>(),
+                    isa<tensor::EmptyOp>(op),
+                    isa<PrecisionPolicyOpInterface>(op),
+                    policy.getListedClass(op->getName())};
+    return it->second;
+  };
+  auto hasFloat = [](Operation *op) {
+    return llvm::any_of(op->getOperandTypes(), isFloatTensor) ||
+           llvm::any_of(op->getResultTypes(), isFloatTensor);
+  };
+  // The node `op` becomes, or kNoNode.
+  auto addNode = [&](Operation *op, const NameFacts &facts) -> unsigned {
     // Constants and existing casts are settled while rewriting: constants
     // fold into low-precision copies, casts are retyped (step 8).
-    if (isa<CastOp>(op))
+    if (facts.cast)
       existingCasts.push_back(op);
-    if (isa<RegionBranchOpInterface>(op))
+    if (facts.regionBranch)
       regionBranchOps.push_back(op);
-    if (isa<BranchOpInterface>(op))
+    if (facts.branch)
       branchOps.push_back(op);
-    if (isa<CastOp>(op) || op->hasTrait<OpTrait::ConstantLike>())
-      return WalkResult::advance();
-    bool hasFloat = llvm::any_of(op->getOperandTypes(), isFloatTensor) ||
-                    llvm::any_of(op->getResultTypes(), isFloatTensor);
     // Terminators take the types their parent or successors require, and
     // control flow carries values through its own nodes (below): neither is
     // ever retyped as an op, whatever a list says.
-    if (op->hasTrait<OpTrait::IsTerminator>())
-      return WalkResult::advance();
+    if (facts.cast || facts.constant || facts.terminator)
+      return ColorNode::kNoNode;
 
     // An empty tensor holds no data: a user in another precision gets its
     // own (the rewrite makes one) rather than a cast.
-    if (isa<tensor::EmptyOp>(op)) {
+    if (facts.empty) {
       outside[op] = "empty tensor: users in another precision get their own";
-      return WalkResult::advance();
+      return ColorNode::kNoNode;
     }
-    auto iface = dyn_cast<PrecisionPolicyOpInterface>(op);
-    if (!iface && isa<RegionBranchOpInterface>(op)) {
-      if (hasFloat)
+    auto iface = facts.hasModel ? cast<PrecisionPolicyOpInterface>(op)
+                                : PrecisionPolicyOpInterface();
+    if (!iface && facts.regionBranch) {
+      if (hasFloat(op))
         outside[op] = "control flow: its values are carried values, "
                       "coloured with the ops they connect";
-      return WalkResult::advance();
+      return ColorNode::kNoNode;
     }
-    std::optional<PrecisionClass> cls = policy.getClass(op, iface);
+    std::optional<PrecisionClass> cls =
+        facts.listed ? facts.listed : policy.getModelClass(iface);
     if (!cls && !op->hasAttr(AMPDialect::kPrecisionAttrName)) {
-      if (hasFloat)
+      if (hasFloat(op))
         outside[op] = "unknown op";
-      return WalkResult::advance();
+      return ColorNode::kNoNode;
     }
     // An op with regions keeps its types unless its model says how to
     // convert them (a list naming scf.for would otherwise retype the loop's
     // results without its body); region control flow is coloured through
     // its carried values instead.
     if (!iface && op->getNumRegions() != 0) {
-      if (hasFloat)
+      if (hasFloat(op))
         outside[op] = "has regions: it changes precision only through "
                       "PrecisionPolicyOpInterface";
-      return WalkResult::advance();
+      return ColorNode::kNoNode;
     }
 
     // Take part only when every precision value is f32: an op already in
@@ -163,16 +249,31 @@ LogicalResult ColoringGraph::build(Operation *function) {
         allF32 &= isF32Tensor(op->getResult(i).getType());
       }
     if (numPrecision == 0)
-      return WalkResult::advance();
+      return ColorNode::kNoNode;
     if (!allF32) {
       outside[op] = "already computes in another precision";
-      return WalkResult::advance();
+      return ColorNode::kNoNode;
     }
     unsigned id = addOpNode(op, iface, cls.value_or(PrecisionClass::Clear));
     nodes[id].precisionOperands = std::move(precisionOperands);
     nodes[id].precisionResults = std::move(precisionResults);
     nodes[id].wideResults = std::move(wideResults);
-    nodes[id].producers.assign(op->getNumOperands(), ColorNode::kNoNode);
+    nodes[id].firstProducer = producers.size();
+    producers.resize(producers.size() + op->getNumOperands(),
+                     ColorNode::kNoNode);
+    return id;
+  };
+  WalkResult walk = function->walk<WalkOrder::PreOrder>([&](Operation *op) {
+    if (op == function)
+      return WalkResult::advance();
+    anySuccessors |= op->getNumSuccessors() != 0;
+    const NameFacts &facts = factsOf(op);
+    if (facts.gradients) {
+      op->emitError("tg.gradients must be expanded before "
+                    "--amp-auto-mixed-precision: run --tg-autodiff first");
+      return WalkResult::interrupt();
+    }
+    linkOperands(op, addNode(op, facts));
     return WalkResult::advance();
   });
   if (walk.wasInterrupted())
@@ -180,21 +281,11 @@ LogicalResult ColoringGraph::build(Operation *function) {
 
   buildCarriedValueClasses(function);
 
-  // Data edges between op nodes.
-  for (unsigned id = 0, e = nodes.size(); id < e; ++id) {
-    Operation *op = nodes[id].op;
-    if (!op)
-      continue;
-    for (OpOperand &use : op->getOpOperands()) {
-      if (!isPrecisionOperand(nodes[id], use.getOperandNumber()))
-        continue;
-      unsigned producer;
-      if (isNodeResult(use.get(), producer)) {
-        addEdge(producer, id);
-        nodes[id].producers[use.getOperandNumber()] = producer;
-      }
-    }
-  }
+  // Operands whose producer may come later in the walk (another block, a
+  // graph region).
+  for (auto [id, operand] : deferredOperands)
+    link(id, operand->getOperandNumber(), cast<OpResult>(operand->get()));
+  indexEdges();
   return success();
 }
 
@@ -345,7 +436,11 @@ void ColoringGraph::buildCarriedValueClasses(Operation *function) {
             isPrecisionOperand(nodes[consumer->second],
                                use.getOperandNumber())) {
           addEdge(id, consumer->second);
-          nodes[consumer->second].producers[use.getOperandNumber()] = id;
+          // An op result that is also carried stays with its op (the walk
+          // linked it already).
+          unsigned index = use.getOperandNumber();
+          if (getProducer(nodes[consumer->second], index) == ColorNode::kNoNode)
+            setProducer(consumer->second, index, id);
         }
       }
   }
@@ -460,9 +555,9 @@ void ColoringGraph::markAllow(unsigned id, ColorReason reason) {
 /// entering a node only when `enter` accepts it; calls `visit` once per
 /// entered node (roots included).
 template <typename Next, typename Enter, typename Visit>
-static void traverse(std::vector<ColorNode> &nodes, ArrayRef<unsigned> roots,
-                     Next next, Enter enter, Visit visit) {
-  std::vector<bool> seen(nodes.size(), false);
+static void traverse(size_t numNodes, ArrayRef<unsigned> roots, Next next,
+                     Enter enter, Visit visit) {
+  std::vector<bool> seen(numNodes, false);
   SmallVector<unsigned> stack;
   for (unsigned root : roots) {
     if (seen[root])
@@ -472,7 +567,7 @@ static void traverse(std::vector<ColorNode> &nodes, ArrayRef<unsigned> roots,
     visit(root, root);
     while (!stack.empty()) {
       unsigned id = stack.pop_back_val();
-      for (unsigned n : next(nodes[id])) {
+      for (unsigned n : next(id)) {
         if (seen[n] || !enter(n))
           continue;
         seen[n] = true;
@@ -482,13 +577,6 @@ static void traverse(std::vector<ColorNode> &nodes, ArrayRef<unsigned> roots,
     }
   }
 }
-
-static auto inputsOf = [](const ColorNode &n) -> ArrayRef<unsigned> {
-  return n.in;
-};
-static auto outputsOf = [](const ColorNode &n) -> ArrayRef<unsigned> {
-  return n.out;
-};
 
 void ColoringGraph::spreadDeny() {
   // Clear nodes upstream (through clear nodes only) of a deny or infer node.
@@ -503,8 +591,10 @@ void ColoringGraph::spreadDeny() {
     if (cls == PrecisionClass::Deny)
       denyRoots.push_back(id);
   }
+  auto inputsOf = [&](unsigned id) { return getInputs(id); };
+  auto outputsOf = [&](unsigned id) { return getOutputs(id); };
   traverse(
-      nodes, denyOrInfer, inputsOf,
+      nodes.size(), denyOrInfer, inputsOf,
       [&](unsigned n) {
         return !nodes[n].allow &&
                effectiveClass(nodes[n]) == PrecisionClass::Clear;
@@ -521,7 +611,7 @@ void ColoringGraph::spreadDeny() {
                              : ColorReason::DenyList;
   }
   traverse(
-      nodes, denyRoots, outputsOf,
+      nodes.size(), denyRoots, outputsOf,
       [&](unsigned n) {
         return upstream[n] && !nodes[n].deny && !nodes[n].allow &&
                !nodes[n].forcedType;
@@ -547,10 +637,12 @@ void ColoringGraph::joinBetweenAllow() {
       allowNodes.push_back(id);
 
   std::vector<bool> downstream(nodes.size(), false);
-  traverse(nodes, allowNodes, outputsOf, isClearOrInfer,
+  auto inputsOf = [&](unsigned id) { return getInputs(id); };
+  auto outputsOf = [&](unsigned id) { return getOutputs(id); };
+  traverse(nodes.size(), allowNodes, outputsOf, isClearOrInfer,
            [&](unsigned n, unsigned) { downstream[n] = true; });
   SmallVector<unsigned> between;
-  traverse(nodes, allowNodes, inputsOf, isClearOrInfer,
+  traverse(nodes.size(), allowNodes, inputsOf, isClearOrInfer,
            [&](unsigned n, unsigned) {
              if (!nodes[n].allow && downstream[n])
                between.push_back(n);
@@ -566,10 +658,11 @@ void ColoringGraph::followAllowForBF16() {
     ColorNode &node = nodes[id];
     if (effectiveClass(node) != PrecisionClass::Infer || !isPromotable(node))
       continue;
+    ArrayRef<unsigned> in = getInputs(id);
     bool followsAllow =
-        llvm::any_of(node.in, [&](unsigned p) { return nodes[p].allow; });
+        llvm::any_of(in, [&](unsigned p) { return nodes[p].allow; });
     bool followsDeny =
-        llvm::any_of(node.in, [&](unsigned p) { return nodes[p].deny; });
+        llvm::any_of(in, [&](unsigned p) { return nodes[p].deny; });
     if (followsAllow && !followsDeny)
       markAllow(id, ColorReason::FollowsAllowBF16);
   }
@@ -581,13 +674,11 @@ void ColoringGraph::spreadAllowThroughClear() {
     if (nodes[id].allow && nodes[id].target == policy.getLowType())
       allowNodes.push_back(id);
   SmallVector<unsigned> reached;
-  auto both = [](const ColorNode &n) {
-    SmallVector<unsigned, 8> all(n.in.begin(), n.in.end());
-    all.append(n.out.begin(), n.out.end());
-    return all;
+  auto both = [&](unsigned id) {
+    return llvm::concat<const unsigned>(getInputs(id), getOutputs(id));
   };
   traverse(
-      nodes, allowNodes, both,
+      nodes.size(), allowNodes, both,
       [&](unsigned n) {
         return effectiveClass(nodes[n]) == PrecisionClass::Clear &&
                isPromotable(nodes[n]);
@@ -606,8 +697,14 @@ void ColoringGraph::removeUnsupported() {
     if (!node.allow || !node.op)
       continue;
     FloatType target = node.target;
-    if (!PrecisionPolicy::supports(
-            node.op, dyn_cast<PrecisionPolicyOpInterface>(node.op), target)) {
+    // `supports` answered for the policy's type when the graph was built.
+    bool supported =
+        target == policy.getLowType()
+            ? node.supports
+            : PrecisionPolicy::supports(
+                  node.op, dyn_cast<PrecisionPolicyOpInterface>(node.op),
+                  target);
+    if (!supported) {
       node.allow = false;
       node.reason = ColorReason::CannotCompute;
       continue;
@@ -616,9 +713,11 @@ void ColoringGraph::removeUnsupported() {
     // the op in f32 rather than turn them into inf (unless the user asked
     // to saturate). Tiny values flush, as TensorFlow and PyTorch cast
     // weights: the report counts them.
-    for (OpOperand &use : node.op->getOpOperands()) {
+    if (!node.constantOperand)
+      continue;
+    for (auto [index, use] : llvm::enumerate(node.op->getOpOperands())) {
       Attribute constant;
-      if (isPrecisionOperand(node, use.getOperandNumber()) &&
+      if (isPrecisionOperand(node, index) &&
           matchPattern(use.get(), m_Constant(&constant)) &&
           !constants.fits(constant, target)) {
         node.allow = false;

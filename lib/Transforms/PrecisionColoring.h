@@ -57,16 +57,22 @@ struct ColorNode {
   mlir::FloatType forcedType; // amp.precision = "f16" / "bf16".
   /// Carried values only: index into ColoringGraph::getCarried().
   unsigned carried = ~0u;
-  llvm::SmallVector<unsigned, 2> in, out;
+  /// Op nodes only: where the producers of its operands start in the
+  /// graph's flat table (ColoringGraph::getProducer). Edges live in the
+  /// graph too: a node stays small, so the painting steps sweep few bytes.
+  unsigned firstProducer = 0;
 
   /// Which operands and results are precision data (cached interface
   /// answers).
   llvm::SmallBitVector precisionOperands, precisionResults;
   /// Precision results that keep f32 when the op is low (accumulators).
   llvm::SmallBitVector wideResults;
-  /// Per operand: the node producing it (an op or a carried value), or
-  /// kNoNode.
-  llvm::SmallVector<unsigned, 2> producers;
+  /// Some precision operand comes from a constant-like op (its values may
+  /// not fit the low type).
+  bool constantOperand = false;
+  /// Some result is used other than as a precision operand of a node (by
+  /// a terminator, an op outside the graph, a non-precision operand).
+  bool usedOutside = false;
 
   // The outcome.
   bool allow = false;
@@ -108,6 +114,23 @@ public:
     return carried[node.carried];
   }
   const ColorNode *lookup(mlir::Operation *op) const;
+  /// The node producing operand `index` of the op of `node` (an op or a
+  /// carried value), or kNoNode.
+  unsigned getProducer(const ColorNode &node, unsigned index) const {
+    return producers[node.firstProducer + index];
+  }
+  /// The nodes with an edge into / out of node `id`.
+  llvm::ArrayRef<unsigned> getInputs(unsigned id) const {
+    return llvm::ArrayRef(inputs).slice(inputStart[id],
+                                        inputStart[id + 1] - inputStart[id]);
+  }
+  llvm::ArrayRef<unsigned> getOutputs(unsigned id) const {
+    return llvm::ArrayRef(outputs).slice(outputStart[id],
+                                         outputStart[id + 1] - outputStart[id]);
+  }
+  /// Whether some op of the function has successors (without them no
+  /// value is computed inside a cf loop).
+  bool hasSuccessors() const { return anySuccessors; }
   /// The carried-value class a terminator operand forwards into, if any.
   const ColorNode *forwardedInto(mlir::Operation *user, unsigned index) const;
   /// Why an op that is not in the graph keeps its types ("unknown op", ...).
@@ -145,6 +168,11 @@ private:
   /// Whether result `index` of `op` is precision data of a graph node.
   bool isNodeResult(mlir::Value value, unsigned &node) const;
   void addEdge(unsigned from, unsigned to);
+  /// Turns the edge list into the input and output tables.
+  void indexEdges();
+  void setProducer(unsigned node, unsigned index, unsigned producer) {
+    producers[nodes[node].firstProducer + index] = producer;
+  }
   PrecisionClass effectiveClass(const ColorNode &node) const;
   bool isPromotable(const ColorNode &node) const;
   void markAllow(unsigned id, ColorReason reason);
@@ -159,12 +187,20 @@ private:
   ConstantConverter &constants;
   std::vector<ColorNode> nodes;
   std::vector<CarriedValues> carried;
+  /// Every op node's operands' producers, node after node.
+  std::vector<unsigned> producers;
+  /// Edges as added while building (from, to), then per node in order of
+  /// addition: inputs[inputStart[id] .. inputStart[id + 1]) and likewise
+  /// for outputs.
+  std::vector<std::pair<unsigned, unsigned>> edges;
+  std::vector<unsigned> inputStart, inputs, outputStart, outputs;
   llvm::DenseMap<mlir::Operation *, unsigned> opNodes;
   llvm::DenseMap<mlir::Value, unsigned> carrierNodes;
   llvm::DenseMap<std::pair<mlir::Operation *, unsigned>, unsigned> forwards;
   llvm::DenseMap<mlir::Operation *, llvm::StringRef> outside;
   llvm::SmallVector<mlir::Operation *> regionBranchOps, branchOps,
       existingCasts, carryingOps;
+  bool anySuccessors = false;
 };
 
 /// "loc(...)" of `loc`, for reasons and reports.

@@ -221,22 +221,34 @@ PrecisionPolicy::create(MLIRContext *context, Location loc, StringRef precision,
 }
 
 std::optional<PrecisionClass>
-PrecisionPolicy::getClass(Operation *op,
-                          PrecisionPolicyOpInterface iface) const {
+PrecisionPolicy::getListedClass(OperationName name) const {
   if (!overrides.empty()) {
-    auto it = overrides.find(op->getName().getStringRef());
+    auto it = overrides.find(name.getStringRef());
     if (it != overrides.end())
       return it->second;
   }
   if (!named.empty()) {
-    auto it = named.find(op->getName().getStringRef());
+    auto it = named.find(name.getStringRef());
     if (it != named.end())
       return it->second;
   }
-  if (iface)
-    return iface.getPrecisionClassUnder(
-        lowType, [this](Operation *nested) { return getClass(nested); });
   return std::nullopt;
+}
+
+std::optional<PrecisionClass>
+PrecisionPolicy::getModelClass(PrecisionPolicyOpInterface iface) const {
+  if (!iface)
+    return std::nullopt;
+  return iface.getPrecisionClassUnder(
+      lowType, [this](Operation *nested) { return getClass(nested); });
+}
+
+std::optional<PrecisionClass>
+PrecisionPolicy::getClass(Operation *op,
+                          PrecisionPolicyOpInterface iface) const {
+  if (std::optional<PrecisionClass> listed = getListedClass(op->getName()))
+    return listed;
+  return getModelClass(iface);
 }
 
 bool PrecisionPolicy::isPrecisionOperand(Operation *op,

@@ -60,9 +60,14 @@ public:
 
   /// Whether a user list or registerPrecisionClass names the op.
   bool isListed(mlir::Operation *op) const {
-    llvm::StringRef name = op->getName().getStringRef();
-    return overrides.count(name) || named.count(name);
+    return getListedClass(op->getName()).has_value();
   }
+  /// The class a list or registerPrecisionClass gives ops named `name`
+  /// (the same for every op of that name, so callers may cache it).
+  std::optional<PrecisionClass> getListedClass(mlir::OperationName name) const;
+  /// The class of an op no list names: its model's answer, if it has one.
+  std::optional<PrecisionClass>
+  getModelClass(PrecisionPolicyOpInterface iface) const;
 
   /// The interface's answers, with defaults for ops known only by name.
   static bool isPrecisionOperand(mlir::Operation *op,
