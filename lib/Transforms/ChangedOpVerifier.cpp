@@ -67,6 +67,12 @@ LogicalResult ChangedOpVerifier::verify(Operation *op, bool withRegions) {
     return failure();
   if (!verifiesLocally(op))
     return verifyCapturing(op, withRegions);
+  // Ops of one name mostly repeat one signature: try the last one first.
+  Operation *&last = lastVerified[op->getName()];
+  if (last && sameSignature(op, last)) {
+    ++numShared;
+    return success();
+  }
   llvm::hash_code hash = llvm::hash_combine(
       op->getName().getAsOpaquePointer(),
       op->getRawDictionaryAttrs().getAsOpaquePointer(), op->hashProperties(),
@@ -81,6 +87,7 @@ LogicalResult ChangedOpVerifier::verify(Operation *op, bool withRegions) {
   if (failed(verifyCapturing(op, /*withRegions=*/false)))
     return failure();
   bucket.push_back(op);
+  last = op;
   return success();
 }
 

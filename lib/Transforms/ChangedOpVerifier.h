@@ -35,7 +35,10 @@ public:
 
   /// Drops the ops kept as answers: call before erasing ops it verified
   /// (they are compared with later ops until then).
-  void forgetVerifiedOps() { verified.clear(); }
+  void forgetVerifiedOps() {
+    verified.clear();
+    lastVerified.clear();
+  }
 
   /// Whether an op failed; once one has, every later call fails at once.
   bool foundBroken() const { return brokenName.has_value(); }
@@ -60,6 +63,8 @@ private:
   std::string messages;
   /// Verified ops by signature hash (ops that failed are never stored).
   llvm::DenseMap<unsigned, llvm::SmallVector<mlir::Operation *, 1>> verified;
+  /// The op of each name verified last, compared before hashing.
+  llvm::DenseMap<mlir::OperationName, mlir::Operation *> lastVerified;
 };
 
 } // namespace amp

@@ -88,7 +88,10 @@ unsigned ColoringGraph::addOpNode(Operation *op,
   node.cls = cls;
   node.supports = PrecisionPolicy::supports(op, iface, policy.getLowType());
   if (auto forced =
-          op->getAttrOfType<StringAttr>(AMPDialect::kPrecisionAttrName)) {
+          // A dialect attribute: never inherent, so only the op's own
+          // dictionary is searched (getAttr asks the op's properties first).
+      dyn_cast_if_present<StringAttr>(
+          op->getDiscardableAttr(AMPDialect::kPrecisionAttrName))) {
     if (forced.getValue() == "f32")
       node.forcedF32 = true;
     else
@@ -212,7 +215,7 @@ LogicalResult ColoringGraph::build(Operation *function) {
     }
     std::optional<PrecisionClass> cls =
         facts.listed ? facts.listed : policy.getModelClass(iface);
-    if (!cls && !op->hasAttr(AMPDialect::kPrecisionAttrName)) {
+    if (!cls && !op->getDiscardableAttr(AMPDialect::kPrecisionAttrName)) {
       if (hasFloat(op))
         outside[op] = "unknown op";
       return ColorNode::kNoNode;
