@@ -5,7 +5,9 @@
 // semantics: gradients are averaged where the backward pass produces them,
 // before loss scaling's unscale and before clipping, and the finite check
 // that decides whether the step is skipped is agreed by all ranks, as
-// PyTorch's GradScaler reduces found_inf across ranks.
+// PyTorch's GradScaler reduces found_inf across ranks. FP8 amaxes recorded
+// for delayed scaling are the global batch's (max over ranks, as Transformer
+// Engine reduces them), so every rank scales with the same factors.
 //
 //===----------------------------------------------------------------------===//
 
@@ -99,12 +101,15 @@ struct DataParallelPass : amp::impl::DataParallelPassBase<DataParallelPass> {
                               FloatType wire) {
     SmallVector<Operation *> optimizers;
     SmallVector<AllFiniteOp> finiteChecks;
+    SmallVector<RecordAmaxOp> amaxRecords;
     Operation *existing = nullptr;
     func.walk([&](Operation *op) {
       if (tg::isOptimizerUpdate(op))
         optimizers.push_back(op);
       else if (auto finite = dyn_cast<AllFiniteOp>(op))
         finiteChecks.push_back(finite);
+      else if (auto record = dyn_cast<RecordAmaxOp>(op))
+        amaxRecords.push_back(record);
       else if (isa<tg::AllReduceOp>(op) && !existing)
         existing = op;
     });
@@ -240,6 +245,9 @@ struct DataParallelPass : amp::impl::DataParallelPassBase<DataParallelPass> {
       ++numCollectives;
     }
 
+    if (reduceAmax && failed(reduceAmaxes(amaxRecords, body, comm, builder)))
+      return failure();
+
     // The loss the host reports is the global batch's.
     Operation *terminator = body.getTerminator();
     for (unsigned i = 0, e = func.getNumResults(); i < e; ++i) {
@@ -276,6 +284,53 @@ struct DataParallelPass : amp::impl::DataParallelPassBase<DataParallelPass> {
             builder.getStringAttr(tg::stringifyRole(tg::Role::Communicator)))),
         func.getLoc());
     return func.getArgument(n);
+  }
+
+  /// The amax each `amp.record_amax` pushes into its history becomes the
+  /// largest over the ranks: one `tg.all_reduce` ("max", exact in any order,
+  /// NaN wins so a non-finite step is dropped on every rank) for all of
+  /// them, after the last amax is computed. Each rank then holds the history
+  /// one process with the global batch would hold, and the delayed scales
+  /// agree. Current scaling (no history) scales each rank's own tensor and
+  /// is left alone, as are records in nested regions (once per step cannot
+  /// be promised there).
+  LogicalResult reduceAmaxes(ArrayRef<RecordAmaxOp> records, Block &body,
+                             Value comm, OpBuilder &builder) {
+    SmallVector<RecordAmaxOp> inBody;
+    for (RecordAmaxOp record : records) {
+      if (record->getBlock() == &body) {
+        inBody.push_back(record);
+        continue;
+      }
+      record->emitWarning("tg-data-parallel: amp.record_amax inside a nested "
+                          "region keeps this rank's amax");
+    }
+    if (inBody.empty())
+      return success();
+    llvm::SetVector<Value> amaxes;
+    for (RecordAmaxOp record : inBody)
+      amaxes.insert(record.getAmax());
+    DenseMap<Operation *, int64_t> order;
+    int64_t index = 0;
+    for (Operation &op : body)
+      order[&op] = index++;
+    Value last = *llvm::max_element(amaxes, [&](Value a, Value b) {
+      return positionIn(a, order) < positionIn(b, order);
+    });
+    if (Operation *def = last.getDefiningOp())
+      builder.setInsertionPointAfter(def);
+    else
+      builder.setInsertionPointToStart(&body);
+    auto reduce = tg::AllReduceOp::create(
+        builder, last.getLoc(), comm, amaxes.getArrayRef(), tg::Reduction::Max);
+    ++numCollectives;
+    numAmaxes += amaxes.size();
+    for (RecordAmaxOp record : inBody) {
+      auto at = static_cast<unsigned>(llvm::find(amaxes, record.getAmax()) -
+                                      amaxes.begin());
+      record.getAmaxMutable().assign(reduce.getResult(at));
+    }
+    return success();
   }
 
   /// One tg.all_reduce (`reduction`) for `bucket`, in `wire` type, after its

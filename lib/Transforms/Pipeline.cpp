@@ -52,6 +52,7 @@ void amp::buildAmpPipeline(OpPassManager &pm,
     DataParallelPassOptions parallel;
     parallel.gradComm = options.gradComm;
     parallel.bucketBytes = options.bucketBytes;
+    parallel.reduceAmax = options.reduceAmax;
     pm.addPass(createDataParallelPass(parallel));
   }
   pm.addPass(createCanonicalizerPass());

@@ -153,6 +153,12 @@ static cl::opt<int64_t>
     bucketBytes("bucket-bytes", cl::init(25 * 1024 * 1024),
                 cl::desc("Most bytes of gradients per collective"),
                 cl::cat(parallelCategory));
+static cl::opt<bool> reduceAmax(
+    "reduce-amax", cl::init(true),
+    cl::desc("With --precision=fp8, record the largest amax over the ranks "
+             "in each amax history, so every rank's delayed scales agree "
+             "(--reduce-amax=false keeps each rank's own)"),
+    cl::cat(parallelCategory));
 static cl::opt<std::string> injectFault(
     "inject-fault", cl::init(""), cl::value_desc("KIND@RANK:STEP"),
     cl::desc("Testing aid: rank RANK puts an inf in its batch (inf), exits "
@@ -594,6 +600,7 @@ static int runMain(int argc, char **argv) {
       options.dataParallel = true;
       options.gradComm = gradComm;
       options.bucketBytes = bucketBytes;
+      options.reduceAmax = reduceAmax;
     }
     amp::buildAmpPipeline(pm, options);
   }
@@ -1026,6 +1033,7 @@ static int runMain(int argc, char **argv) {
           {"global_batch", globalBatch},
           {"grad_comm", gradComm},
           {"bucket_bytes", (int64_t)bucketBytes},
+          {"reduce_amax", precision == "fp8" && reduceAmax},
           {"collectives_per_step",
            totalSteps
                ? double(collectivesAfter - collectivesBefore) / totalSteps

@@ -272,7 +272,14 @@ def DataParallelPass : Pass<"tg-data-parallel", "::mlir::ModuleOp"> {
       a logical and), so every rank skips the same steps and updates the
       loss scale identically;
     - each `tg.role = "loss"` result is averaged over the ranks (the global
-      batch's loss; the backward pass still starts from the local one).
+      batch's loss; the backward pass still starts from the local one);
+    - with `reduce-amax` (the default), the amax that each `amp.record_amax`
+      pushes into an FP8 amax history is the largest over the ranks (one
+      `tg.all_reduce` with `max` for all of them, after the last is
+      computed), as Transformer Engine reduces amaxes across the
+      data-parallel group: every rank keeps the history one process with
+      the global batch would keep, so the delayed scales agree. Current
+      scaling scales each rank's own tensor and is left alone.
 
     Every rank compiles the same IR with the same options, so collectives
     run in the same order everywhere; `tg.all_reduce` has side effects, so
@@ -289,6 +296,9 @@ def DataParallelPass : Pass<"tg-data-parallel", "::mlir::ModuleOp"> {
     Option<"bucketBytes", "bucket-bytes", "int64_t",
            /*default=*/"25 * 1024 * 1024",
            "Most bytes of gradients per collective (PyTorch DDP's 25 MiB)">,
+    Option<"reduceAmax", "reduce-amax", "bool", /*default=*/"true",
+           "Record the largest FP8 amax over the ranks in each amax "
+           "history (delayed scaling)">,
   ];
   let statistics = [
     Statistic<"numGradients", "gradients", "Gradients reduced over ranks">,
@@ -296,6 +306,8 @@ def DataParallelPass : Pass<"tg-data-parallel", "::mlir::ModuleOp"> {
               "tg.all_reduce ops per step">,
     Statistic<"numWireBytes", "wire-bytes",
               "Bytes of gradients each rank contributes per step">,
+    Statistic<"numAmaxes", "amaxes",
+              "FP8 amaxes reduced over ranks (delayed scaling)">,
   ];
   let dependentDialects = ["::amp::tg::TGDialect", "::amp::AMPDialect",
                            "::mlir::arith::ArithDialect"];

@@ -107,6 +107,11 @@ struct AmpPipelineOptions
       llvm::cl::desc("Most bytes of gradients per collective (implies "
                      "data-parallel)"),
       llvm::cl::init(25 * 1024 * 1024)};
+  Option<bool> reduceAmax{
+      *this, "reduce-amax",
+      llvm::cl::desc("Under data-parallel, record the largest FP8 amax over "
+                     "the ranks in each amax history"),
+      llvm::cl::init(true)};
 };
 
 /// Appends the pipeline to `pm` (which must run on a ModuleOp).

@@ -68,10 +68,17 @@ def ranks_agree(paths):
                     fail("%s: step %d %s %r vs rank 0's %r" % (path, i, key, y.get(key), x.get(key)))
         if r["params_fingerprint"] != first["params_fingerprint"]:
             fail("%s: final parameters differ from rank 0's" % path)
+        # FP8 delayed scaling: every history holds the same amaxes, so the
+        # scales, the largest amax and the saturated steps agree.
+        for x, y in zip(first.get("fp8_scales", []), r.get("fp8_scales", [])):
+            if x != y:
+                fail("%s: FP8 scale of argument %r is %r, rank 0's %r" % (path, y.get("argument"), y, x))
     ranks = sorted(r["data_parallel"]["rank"] for r in reports)
     if ranks != list(range(len(reports))):
         fail("reports of ranks %s, expected one per rank" % ranks)
-    print("%d ranks agree on %d steps and the final parameters" % (len(reports), len(first["per_step"])))
+    scales = len(first.get("fp8_scales", []))
+    print("%d ranks agree on %d steps%s and the final parameters"
+          % (len(reports), len(first["per_step"]), " and %d FP8 scales" % scales if scales else ""))
 
 
 def identical(args):
