@@ -1,16 +1,19 @@
 //===- ContractionOps.cpp - Matmuls and convolutions on the CPU -----------===//
 //
-// Products run on OpenBLAS (sgemm, or dgemm for f64 reference runs); f16
-// and bf16 operands are widened to f32 first, so every low-precision
-// contraction accumulates in f32. Convolutions are im2col + GEMM in NHWC
-// (NCHW operands are permuted in and out), which keeps one well-tuned
-// kernel behind forward, backward-data and backward-filter. (The device
-// backends call cuBLAS and cuDNN here, so there is no shared code to run.)
+// Products run on oneDNN's matmul where it has a native kernel (bf16 with
+// bf16 dot products in hardware, f32), else on OpenBLAS (sgemm, or dgemm
+// for f64 reference runs) with f16 and bf16 operands widened to f32 first:
+// every low-precision contraction accumulates in f32. Convolutions are im2col +
+// GEMM in NHWC (NCHW operands are permuted in and out), which keeps one
+// well-tuned kernel behind forward, backward-data and backward-filter. (The
+// device backends call cuBLAS and cuDNN here, so there is no shared code to
+// run.)
 //
 //===----------------------------------------------------------------------===//
 
 #include "Common.h"
 #include "CpuOps.h"
+#include "DnnlMatmul.h"
 #include "Elementwise.h"
 #include "Gemm.h"
 
@@ -148,6 +151,11 @@ namespace amprt::cpu {
 amprt_status matmul(Ctx *ctx, const Tensor *a, const Tensor *b, bool ta,
                     bool tb, Tensor *c, int64_t m, int64_t n, int64_t k,
                     int64_t count) {
+  // bf16 and f32 products read their operands as they are on oneDNN;
+  // the rest (f16, f64, a CPU without bf16 dot products) stage through
+  // the compute type.
+  if (dnnlMatmul(a, b, ta, tb, c, m, n, k, count))
+    return ok();
   int64_t rank = a->shape.size();
   int64_t lda = a->shape[rank - 1], ldb = b->shape[rank - 1];
   withCompute(a->dtype, [&](auto tag) {

