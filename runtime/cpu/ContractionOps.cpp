@@ -13,9 +13,9 @@
 
 #include "Common.h"
 #include "CpuOps.h"
-#include "DnnlMatmul.h"
 #include "Elementwise.h"
 #include "Gemm.h"
+#include "OneDnn.h"
 
 using namespace amprt;
 using namespace amprt::cpu;
@@ -173,6 +173,8 @@ amprt_status matmul(Ctx *ctx, const Tensor *a, const Tensor *b, bool ta,
 
 amprt_status conv(Ctx *ctx, ConvKind kind, const Tensor *first,
                   const Tensor *second, Tensor *result, const ConvGeometry &g) {
+  if (dnnlConv(kind, g, first, second, result))
+    return ok();
   withCompute(first->dtype, [&](auto tag) {
     using C = decltype(tag);
     Widened<C> a(first), b(second);

@@ -5,7 +5,7 @@
 
 #include "../common/Runtime.h"
 #include "Convert.h"
-#include "DnnlMatmul.h"
+#include "OneDnn.h"
 #include "Parallel.h"
 #include <cblas.h>
 #include <memory>

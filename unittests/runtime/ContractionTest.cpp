@@ -133,7 +133,7 @@ TEST(RuntimeContraction, ConvolutionForwardAndAdjoints) {
     };
     int64_t strides[2] = {g.sh, g.sw}, padding[4] = {g.pt, g.pb, g.pl, g.pr},
             dil[2] = {g.dh, g.dw};
-    for (amprt_dtype dtype : {AMPRT_F64, AMPRT_F32, AMPRT_F16}) {
+    for (amprt_dtype dtype : {AMPRT_F64, AMPRT_F32, AMPRT_F16, AMPRT_BF16}) {
       Tensor x = rt.make(dtype, xs, randomValues(numel(xs), 5));
       Tensor w = rt.make(dtype, ws, randomValues(numel(ws), 6));
       Tensor y = rt.make(dtype, ys);
@@ -158,9 +158,6 @@ TEST(RuntimeContraction, ConvolutionForwardAndAdjoints) {
                 }
       expectNear(rt.read(y), want, tolerance(dtype) * 8, "conv2d");
 
-      if (dtype != AMPRT_F64)
-        continue;
-      // Adjoint identities, exact up to f64 rounding.
       Tensor dy = rt.make(dtype, ys, randomValues(numel(ys), 7));
       Tensor dx = rt.make(dtype, xs), dw = rt.make(dtype, ws);
       ASSERT_EQ(amprt_conv2d_backward_input(rt.ctx, dy, w, strides, padding,
@@ -171,9 +168,29 @@ TEST(RuntimeContraction, ConvolutionForwardAndAdjoints) {
                                              dil, g.layout, dw),
                 AMPRT_OK)
           << amprt_last_error();
-      double lhs = dot(want, rt.read(dy));
-      EXPECT_NEAR(dot(rx, rt.read(dx)), lhs, 1e-9 * std::fabs(lhs) + 1e-9);
-      EXPECT_NEAR(dot(rw, rt.read(dw)), lhs, 1e-9 * std::fabs(lhs) + 1e-9);
+      if (dtype == AMPRT_F64) {
+        // Adjoint identities, exact up to f64 rounding.
+        double lhs = dot(want, rt.read(dy));
+        EXPECT_NEAR(dot(rx, rt.read(dx)), lhs, 1e-9 * std::fabs(lhs) + 1e-9);
+        EXPECT_NEAR(dot(rw, rt.read(dw)), lhs, 1e-9 * std::fabs(lhs) + 1e-9);
+        continue;
+      }
+      // Lower precisions (oneDNN's kernels for f32 and bf16, im2col + GEMM
+      // for f16) against the f64 path on the same rounded values: one
+      // rounding of an f32-accumulated sum.
+      Tensor x64 = rt.make(AMPRT_F64, xs, rx), w64 = rt.make(AMPRT_F64, ws, rw);
+      Tensor dy64 = rt.make(AMPRT_F64, ys, rt.read(dy));
+      Tensor dx64 = rt.make(AMPRT_F64, xs), dw64 = rt.make(AMPRT_F64, ws);
+      ASSERT_EQ(amprt_conv2d_backward_input(rt.ctx, dy64, w64, strides, padding,
+                                            dil, g.layout, dx64),
+                AMPRT_OK);
+      ASSERT_EQ(amprt_conv2d_backward_filter(rt.ctx, x64, dy64, strides,
+                                             padding, dil, g.layout, dw64),
+                AMPRT_OK);
+      expectNear(rt.read(dx), rt.read(dx64), tolerance(dtype) * 8,
+                 "conv2d_backward_input");
+      expectNear(rt.read(dw), rt.read(dw64), tolerance(dtype) * 8,
+                 "conv2d_backward_filter");
     }
   }
 }

@@ -6,13 +6,15 @@
 // reads bf16 directly where the CPU has bf16 dot products (AVX512-BF16,
 // AMX) and accumulates in f32, as cuBLAS does: on this project's Zen 4 it
 // ran the example models' products 4-9x faster than the staged path, and
-// its f32 kernels 2x faster than OpenBLAS's.
+// its f32 kernels 2x faster than OpenBLAS's. Convolutions likewise run on
+// its direct kernels instead of im2col + GEMM.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef AMPRT_CPU_DNNLMATMUL_H
-#define AMPRT_CPU_DNNLMATMUL_H
+#ifndef AMPRT_CPU_ONEDNN_H
+#define AMPRT_CPU_ONEDNN_H
 
+#include "../common/Geometry.h"
 #include "../common/Runtime.h"
 
 namespace amprt::cpu {
@@ -32,10 +34,19 @@ bool dnnlSgemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha,
                const float *a, int64_t lda, const float *b, int64_t ldb,
                float beta, float *c, int64_t ldc);
 
-/// The kernel oneDNN runs for the last product dnnlMatmul took, for
+/// One of the three convolutions (the operands as amprt_conv2d* take them,
+/// NHWC/OHWI or NCHW/OIHW, all of one dtype) on oneDNN when it has a
+/// native kernel for it; false, having done nothing, otherwise.
+bool dnnlConv(ConvKind kind, const ConvGeometry &g, const amprt_tensor *first,
+              const amprt_tensor *second, amprt_tensor *result);
+/// The same on raw buffers of `dtype`.
+bool dnnlConv(ConvKind kind, const ConvGeometry &g, amprt_dtype dtype,
+              const void *first, const void *second, void *result);
+
+/// The kernel oneDNN ran for the last product or convolution it took, for
 /// reports and tests ("" when none).
 const char *dnnlLastKernel();
 
 } // namespace amprt::cpu
 
-#endif // AMPRT_CPU_DNNLMATMUL_H
+#endif // AMPRT_CPU_ONEDNN_H

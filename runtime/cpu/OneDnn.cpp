@@ -1,0 +1,344 @@
+//===- OneDnn.cpp - Products and convolutions on oneDNN -------------------===//
+//
+// One primitive per distinct product or convolution (shapes, transposes or
+// geometry, dtype), created on first use and kept: creating one
+// JIT-compiles its kernel (milliseconds), running it costs microseconds. One
+// that oneDNN would only run on its reference (scalar) kernel is remembered
+// as declined and goes to OpenBLAS.
+//
+//===----------------------------------------------------------------------===//
+
+#include "OneDnn.h"
+
+#include <cstdlib>
+#include <cstring>
+
+#ifdef AMPRT_HAVE_DNNL
+#include <map>
+#include <mutex>
+#include <oneapi/dnnl/dnnl.hpp>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <unordered_map>
+#include <vector>
+#endif
+
+namespace amprt::cpu {
+
+#ifdef AMPRT_HAVE_DNNL
+
+namespace {
+
+/// AMPRT_DNNL=0 turns oneDNN off (A/B measurements, or a user who wants
+/// OpenBLAS's rounding); read once.
+bool dnnlEnabled() {
+  static const bool enabled = [] {
+    const char *v = std::getenv("AMPRT_DNNL");
+    return !(v && std::strcmp(v, "0") == 0);
+  }();
+  return enabled;
+}
+
+using Key = std::tuple<int64_t, int64_t, int64_t, int64_t, bool, bool, int>;
+
+/// A convolution: kind, dtype, layout and the geometry's fields.
+using ConvKey = std::vector<int64_t>;
+
+struct Cached {
+  std::optional<dnnl::primitive> primitive; // empty: declined
+  std::string kernel;
+  // A convolution kernel's own filter layout (oneDNN's fast kernels block
+  // the filter's channels) and the reorder between it and the tensor's:
+  // into it before the forward and backward-data kernels, out of it after
+  // the backward-filter kernel. Filters are small; activations stay in
+  // place.
+  std::optional<dnnl::memory::desc> kernelFilter;
+  std::optional<dnnl::reorder> filterReorder;
+};
+
+struct State {
+  dnnl::engine engine{dnnl::engine::kind::cpu, 0};
+  std::mutex mutex;
+  std::map<Key, Cached> products;
+  std::map<ConvKey, Cached> convolutions;
+  std::string last;
+};
+
+/// Keeps `pd`'s primitive unless its kernel is oneDNN's reference one.
+template <typename Primitive, typename PrimitiveDesc>
+void keepUnlessReference(Cached &cached, const PrimitiveDesc &pd) {
+  cached.kernel = pd.impl_info_str();
+  if (cached.kernel.rfind("ref", 0) != 0)
+    cached.primitive.emplace(Primitive(pd));
+}
+
+State &state() {
+  static State s;
+  return s;
+}
+
+std::optional<dnnl::memory::data_type> dnnlType(amprt_dtype dtype) {
+  switch (dtype) {
+  case AMPRT_F32:
+    return dnnl::memory::data_type::f32;
+  case AMPRT_BF16:
+    return dnnl::memory::data_type::bf16;
+  default: // f16 has native kernels only with AVX512-FP16; f64 none.
+    return std::nullopt;
+  }
+}
+
+/// A [count, rows, cols] operand stored row-major, or transposed (stored
+/// as [count, cols, rows]).
+dnnl::memory::desc operand(int64_t count, int64_t rows, int64_t cols,
+                           bool transposed, dnnl::memory::data_type type) {
+  dnnl::memory::dims dims{count, rows, cols};
+  dnnl::memory::dims strides = transposed
+                                   ? dnnl::memory::dims{rows * cols, 1, rows}
+                                   : dnnl::memory::dims{rows * cols, cols, 1};
+  return dnnl::memory::desc(dims, type, strides);
+}
+
+/// The cached primitive for a product, created on first use.
+Cached &product(const Key &key, dnnl::memory::data_type type) {
+  State &s = state();
+  auto [it, inserted] = s.products.try_emplace(key);
+  if (!inserted)
+    return it->second;
+  auto [count, m, n, k, ta, tb, dtype] = key;
+  (void)dtype;
+  try {
+    dnnl::matmul::desc desc(operand(count, m, k, ta, type),
+                            operand(count, k, n, tb, type),
+                            operand(count, m, n, false, type));
+    dnnl::matmul::primitive_desc pd(desc, s.engine);
+    keepUnlessReference<dnnl::matmul>(it->second, pd);
+  } catch (const dnnl::error &) {
+    // No implementation for these descriptors: OpenBLAS runs it.
+  }
+  return it->second;
+}
+
+} // namespace
+
+bool dnnlMatmul(const amprt_tensor *a, const amprt_tensor *b, bool ta, bool tb,
+                amprt_tensor *c, int64_t m, int64_t n, int64_t k,
+                int64_t count) {
+  if (!dnnlEnabled() || m == 0 || n == 0 || k == 0 || count == 0)
+    return false;
+  std::optional<dnnl::memory::data_type> type = dnnlType(a->dtype);
+  if (!type || b->dtype != a->dtype || c->dtype != a->dtype)
+    return false;
+  State &s = state();
+  std::optional<dnnl::primitive> primitive;
+  {
+    std::lock_guard<std::mutex> lock(s.mutex);
+    Cached &cached = product(Key{count, m, n, k, ta, tb, (int)a->dtype}, *type);
+    if (!cached.primitive)
+      return false;
+    primitive = cached.primitive;
+    s.last = cached.kernel;
+  }
+  dnnl::memory src(operand(count, m, k, ta, *type), s.engine, a->data);
+  dnnl::memory weights(operand(count, k, n, tb, *type), s.engine, b->data);
+  dnnl::memory dst(operand(count, m, n, false, *type), s.engine, c->data);
+  dnnl::stream stream(s.engine);
+  primitive->execute(
+      stream,
+      {{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, weights}, {DNNL_ARG_DST, dst}});
+  stream.wait();
+  return true;
+}
+
+namespace {
+
+/// x / dx ([n, c, h, w] in oneDNN's order), w / dw and y / dy descriptors
+/// in the tensors' own layout.
+struct ConvDescs {
+  dnnl::memory::desc x, w, y;
+};
+
+ConvDescs convDescs(const ConvGeometry &g, dnnl::memory::data_type type) {
+  using tag = dnnl::memory::format_tag;
+  tag activation = g.nchw ? tag::nchw : tag::nhwc;
+  tag filter = g.nchw ? tag::oihw : tag::ohwi;
+  return {dnnl::memory::desc({g.n, g.c, g.h, g.w}, type, activation),
+          dnnl::memory::desc({g.o, g.c, g.kh, g.kw}, type, filter),
+          dnnl::memory::desc({g.n, g.o, g.oh, g.ow}, type, activation)};
+}
+
+/// The cached primitive for a convolution, created on first use.
+Cached &convolution(ConvKind kind, const ConvGeometry &g,
+                    dnnl::memory::data_type type, int dtype) {
+  State &s = state();
+  ConvKey key{(int64_t)kind, dtype, g.nchw, g.n,  g.h,  g.w,  g.c,  g.o,  g.kh,
+              g.kw,          g.sh,  g.sw,   g.dh, g.dw, g.pt, g.pb, g.pl, g.pr};
+  auto [it, inserted] = s.convolutions.try_emplace(key);
+  if (!inserted)
+    return it->second;
+  ConvDescs d = convDescs(g, type);
+  // The filter in whatever layout the kernel wants (format "any"): with
+  // the tensors' plain OHWI / OIHW filters oneDNN has only its reference
+  // kernel.
+  dnnl::memory::desc anyFilter({g.o, g.c, g.kh, g.kw}, type,
+                               dnnl::memory::format_tag::any);
+  dnnl::memory::dims strides{g.sh, g.sw}, dilates{g.dh - 1, g.dw - 1},
+      padLeft{g.pt, g.pl}, padRight{g.pb, g.pr};
+  auto algorithm = dnnl::algorithm::convolution_direct;
+  Cached &cached = it->second;
+  try {
+    dnnl::convolution_forward::primitive_desc forward(
+        dnnl::convolution_forward::desc(dnnl::prop_kind::forward_training,
+                                        algorithm, d.x, anyFilter, d.y, strides,
+                                        dilates, padLeft, padRight),
+        s.engine);
+    dnnl::memory::desc filter;
+    switch (kind) {
+    case ConvKind::Forward:
+      keepUnlessReference<dnnl::convolution_forward>(cached, forward);
+      filter = forward.weights_desc();
+      break;
+    case ConvKind::BackwardInput: {
+      dnnl::convolution_backward_data::primitive_desc pd(
+          dnnl::convolution_backward_data::desc(algorithm, d.x, anyFilter, d.y,
+                                                strides, dilates, padLeft,
+                                                padRight),
+          s.engine, forward);
+      keepUnlessReference<dnnl::convolution_backward_data>(cached, pd);
+      filter = pd.weights_desc();
+      break;
+    }
+    case ConvKind::BackwardFilter: {
+      dnnl::convolution_backward_weights::primitive_desc pd(
+          dnnl::convolution_backward_weights::desc(algorithm, d.x, anyFilter,
+                                                   d.y, strides, dilates,
+                                                   padLeft, padRight),
+          s.engine, forward);
+      keepUnlessReference<dnnl::convolution_backward_weights>(cached, pd);
+      filter = pd.diff_weights_desc();
+      break;
+    }
+    }
+    if (cached.primitive && filter != d.w) {
+      cached.kernelFilter = filter;
+      cached.filterReorder.emplace(
+          kind == ConvKind::BackwardFilter
+              ? dnnl::reorder::primitive_desc(s.engine, filter, s.engine, d.w)
+              : dnnl::reorder::primitive_desc(s.engine, d.w, s.engine, filter));
+    }
+  } catch (const dnnl::error &) {
+    // No implementation for these descriptors: im2col + GEMM runs it.
+  }
+  return it->second;
+}
+
+} // namespace
+
+bool dnnlConv(ConvKind kind, const ConvGeometry &g, const amprt_tensor *first,
+              const amprt_tensor *second, amprt_tensor *result) {
+  if (second->dtype != first->dtype || result->dtype != first->dtype)
+    return false;
+  return dnnlConv(kind, g, first->dtype, first->data, second->data,
+                  result->data);
+}
+
+bool dnnlConv(ConvKind kind, const ConvGeometry &g, amprt_dtype dtype,
+              const void *first, const void *second, void *result) {
+  if (!dnnlEnabled())
+    return false;
+  std::optional<dnnl::memory::data_type> type = dnnlType(dtype);
+  if (!type)
+    return false;
+  State &s = state();
+  std::optional<dnnl::primitive> primitive;
+  std::optional<dnnl::memory::desc> kernelFilter;
+  std::optional<dnnl::reorder> filterReorder;
+  {
+    std::lock_guard<std::mutex> lock(s.mutex);
+    Cached &cached = convolution(kind, g, *type, (int)dtype);
+    if (!cached.primitive)
+      return false;
+    primitive = cached.primitive;
+    kernelFilter = cached.kernelFilter;
+    filterReorder = cached.filterReorder;
+    s.last = cached.kernel;
+  }
+  ConvDescs d = convDescs(g, *type);
+  auto wrap = [&](const dnnl::memory::desc &desc, const void *data) {
+    return dnnl::memory(desc, s.engine, const_cast<void *>(data));
+  };
+  dnnl::memory filter =
+      wrap(d.w, kind == ConvKind::BackwardFilter ? result : second);
+  std::optional<dnnl::memory> blocked;
+  if (kernelFilter)
+    blocked.emplace(*kernelFilter, s.engine); // oneDNN allocates it
+  dnnl::memory &kernelSide = blocked ? *blocked : filter;
+  dnnl::stream stream(s.engine);
+  if (blocked && kind != ConvKind::BackwardFilter)
+    filterReorder->execute(stream, filter, *blocked);
+  std::unordered_map<int, dnnl::memory> args;
+  switch (kind) {
+  case ConvKind::Forward: // x, w -> y
+    args = {{DNNL_ARG_SRC, wrap(d.x, first)},
+            {DNNL_ARG_WEIGHTS, kernelSide},
+            {DNNL_ARG_DST, wrap(d.y, result)}};
+    break;
+  case ConvKind::BackwardInput: // dy, w -> dx
+    args = {{DNNL_ARG_DIFF_DST, wrap(d.y, first)},
+            {DNNL_ARG_WEIGHTS, kernelSide},
+            {DNNL_ARG_DIFF_SRC, wrap(d.x, result)}};
+    break;
+  case ConvKind::BackwardFilter: // x, dy -> dw
+    args = {{DNNL_ARG_SRC, wrap(d.x, first)},
+            {DNNL_ARG_DIFF_DST, wrap(d.y, second)},
+            {DNNL_ARG_DIFF_WEIGHTS, kernelSide}};
+    break;
+  }
+  primitive->execute(stream, args);
+  if (blocked && kind == ConvKind::BackwardFilter)
+    filterReorder->execute(stream, *blocked, filter);
+  stream.wait();
+  return true;
+}
+
+bool dnnlSgemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha,
+               const float *a, int64_t lda, const float *b, int64_t ldb,
+               float beta, float *c, int64_t ldc) {
+  if (!dnnlEnabled())
+    return false;
+  return dnnl_sgemm(ta ? 'T' : 'N', tb ? 'T' : 'N', m, n, k, alpha, a, lda, b,
+                    ldb, beta, c, ldc) == dnnl_success;
+}
+
+const char *dnnlLastKernel() {
+  State &s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  static thread_local std::string copy;
+  copy = s.last;
+  return copy.c_str();
+}
+
+#else
+
+bool dnnlMatmul(const amprt_tensor *, const amprt_tensor *, bool, bool,
+                amprt_tensor *, int64_t, int64_t, int64_t, int64_t) {
+  return false;
+}
+bool dnnlSgemm(bool, bool, int64_t, int64_t, int64_t, float, const float *,
+               int64_t, const float *, int64_t, float, float *, int64_t) {
+  return false;
+}
+bool dnnlConv(ConvKind, const ConvGeometry &, const amprt_tensor *,
+              const amprt_tensor *, amprt_tensor *) {
+  return false;
+}
+bool dnnlConv(ConvKind, const ConvGeometry &, amprt_dtype, const void *,
+              const void *, void *) {
+  return false;
+}
+const char *dnnlLastKernel() { return ""; }
+
+#endif
+
+} // namespace amprt::cpu
