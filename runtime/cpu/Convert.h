@@ -58,6 +58,11 @@ inline bool hasF16C() {
   return has;
 }
 
+inline bool hasAvx512F() {
+  static const bool has = __builtin_cpu_supports("avx512f");
+  return has;
+}
+
 inline void convert(const half_t *src, float *dst, int64_t n) {
   auto *bits = reinterpret_cast<const uint16_t *>(src);
   if (hasF16C())
@@ -75,15 +80,44 @@ inline void convert(const float *src, half_t *dst, int64_t n) {
 }
 
 /// bf16 <-> f32: a shift one way, round-to-nearest-even the other, both
-/// branch-free loops the compiler vectorises.
-inline void convert(const bf16_t *src, float *dst, int64_t n) {
+/// branch-free loops the compiler vectorises: 4 lanes in the baseline
+/// build, 16 in an AVX-512 clone (the same integer operations, so the same
+/// bits; the casts around an MLP's bf16 weights and gradients ran 4 lanes
+/// at a time and were a sixth of its step).
+__attribute__((always_inline)) inline void
+bf16ToFloatLoop(const bf16_t *src, float *dst, int64_t n) {
   for (int64_t i = 0; i < n; ++i)
     dst[i] = bf16ToFloat(src[i].bits);
 }
-
-inline void convert(const float *src, bf16_t *dst, int64_t n) {
+__attribute__((always_inline)) inline void
+floatToBf16Loop(const float *src, bf16_t *dst, int64_t n) {
   for (int64_t i = 0; i < n; ++i)
     dst[i].bits = floatToBf16(src[i]);
+}
+__attribute__((target("avx512f,avx512bw"))) inline void
+bf16ToFloatAvx512(const bf16_t *src, float *dst, int64_t n) {
+  bf16ToFloatLoop(src, dst, n);
+}
+__attribute__((target("avx512f,avx512bw"))) inline void
+floatToBf16Avx512(const float *src, bf16_t *dst, int64_t n) {
+  floatToBf16Loop(src, dst, n);
+}
+
+inline bool hasAvx512BW() {
+  static const bool has = hasAvx512F() && __builtin_cpu_supports("avx512bw");
+  return has;
+}
+
+inline void convert(const bf16_t *src, float *dst, int64_t n) {
+  if (hasAvx512BW())
+    return bf16ToFloatAvx512(src, dst, n);
+  bf16ToFloatLoop(src, dst, n);
+}
+
+inline void convert(const float *src, bf16_t *dst, int64_t n) {
+  if (hasAvx512BW())
+    return floatToBf16Avx512(src, dst, n);
+  floatToBf16Loop(src, dst, n);
 }
 
 } // namespace amprt::cpu
