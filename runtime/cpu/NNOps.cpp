@@ -437,11 +437,13 @@ amprt_status batchNormGrad(Ctx *ctx, const Tensor *dy, const Tensor *x,
 }
 
 namespace {
-/// f32 stand-ins for f16 tensors (kWidenOnce), so that the shared row kernels
+/// f32 stand-ins for f16 and bf16 tensors, so that the shared row kernels
 /// (layer norm, softmax), which read each element more than once, run on f32
 /// arrays: inputs are widened once with the vector conversions and outputs
 /// narrowed back (nearest-even, as the kernels' own 16-bit stores round:
-/// they compute in f32 for both). Other tensors pass through.
+/// they compute in f32 for both). Other tensors pass through. For bf16
+/// since the AVX-512 conversions: the bf16 transformer step 1.99 -> 1.87 ms
+/// on one thread, bit-identical (before them it was even).
 class F32StandIns {
 public:
   explicit F32StandIns(Ctx *ctx) : ctx(ctx) {}
@@ -492,7 +494,7 @@ private:
       f(static_cast<const bf16_t *>(t->data));
   }
   Tensor *standIn(const Tensor *t) {
-    if (!t || t->dtype != AMPRT_F16) // see kWidenOnce
+    if (!t || (t->dtype != AMPRT_F16 && t->dtype != AMPRT_BF16))
       return const_cast<Tensor *>(t);
     Tensor *wide = nullptr;
     if (amprt_tensor_create(ctx, AMPRT_F32, (int)t->shape.size(),
