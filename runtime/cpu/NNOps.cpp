@@ -365,6 +365,25 @@ amprt_status batchNorm(Ctx *ctx, const Tensor *x, const Tensor *scale,
       set(mean, c, mu[c]);
       set(inv_std, c, is[c]);
     }
+    if (s.inner == 1) {
+      // Channels last: the channel loop runs over plain arrays and
+      // vectorises (the generic visit below did not: 10% of the CNN step).
+      // Same operations in the same order.
+      const double *m = mu.data(), *i = is.data(), *gc = g.data(),
+                   *bc = b.data();
+      int64_t axis = s.axis;
+      parallelFor(s.outer, std::max<int64_t>(1, (1 << 14) / axis),
+                  [&](int64_t begin, int64_t end) {
+                    for (int64_t o = begin; o < end; ++o) {
+                      const auto *xo = xs + o * axis;
+                      auto *yo = ys + o * axis;
+                      for (int64_t c = 0; c < axis; ++c)
+                        store(yo, c,
+                              (C)((load(xo, c) - m[c]) * i[c] * gc[c] + bc[c]));
+                    }
+                  });
+      return;
+    }
     parallelForInOrder(s, [&](int64_t c, int64_t k) {
       store(ys, k, (C)((load(xs, k) - mu[c]) * is[c] * g[c] + b[c]));
     });
@@ -407,12 +426,38 @@ amprt_status batchNormGrad(Ctx *ctx, const Tensor *dy, const Tensor *x,
         });
     std::copy(sums.begin(), sums.begin() + s.axis, sumDy.begin());
     std::copy(sums.begin() + s.axis, sums.end(), sumDyXhat.begin());
+    // g * is / count is the first factor of every element's product, so
+    // it is the same number computed once per channel: no division per
+    // element (divsd was the CNN step's hottest instruction).
+    std::vector<double> factor(s.axis);
+    for (int64_t c = 0; c < s.axis; ++c)
+      factor[c] = g[c] * is[c] / count;
+    if (s.inner == 1) {
+      // Channels last: plain arrays over the channel loop, which vectorises.
+      const double *m = mu.data(), *i = is.data(), *f = factor.data(),
+                   *sd = sumDy.data(), *sx = sumDyXhat.data();
+      int64_t axis = s.axis;
+      parallelFor(s.outer, std::max<int64_t>(1, (1 << 14) / axis),
+                  [&](int64_t begin, int64_t end) {
+                    for (int64_t o = begin; o < end; ++o) {
+                      const auto *xo = xs + o * axis;
+                      const auto *dyo = dys + o * axis;
+                      auto *dxo = dxs + o * axis;
+                      for (int64_t c = 0; c < axis; ++c) {
+                        double xhat = (load(xo, c) - m[c]) * i[c];
+                        store(dxo, c,
+                              (C)(f[c] * (count * (double)load(dyo, c) - sd[c] -
+                                          xhat * sx[c])));
+                      }
+                    }
+                  });
+      return;
+    }
     parallelForInOrder(s, [&](int64_t c, int64_t k) {
       double xhat = (load(xs, k) - mu[c]) * is[c];
-      store(
-          dxs, k,
-          (C)(g[c] * is[c] / count *
-              (count * (double)load(dys, k) - sumDy[c] - xhat * sumDyXhat[c])));
+      store(dxs, k,
+            (C)(factor[c] * (count * (double)load(dys, k) - sumDy[c] -
+                             xhat * sumDyXhat[c])));
     });
   };
   AMPRT_FLOAT_DISPATCH(x->dtype, T, {
