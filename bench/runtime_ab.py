@@ -15,6 +15,9 @@ ratio, and each precision's time over f32's with the new library.
 import os
 import statistics
 import sys
+import tempfile
+
+import transformer_model
 
 from amp_run_report import run_report
 
@@ -24,8 +27,13 @@ root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 examples = os.path.join(root, "python-bindings-free-examples")
 amp_run = os.path.join(build, "bin", "amp-run")
 after = os.path.join(build, "lib")
+# Issue 17's larger transformer block (width 256, batch 64), generated.
+wide = os.path.join(tempfile.mkdtemp(), "transformer_256.mlir")
+with open(wide, "w") as out:
+    out.write(transformer_model.text(256, 64))
 MODELS = [("mlp_adam", "mlp_adam.mlir", 1e-3), ("cnn", "cnn.mlir", 0.01),
-          ("transformer_block", "transformer_block.mlir", 0.05)]
+          ("transformer_block", "transformer_block.mlir", 0.05),
+          ("transformer_256 (width 256, batch 64)", wide, 0.05)]
 PRECISIONS = ["f32", "f16", "bf16"]
 STEPS, WARMUP = 20, 5
 

@@ -29,6 +29,7 @@ import tempfile
 
 import cast_boundaries
 import foreign_models
+import transformer_model
 from amp_run_report import run_report
 
 build = sys.argv[1]
@@ -39,6 +40,11 @@ bin_dir = os.path.join(build, "bin")
 STEPS, WARMUP = 20, 5
 MODELS = [("mlp_adam", "mlp_adam.mlir", 1e-3), ("cnn", "cnn.mlir", 0.01),
           ("transformer_block", "transformer_block.mlir", 0.05)]
+# Issue 17's larger transformer block (width 256, batch 64), generated: step
+# times only (it has no casts or memory targets of its own).
+WIDE = os.path.join(tempfile.mkdtemp(), "transformer_256.mlir")
+with open(WIDE, "w") as out:
+    out.write(transformer_model.text(256, 64))
 
 rows = []  # (benchmark, case, amp, baseline, ratio, unit/notes)
 
@@ -96,6 +102,9 @@ def model_rows(model, example, lr):
                  f"{t32:.1f} ms (f32)", f"{t16 / t32:.2f}",
                  "no f16 arithmetic on this CPU"))
     _, tb = amp_run(example, "bf16", lr)
+    rows.append(("CPU step time", model, f"{tb:.1f} ms (bf16)",
+                 f"{t32:.1f} ms (f32)", f"{tb / t32:.2f}",
+                 "issue 17 target: <= 1.00"))
     _, t8 = amp_run(example, "fp8", lr)
     rows.append(("CPU step time", model, f"{t8:.1f} ms (fp8)",
                  f"{tb:.1f} ms (bf16)", f"{t8 / tb:.2f}",
@@ -129,6 +138,14 @@ for model, example, lr in MODELS:
 foreign_rows()
 for model, example, lr in MODELS:
     model_rows(model, example, lr)
+_, wide32 = amp_run(WIDE, "f32", 0.05)
+for precision in ("f16", "bf16"):
+    _, t = amp_run(WIDE, precision, 0.05)
+    rows.append(("CPU step time", "transformer_256 (width 256, batch 64)",
+                 f"{t:.1f} ms ({precision})", f"{wide32:.1f} ms (f32)",
+                 f"{t / wide32:.2f}",
+                 "issue 17 target: <= 1.20" if precision == "f16"
+                 else "issue 17 target: <= 1.00"))
 gpu_rows()
 
 print("| benchmark | case | amp | baseline | amp / baseline | note |")
