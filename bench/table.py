@@ -98,16 +98,16 @@ def model_rows(model, example, lr):
         a, b = r16[key], r32[key]
         rows.append((label, model, f"{a / 2**20:.2f} MiB (f16)",
                      f"{b / 2**20:.2f} MiB (f32)", f"{a / b:.2f}", ""))
-    rows.append(("CPU step time", model, f"{t16:.1f} ms (f16)",
-                 f"{t32:.1f} ms (f32)", f"{t16 / t32:.2f}",
+    rows.append(("CPU step time", model, f"{t16:.2f} ms (f16)",
+                 f"{t32:.2f} ms (f32)", f"{t16 / t32:.2f}",
                  "no f16 arithmetic on this CPU"))
     _, tb = amp_run(example, "bf16", lr)
-    rows.append(("CPU step time", model, f"{tb:.1f} ms (bf16)",
-                 f"{t32:.1f} ms (f32)", f"{tb / t32:.2f}",
+    rows.append(("CPU step time", model, f"{tb:.2f} ms (bf16)",
+                 f"{t32:.2f} ms (f32)", f"{tb / t32:.2f}",
                  "issue 17 target: <= 1.00"))
     _, t8 = amp_run(example, "fp8", lr)
-    rows.append(("CPU step time", model, f"{t8:.1f} ms (fp8)",
-                 f"{tb:.1f} ms (bf16)", f"{t8 / tb:.2f}",
+    rows.append(("CPU step time", model, f"{t8:.2f} ms (fp8)",
+                 f"{tb:.2f} ms (bf16)", f"{t8 / tb:.2f}",
                  "FP8 emulated: quantize, amax and dequantize per operand, "
                  "then the bf16 GEMM"))
 
