@@ -130,37 +130,53 @@ template <typename T>
 void maxPoolGradNHWC(const Pool &p, const T *xs, const T *ys, const T *dys,
                      T *dxs) {
   using C = typename Compute<T>::type;
-  int64_t image = p.h * p.w * p.c;
+  int64_t image = p.h * p.w * p.c, outImage = p.oh * p.ow * p.c;
   parallelFor(p.n, 1, [&](int64_t begin, int64_t end) {
     std::vector<C> acc(image), target(p.c);
     std::vector<int32_t> first(p.c);
     std::vector<int64_t> offsets(p.kh * p.kw);
+    // 16-bit images are widened once per image with the vector conversions
+    // (each input is compared once per window it is in): the same values.
+    std::vector<float> wide(kIs16Bit<T> ? image + 2 * outImage : 0);
     for (int64_t n = begin; n < end; ++n) {
       std::fill(acc.begin(), acc.end(), C(0));
-      const T *xn = xs + n * image;
-      for (int64_t oy = 0; oy < p.oh; ++oy)
-        for (int64_t ox = 0; ox < p.ow; ++ox) {
-          int64_t out = ((n * p.oh + oy) * p.ow + ox) * p.c;
-          for (int64_t c = 0; c < p.c; ++c) {
-            target[c] = load(ys, out + c);
-            first[c] = -1;
-          }
-          int32_t count = (int32_t)windowOffsets(p, oy, ox, offsets.data());
-          for (int32_t k = 0; k < count; ++k) {
-            const T *in = xn + offsets[k];
+      auto window = [&](const auto *xn, const auto *yn, const auto *dyn) {
+        for (int64_t oy = 0; oy < p.oh; ++oy)
+          for (int64_t ox = 0; ox < p.ow; ++ox) {
+            int64_t out = (oy * p.ow + ox) * p.c;
             for (int64_t c = 0; c < p.c; ++c) {
-              C v = load(in, c), t = target[c];
-              bool equal = (v == t) | ((t != t) & (v != v));
-              first[c] = (first[c] < 0) & equal ? k : first[c];
+              target[c] = load(yn, out + c);
+              first[c] = -1;
             }
+            int32_t count = (int32_t)windowOffsets(p, oy, ox, offsets.data());
+            for (int32_t k = 0; k < count; ++k) {
+              const auto *in = xn + offsets[k];
+              for (int64_t c = 0; c < p.c; ++c) {
+                C v = load(in, c), t = target[c];
+                bool equal = (v == t) | ((t != t) & (v != v));
+                first[c] = (first[c] < 0) & equal ? k : first[c];
+              }
+            }
+            for (int64_t c = 0; c < p.c; ++c)
+              if (first[c] >= 0)
+                acc[offsets[first[c]] + c] += (C)load(dyn, out + c);
           }
-          for (int64_t c = 0; c < p.c; ++c)
-            if (first[c] >= 0)
-              acc[offsets[first[c]] + c] += (C)load(dys, out + c);
-        }
+      };
+      const T *xn = xs + n * image, *yn = ys + n * outImage,
+              *dyn = dys + n * outImage;
       T *dxn = dxs + n * image;
-      for (int64_t i = 0; i < image; ++i)
-        store(dxn, i, acc[i]);
+      if constexpr (kIs16Bit<T>) {
+        float *wx = wide.data(), *wy = wx + image, *wdy = wy + outImage;
+        convert(xn, wx, image);
+        convert(yn, wy, outImage);
+        convert(dyn, wdy, outImage);
+        window((const float *)wx, (const float *)wy, (const float *)wdy);
+        convert(acc.data(), dxn, image);
+      } else {
+        window(xn, yn, dyn);
+        for (int64_t i = 0; i < image; ++i)
+          store(dxn, i, acc[i]);
+      }
     }
   });
 }
