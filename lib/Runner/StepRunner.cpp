@@ -424,13 +424,30 @@ Expected<std::vector<TensorPtr>>
 TrainingStep::runAside(StepFn other, const Signature &otherSignature,
                        amprt_context *context, amprt_tensor *inputTensor,
                        amprt_tensor *labelTensor) const {
-  if (otherSignature.argTypes != sig.argTypes ||
-      otherSignature.argRoles != sig.argRoles)
-    return createStringError("the function run beside the step must take "
-                             "the step's arguments, with the same types and "
-                             "tg.role");
-  std::vector<amprt_tensor *> argPtrs;
+  // The step's arguments, or all but its FP8 amax histories: an f32 step
+  // (amp-run --validate beside an fp8 step) carries no FP8 state.
+  std::vector<size_t> passed;
   for (size_t i = 0; i < args.size(); ++i)
+    passed.push_back(i);
+  if (otherSignature.argTypes != sig.argTypes ||
+      otherSignature.argRoles != sig.argRoles) {
+    passed.clear();
+    Signature without;
+    for (size_t i = 0; i < args.size(); ++i) {
+      if (sig.argRoles[i] == tg::Role::AmaxHistory)
+        continue;
+      passed.push_back(i);
+      without.argTypes.push_back(sig.argTypes[i]);
+      without.argRoles.push_back(sig.argRoles[i]);
+    }
+    if (otherSignature.argTypes != without.argTypes ||
+        otherSignature.argRoles != without.argRoles)
+      return createStringError("the function run beside the step must take "
+                               "the step's arguments (its amax histories "
+                               "aside), with the same types and tg.role");
+  }
+  std::vector<amprt_tensor *> argPtrs;
+  for (size_t i : passed)
     argPtrs.push_back((int)i == input   ? inputTensor
                       : (int)i == label ? labelTensor
                                         : args[i].get());

@@ -70,11 +70,30 @@ struct ValidationProbesPass
     ModuleOp module = getOperation();
     std::optional<PrecisionPolicy> policy;
     std::optional<ConstantConverter> constants;
+    if (precision == "fp8") {
+      if (fp8Format != "hybrid" && fp8Format != "e4m3") {
+        emitError(module.getLoc())
+            << "amp-validation-probes: fp8-format must be hybrid or e4m3, "
+               "got '"
+            << fp8Format << "'";
+        return signalPassFailure();
+      }
+      if (fp8Margin < 0 || fp8Margin > 64) {
+        emitError(module.getLoc())
+            << "amp-validation-probes: fp8-margin must be in [0, 64], got "
+            << static_cast<int64_t>(fp8Margin);
+        return signalPassFailure();
+      }
+    }
     if (ops) {
       PrecisionLists lists =
           PrecisionLists::of(allowOps, inferOps, clearOps, denyOps);
+      // An fp8 graph is coloured as a bf16 graph (as the precision pass
+      // does); its FP8 operands are added to the shadows below.
       FailureOr<PrecisionPolicy> created = PrecisionPolicy::create(
-          &getContext(), module.getLoc(), precision, level, lists, listsFile);
+          &getContext(), module.getLoc(),
+          precision == "fp8" ? StringRef("bf16") : StringRef(precision), level,
+          lists, listsFile);
       if (failed(created))
         return signalPassFailure();
       policy = std::move(*created);
@@ -193,8 +212,8 @@ struct ValidationProbesPass
         ++nested;
         continue;
       }
-      auto describe = [&](StringRef kind, unsigned index) {
-        NamedAttribute fields[] = {
+      auto describe = [&](StringRef kind, unsigned index, Type fp8 = Type()) {
+        SmallVector<NamedAttribute, 9> fields = {
             NamedAttribute("kind", StringAttr::get(ctx, kind)),
             NamedAttribute("id",
                            IntegerAttr::get(IntegerType::get(ctx, 64), id)),
@@ -211,6 +230,9 @@ struct ValidationProbesPass
                 StringAttr::get(ctx, stringifyPrecisionClass(node.cls))),
             NamedAttribute("backward",
                            BoolAttr::get(ctx, backward.contains(op)))};
+        if (fp8)
+          fields.push_back(
+              NamedAttribute("fp8", StringAttr::get(ctx, typeName(fp8))));
         return DictionaryAttr::get(ctx, fields);
       };
       auto lowered = [&](Type type) {
@@ -222,6 +244,9 @@ struct ValidationProbesPass
       rewriter.setInsertionPointAfter(op);
       IRMapping mapping;
       SmallVector<std::pair<unsigned, Value>> inputs;
+      DenseMap<unsigned, Type> fp8Formats;
+      bool fp8 = precision == "fp8" && node.cls == PrecisionClass::Allow &&
+                 node.target && node.target.isBF16();
       for (OpOperand &use : op->getOpOperands()) {
         unsigned index = use.getOperandNumber();
         if (!ColoringGraph::isPrecisionOperand(node, index) ||
@@ -229,6 +254,15 @@ struct ValidationProbesPass
           continue;
         Value low = CastOp::create(rewriter, op->getLoc(),
                                    lowered(use.get().getType()), use.get());
+        if (fp8) {
+          Operation *producer = use.get().getDefiningOp();
+          bool gradient = producer && backward.contains(producer);
+          Type format = gradient && fp8Format == "hybrid"
+                            ? Type(Float8E5M2Type::get(ctx))
+                            : Type(Float8E4M3FNType::get(ctx));
+          low = quantizeDequantize(rewriter, op->getLoc(), low, format);
+          fp8Formats[index] = format;
+        }
         mapping.map(use.get(), low);
         inputs.push_back({index, low});
       }
@@ -272,7 +306,8 @@ struct ValidationProbesPass
       for (auto [index, low] : inputs) {
         Value stats = NumericErrorOp::create(rewriter, op->getLoc(),
                                              op->getOperand(index), low);
-        probes.push_back({stats, describe("input", index)});
+        probes.push_back(
+            {stats, describe("input", index, fp8Formats.lookup(index))});
       }
       ++numProbedOps;
       ++id;
@@ -282,6 +317,21 @@ struct ValidationProbesPass
                                     << " op(s) inside loops or branches of @"
                                     << function.getName() << " are not probed";
     return success();
+  }
+
+  /// `low` (bf16) through FP8 `format` and back, scaled by its own amax:
+  /// what an FP8 operand of the mixed step holds under current scaling.
+  Value quantizeDequantize(OpBuilder &builder, Location loc, Value low,
+                           Type format) {
+    auto scalar = RankedTensorType::get({}, builder.getF32Type());
+    auto lowType = cast<RankedTensorType>(low.getType());
+    Value amax = AmaxOp::create(builder, loc, scalar, low);
+    Value scale =
+        Fp8ScaleOp::create(builder, loc, scalar, amax, TypeAttr::get(format),
+                           builder.getI64IntegerAttr(fp8Margin));
+    Value q =
+        QuantizeOp::create(builder, loc, lowType.clone(format), low, scale);
+    return DequantizeOp::create(builder, loc, lowType, q, scale);
   }
 
   static bool isF32Tensor(Type type) {

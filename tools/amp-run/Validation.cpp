@@ -39,6 +39,7 @@ llvm::Expected<std::vector<ProbeInfo>> readProbes(func::FuncOp f) {
     p.loc = text("loc");
     p.precision = text("precision");
     p.cls = text("class");
+    p.fp8 = text("fp8");
     auto backward = dict.getAs<BoolAttr>("backward");
     p.backward = backward && backward.getValue();
     auto type = cast<RankedTensorType>(f.getResultTypes()[i]);
@@ -105,6 +106,8 @@ void Validation::addStep(
     row.loc = probe.loc;
     row.precision = probe.precision;
     row.cls = probe.cls;
+    if (!probe.fp8.empty() && row.fp8.find(probe.fp8) == std::string::npos)
+      row.fp8 += (row.fp8.empty() ? "" : "/") + probe.fp8;
     row.backward = probe.backward;
     if (probe.backward && skipped)
       continue;
@@ -131,14 +134,22 @@ void Validation::addStep(
 }
 
 double Validation::tolerance() const {
-  return precision == "bf16" ? tolerances.relativeBF16 : tolerances.relativeF16;
+  // fp8 steps compute in bf16 (their contraction operands are FP8).
+  return tolerance(precision == "fp8" ? "bf16" : precision);
+}
+
+double Validation::tolerance(const std::string &opPrecision) const {
+  return opPrecision == "bf16" ? tolerances.relativeBF16
+                               : tolerances.relativeF16;
 }
 
 void Validation::finish() {
-  double tol = tolerance();
   ordered.clear();
   for (auto &[id, row] : rows) {
     std::string reason, type = row.precision;
+    double tol = tolerance(row.precision);
+    // An FP8 operand's fit is FP8's (range and the shared scale's flushes).
+    std::string inputType = row.fp8.empty() ? type : row.fp8;
     auto add = [&](const std::string &part) {
       reason += (reason.empty() ? "" : "; ") + part;
     };
@@ -171,7 +182,7 @@ void Validation::finish() {
               "its f32 inputs do not fit {0} ({1:f0} values overflow, "
               "{2:f1}% flush to zero when cast): look at their "
               "producers first",
-              type, in.overflow + in.nan, 100 * in.flushedFraction())
+              inputType, in.overflow + in.nan, 100 * in.flushedFraction())
               .str());
     if (row.judgedSteps == 0) {
       row.unjudged = true;
@@ -246,8 +257,8 @@ void Validation::print(llvm::raw_ostream &os) const {
         : row->warned   ? "warn"
         : row->unjudged ? "--"
                         : "ok",
-        row->op.c_str(), row->precision.c_str(), r.relative(),
-        row->arithmetic.relative(), r.overflow, r.nan,
+        row->op.c_str(), row->fp8.empty() ? row->precision.c_str() : "fp8",
+        r.relative(), row->arithmetic.relative(), r.overflow, r.nan,
         100 * r.flushedFraction(), shortLocation(row->loc).c_str(),
         row->backward ? " (backward)" : "");
     if (row->failed || row->warned || row->unjudged)
@@ -315,6 +326,8 @@ llvm::json::Value Validation::toJSON() const {
         {"op", row->op},
         {"loc", row->loc},
         {"precision", row->precision},
+        {"fp8_inputs", row->fp8.empty() ? llvm::json::Value(nullptr)
+                                        : llvm::json::Value(row->fp8)},
         {"backward", row->backward},
         {"class", row->cls},
         {"verdict", row->failed     ? "fail"

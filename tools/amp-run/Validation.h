@@ -29,6 +29,8 @@ struct ProbeInfo {
   int64_t id = 0, index = 0;
   /// The op's precision class (allow, infer, clear).
   std::string op, loc, precision, cls;
+  /// An input probe of an FP8 operand: its format (f8E4M3FN, f8E5M2).
+  std::string fp8;
   bool backward = false;
 };
 
@@ -83,6 +85,9 @@ public:
 private:
   struct OpRow {
     std::string op, loc, precision, cls;
+    /// The FP8 formats its operands go through (precision=fp8), e.g.
+    /// "f8E4M3FN" or "f8E4M3FN/f8E5M2"; empty otherwise.
+    std::string fp8;
     bool backward = false;
     /// Against the f32 result; against the f32 op on the same rounded
     /// inputs (the op's own arithmetic); its operands cast.
@@ -100,6 +105,8 @@ private:
     bool skipped;
   };
   double tolerance() const;
+  /// An op's tolerance: its own precision's (an fp8 op computes in bf16).
+  double tolerance(const std::string &opPrecision) const;
 
   std::string precision;
   ValidationTolerances tolerances;

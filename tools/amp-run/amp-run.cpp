@@ -477,11 +477,7 @@ static int runMain(int argc, char **argv) {
   if (validating) {
     if (precision == "f32")
       return fatal("--validate compares a mixed-precision step with f32: "
-                   "give --precision=f16 or bf16");
-    if (precision == "fp8")
-      return fatal("--validate measures f16 and bf16 ops against f32; it "
-                   "does not model FP8 operands yet: give --precision=f16 "
-                   "or bf16");
+                   "give --precision=f16, bf16 or fp8");
     if (!validate.empty() &&
         (StringRef(validate).getAsInteger(10, validateSteps) ||
          validateSteps < 1))

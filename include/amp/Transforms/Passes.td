@@ -155,10 +155,23 @@ def ValidationProbesPass : Pass<"amp-validation-probes", "::mlir::ModuleOp"> {
     scales values). Only ops in a function's entry block are probed; ops in
     loops and branches are counted in a remark. A function something calls
     keeps its signature and is not probed.
+
+    With `precision=fp8` the colouring is bf16's and every operand the
+    precision pass would make FP8 (each precision operand of an allow-list
+    op, E5M2 for gradients under `fp8-format=hybrid`, else E4M3) reaches the
+    shadow through `amp.amax`, `amp.fp8_scale`, `amp.quantize` and
+    `amp.dequantize`, scaled by its own amax (current scaling: the probe
+    judges the format, not the lag of a delayed scale). Its `input` probe
+    then measures FP8's rounding and the values the shared per-tensor scale
+    flushes to zero, and carries `fp8 = "f8E4M3FN"` or `"f8E5M2"`.
   }];
   let options = [
     Option<"precision", "precision", "std::string", /*default=*/"\"f16\"",
-           "Low-precision type: f16 or bf16">,
+           "Low-precision type: f16, bf16 or fp8">,
+    Option<"fp8Format", "fp8-format", "std::string", /*default=*/"\"hybrid\"",
+           "As --amp-auto-mixed-precision's fp8-format">,
+    Option<"fp8Margin", "fp8-margin", "int64_t", /*default=*/"0",
+           "As --amp-auto-mixed-precision's fp8-margin">,
     ListOption<"allowOps", "allow", "std::string",
                "As --amp-auto-mixed-precision's allow">,
     ListOption<"inferOps", "infer", "std::string",

@@ -30,7 +30,7 @@
 
 // MISSING: amp-run: error: cannot parse
 // PRECISION: amp-run: error: --precision must be f32, f16, bf16 or fp8, got 'f8'
-// VALF32: amp-run: error: --validate compares a mixed-precision step with f32: give --precision=f16 or bf16
+// VALF32: amp-run: error: --validate compares a mixed-precision step with f32: give --precision=f16, bf16 or fp8
 // VALSTEPS: amp-run: error: --validate=N needs a step count >= 1, got '0'
 // VALNEED: amp-run: error: --validate-fix, --validate-annotate and the tolerance options need --validate
 // VALTOL: amp-run: error: the --validate-tol-* and --validate-max-flushed tolerances must be finite values > 0
