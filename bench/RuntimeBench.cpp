@@ -19,6 +19,7 @@
 #include <cstring>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace {
@@ -26,6 +27,14 @@ namespace {
 double seconds(const std::chrono::steady_clock::time_point &t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
       .count();
+}
+
+/// After a raw OpenBLAS baseline: OpenBLAS's own threads spin for a while
+/// after a call and took the cores from the runtime's OpenMP threads (an
+/// f32 matmul measured at 4 GFLOP/s instead of 500 in one run of three);
+/// waiting lets them go to sleep first.
+void letBlasThreadsSleep() {
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
 }
 
 template <typename F> double median(int repeats, F run) {
@@ -73,6 +82,7 @@ int main(int argc, char **argv) {
       cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f,
                   a.data(), n, b.data(), n, 0.0f, c.data(), n);
     });
+    letBlasThreadsSleep();
     for (amprt_dtype d : {AMPRT_F32, AMPRT_F16, AMPRT_BF16}) {
       amprt_tensor *ta = make(ctx, d, {n, n}), *tb = make(ctx, d, {n, n}),
                    *tc = make(ctx, d, {n, n});
@@ -94,6 +104,7 @@ int main(int argc, char **argv) {
       cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, rows, c, width, 1.0f,
                   col.data(), width, w.data(), width, 0.0f, y.data(), c);
     });
+    letBlasThreadsSleep();
     int64_t strides[2] = {1, 1}, pad[4] = {1, 1, 1, 1}, dil[2] = {1, 1};
     for (amprt_dtype d : {AMPRT_F32, AMPRT_F16, AMPRT_BF16}) {
       amprt_tensor *x = make(ctx, d, {batch, hw, hw, c}),
