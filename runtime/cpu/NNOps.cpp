@@ -37,6 +37,47 @@ template <typename T> constexpr bool kWidenOnce = std::is_same_v<T, half_t>;
 /// Rows (of softmax, cross-entropy, layer norm) worth a thread.
 constexpr int64_t kRowGrain = 16;
 
+/// out[o][c] = f(c, in[o][c]...) over `outer` channels-last rows of `axis`
+/// values, stored in out's compute type: plain loops over the channel, which
+/// vectorise. 16-bit rows go a block of rows at a time through the vector
+/// conversions (per-element conversions were a third of the bf16 CNN's
+/// batch norm); the values f sees and the rounding are the same.
+template <typename T, typename F, typename... In, size_t... Is>
+void mapChannelsLast(int64_t outer, int64_t axis, T *out, F f,
+                     std::index_sequence<Is...>, const In *...in) {
+  using C = typename Compute<T>::type;
+  int64_t grain = std::max<int64_t>(1, (1 << 14) / axis);
+  if constexpr (kIs16Bit<T>) {
+    if (axis <= kBlock) {
+      int64_t perBlock = kBlock / axis;
+      parallelFor(outer, grain, [&](int64_t begin, int64_t end) {
+        float wide[sizeof...(In)][kBlock], result[kBlock];
+        for (int64_t o = begin; o < end; o += perBlock) {
+          int64_t rows = std::min(perBlock, end - o);
+          (convert(in + o * axis, wide[Is], rows * axis), ...);
+          for (int64_t q = 0; q < rows; ++q)
+            for (int64_t c = 0; c < axis; ++c) {
+              int64_t k = q * axis + c;
+              result[k] = (C)f(c, wide[Is][k]...);
+            }
+          convert(result, out + o * axis, rows * axis);
+        }
+      });
+      return;
+    }
+  }
+  parallelFor(outer, grain, [&](int64_t begin, int64_t end) {
+    for (int64_t o = begin; o < end; ++o)
+      for (int64_t c = 0; c < axis; ++c)
+        store(out + o * axis, c, (C)f(c, load(in + o * axis, c)...));
+  });
+}
+template <typename T, typename F, typename... In>
+void mapChannelsLast(int64_t outer, int64_t axis, T *out, F f,
+                     const In *...in) {
+  mapChannelsLast(outer, axis, out, f, std::index_sequence_for<In...>(), in...);
+}
+
 /// Visits every window: fn(outIndex, n, c, y0, x0), in the output's memory
 /// order (channel innermost for NHWC, so reads stay in cache lines), one
 /// image per thread: windows of different images never overlap, so the
@@ -382,47 +423,15 @@ amprt_status batchNorm(Ctx *ctx, const Tensor *x, const Tensor *scale,
       set(inv_std, c, is[c]);
     }
     if (s.inner == 1) {
-      // Channels last: the channel loop runs over plain arrays and
-      // vectorises (the generic visit below did not: 10% of the CNN step).
-      // Same operations in the same order.
+      // Channels last over plain per-channel arrays (the generic visit
+      // below did not vectorise: 10% of the CNN step). Same operations in
+      // the same order.
       const double *m = mu.data(), *i = is.data(), *gc = g.data(),
                    *bc = b.data();
-      int64_t axis = s.axis;
-      using U = std::remove_const_t<std::remove_pointer_t<decltype(xs)>>;
-      if constexpr (kIs16Bit<U>) {
-        // bf16 rows a block at a time with the vector conversions (the
-        // per-element conversions were a third of the bf16 CNN's batch
-        // norm); the same values and rounding as the loop below.
-        if (axis <= kBlock) {
-          int64_t perBlock = kBlock / axis;
-          parallelFor(s.outer, std::max<int64_t>(perBlock, (1 << 14) / axis),
-                      [&](int64_t begin, int64_t end) {
-                        float in[kBlock], out[kBlock];
-                        for (int64_t o = begin; o < end; o += perBlock) {
-                          int64_t rows = std::min(perBlock, end - o);
-                          convert(xs + o * axis, in, rows * axis);
-                          for (int64_t q = 0; q < rows; ++q)
-                            for (int64_t c = 0; c < axis; ++c) {
-                              int64_t k = q * axis + c;
-                              out[k] = (float)((in[k] - m[c]) * i[c] * gc[c] +
-                                               bc[c]);
-                            }
-                          convert(out, ys + o * axis, rows * axis);
-                        }
-                      });
-          return;
-        }
-      }
-      parallelFor(s.outer, std::max<int64_t>(1, (1 << 14) / axis),
-                  [&](int64_t begin, int64_t end) {
-                    for (int64_t o = begin; o < end; ++o) {
-                      const auto *xo = xs + o * axis;
-                      auto *yo = ys + o * axis;
-                      for (int64_t c = 0; c < axis; ++c)
-                        store(yo, c,
-                              (C)((load(xo, c) - m[c]) * i[c] * gc[c] + bc[c]));
-                    }
-                  });
+      mapChannelsLast(
+          s.outer, s.axis, ys,
+          [=](int64_t c, C x) { return (x - m[c]) * i[c] * gc[c] + bc[c]; },
+          xs);
       return;
     }
     parallelForInOrder(s, [&](int64_t c, int64_t k) {
@@ -474,49 +483,16 @@ amprt_status batchNormGrad(Ctx *ctx, const Tensor *dy, const Tensor *x,
     for (int64_t c = 0; c < s.axis; ++c)
       factor[c] = g[c] * is[c] / count;
     if (s.inner == 1) {
-      // Channels last: plain arrays over the channel loop, which vectorises.
+      // Channels last over plain per-channel arrays, as in batchNorm.
       const double *m = mu.data(), *i = is.data(), *f = factor.data(),
                    *sd = sumDy.data(), *sx = sumDyXhat.data();
-      int64_t axis = s.axis;
-      using U = std::remove_const_t<std::remove_pointer_t<decltype(xs)>>;
-      if constexpr (kIs16Bit<U>) {
-        // bf16 rows a block at a time, as in batchNorm.
-        if (axis <= kBlock) {
-          int64_t perBlock = kBlock / axis;
-          parallelFor(s.outer, std::max<int64_t>(perBlock, (1 << 14) / axis),
-                      [&](int64_t begin, int64_t end) {
-                        float xin[kBlock], dyin[kBlock], out[kBlock];
-                        for (int64_t o = begin; o < end; o += perBlock) {
-                          int64_t rows = std::min(perBlock, end - o);
-                          convert(xs + o * axis, xin, rows * axis);
-                          convert(dys + o * axis, dyin, rows * axis);
-                          for (int64_t q = 0; q < rows; ++q)
-                            for (int64_t c = 0; c < axis; ++c) {
-                              int64_t k = q * axis + c;
-                              double xhat = (xin[k] - m[c]) * i[c];
-                              out[k] = (float)(f[c] * (count * (double)dyin[k] -
-                                                       sd[c] - xhat * sx[c]));
-                            }
-                          convert(out, dxs + o * axis, rows * axis);
-                        }
-                      });
-          return;
-        }
-      }
-      parallelFor(s.outer, std::max<int64_t>(1, (1 << 14) / axis),
-                  [&](int64_t begin, int64_t end) {
-                    for (int64_t o = begin; o < end; ++o) {
-                      const auto *xo = xs + o * axis;
-                      const auto *dyo = dys + o * axis;
-                      auto *dxo = dxs + o * axis;
-                      for (int64_t c = 0; c < axis; ++c) {
-                        double xhat = (load(xo, c) - m[c]) * i[c];
-                        store(dxo, c,
-                              (C)(f[c] * (count * (double)load(dyo, c) - sd[c] -
-                                          xhat * sx[c])));
-                      }
-                    }
-                  });
+      mapChannelsLast(
+          s.outer, s.axis, dxs,
+          [=](int64_t c, C x, C dyv) {
+            double xhat = (x - m[c]) * i[c];
+            return f[c] * (count * (double)dyv - sd[c] - xhat * sx[c]);
+          },
+          xs, dys);
       return;
     }
     parallelForInOrder(s, [&](int64_t c, int64_t k) {
