@@ -37,47 +37,6 @@ template <typename T> constexpr bool kWidenOnce = std::is_same_v<T, half_t>;
 /// Rows (of softmax, cross-entropy, layer norm) worth a thread.
 constexpr int64_t kRowGrain = 16;
 
-/// out[o][c] = f(c, in[o][c]...) over `outer` channels-last rows of `axis`
-/// values, stored in out's compute type: plain loops over the channel, which
-/// vectorise. 16-bit rows go a block of rows at a time through the vector
-/// conversions (per-element conversions were a third of the bf16 CNN's
-/// batch norm); the values f sees and the rounding are the same.
-template <typename T, typename F, typename... In, size_t... Is>
-void mapChannelsLast(int64_t outer, int64_t axis, T *out, F f,
-                     std::index_sequence<Is...>, const In *...in) {
-  using C = typename Compute<T>::type;
-  int64_t grain = std::max<int64_t>(1, (1 << 14) / axis);
-  if constexpr (kIs16Bit<T>) {
-    if (axis <= kBlock) {
-      int64_t perBlock = kBlock / axis;
-      parallelFor(outer, grain, [&](int64_t begin, int64_t end) {
-        float wide[sizeof...(In)][kBlock], result[kBlock];
-        for (int64_t o = begin; o < end; o += perBlock) {
-          int64_t rows = std::min(perBlock, end - o);
-          (convert(in + o * axis, wide[Is], rows * axis), ...);
-          for (int64_t q = 0; q < rows; ++q)
-            for (int64_t c = 0; c < axis; ++c) {
-              int64_t k = q * axis + c;
-              result[k] = (C)f(c, wide[Is][k]...);
-            }
-          convert(result, out + o * axis, rows * axis);
-        }
-      });
-      return;
-    }
-  }
-  parallelFor(outer, grain, [&](int64_t begin, int64_t end) {
-    for (int64_t o = begin; o < end; ++o)
-      for (int64_t c = 0; c < axis; ++c)
-        store(out + o * axis, c, (C)f(c, load(in + o * axis, c)...));
-  });
-}
-template <typename T, typename F, typename... In>
-void mapChannelsLast(int64_t outer, int64_t axis, T *out, F f,
-                     const In *...in) {
-  mapChannelsLast(outer, axis, out, f, std::index_sequence_for<In...>(), in...);
-}
-
 /// Visits every window: fn(outIndex, n, c, y0, x0), in the output's memory
 /// order (channel innermost for NHWC, so reads stay in cache lines), one
 /// image per thread: windows of different images never overlap, so the

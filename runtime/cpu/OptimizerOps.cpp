@@ -77,10 +77,6 @@ adamAvx512(int64_t begin, int64_t end, const T *p0, const T *g0, const T *m0,
             decay, c1, c2);
 }
 
-/// Unscales n gradients of type T into U (f32), as FiniteCheckKernel does
-/// per element (u = (float)(g * inverse), checked in double), a block at a
-/// time: 16-bit blocks are widened with the vector conversions first, and
-/// the loop over a block vectorises. False when one is not finite.
 /// 1 when `x` is inf or NaN (all exponent bits set), from its bits: an
 /// integer OR over a block vectorises where a bool AND did not.
 inline uint32_t nonFinite(float x) {
@@ -145,11 +141,6 @@ bool allFiniteRange(const T *g, int64_t begin, int64_t end) {
   return true;
 }
 
-bool hasAvx512() {
-  static const bool has = __builtin_cpu_supports("avx512f");
-  return has;
-}
-
 } // namespace
 
 namespace amprt::cpu {
@@ -209,7 +200,7 @@ amprt_status adam(Ctx *ctx, const Tensor *param, const Tensor *grad,
     T *p1 = static_cast<T *>(new_param->data);
     T *m1 = static_cast<T *>(new_m->data);
     T *v1 = static_cast<T *>(new_v->data);
-    auto *range = hasAvx512() ? adamAvx512<T> : adamBaseline<T>;
+    auto *range = hasAvx512F() ? adamAvx512<T> : adamBaseline<T>;
     parallelFor(param->numel, 1 << 14, [=](int64_t begin, int64_t end) {
       range(begin, end, p0, g0, m0, v0, p1, m1, v1, rate, beta1, beta2, epsilon,
             weight_decay, c1, c2);
