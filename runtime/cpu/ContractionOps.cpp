@@ -3,11 +3,11 @@
 // Products run on oneDNN's matmul where it has a native kernel (bf16 with
 // bf16 dot products in hardware, f32), else on OpenBLAS (sgemm, or dgemm
 // for f64 reference runs) with f16 and bf16 operands widened to f32 first:
-// every low-precision contraction accumulates in f32. Convolutions are im2col +
-// GEMM in NHWC (NCHW operands are permuted in and out), which keeps one
-// well-tuned kernel behind forward, backward-data and backward-filter. (The
-// device backends call cuBLAS and cuDNN here, so there is no shared code to
-// run.)
+// every low-precision contraction accumulates in f32. Convolutions run on
+// oneDNN's direct kernels likewise; the rest are im2col + GEMM in NHWC
+// (NCHW operands are permuted in and out), which keeps one well-tuned
+// kernel behind forward, backward-data and backward-filter. (The device
+// backends call cuBLAS and cuDNN here, so there is no shared code to run.)
 //
 //===----------------------------------------------------------------------===//
 

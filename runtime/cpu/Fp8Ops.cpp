@@ -3,10 +3,10 @@
 // The CPU backend's FP8 entries run the device backend's op code
 // (device/DeviceOps.h) on the CPU's cores: one definition of the rounding,
 // the scale rule and the amax history for both backends, so the CPU tests
-// check what the GPU runs. Quantize and amax, which touch every element of
-// every FP8 operand each step, run typed block loops over the same
-// per-element math (amprt_fp8.h's stores, |x|): through the generic launch
-// and reduction they were 90% of an fp8 MLP step.
+// check what the GPU runs. Quantize, dequantize and amax, which touch every
+// element of every FP8 operand each step, run typed block loops over the
+// same per-element math (amprt_fp8.h's loads and stores, |x|): through the
+// generic launch and reduction they were 90% of an fp8 MLP step.
 //
 //===----------------------------------------------------------------------===//
 
@@ -106,7 +106,6 @@ template <typename T> double amaxRange(const T *x, int64_t begin, int64_t end) {
 
 amprt_status cpu::scaledCast(Ctx *, const Tensor *x, const Tensor *scale,
                              Tensor *y) {
-  CpuExec exec(kGrain);
   float s = *static_cast<const float *>(scale->data);
   bool fp8In = x->dtype == AMPRT_F8E4M3FN || x->dtype == AMPRT_F8E5M2;
   bool fp8Out = y->dtype == AMPRT_F8E4M3FN || y->dtype == AMPRT_F8E5M2;
@@ -124,8 +123,10 @@ amprt_status cpu::scaledCast(Ctx *, const Tensor *x, const Tensor *scale,
       return ok();
     });
   }
-  if (!isFloat(x->dtype) || !fp8Out)
+  if (!isFloat(x->dtype) || !fp8Out) {
+    CpuExec exec(kGrain);
     return device::scaledCast(exec, x, scale, y); // its errors
+  }
   return device::withFp8("quantize", y->dtype, [&](auto tag) {
     using Q = decltype(tag);
     AMPRT_FLOAT_DISPATCH(x->dtype, T, {

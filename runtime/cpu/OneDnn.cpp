@@ -237,18 +237,11 @@ Cached &convolution(ConvKind kind, const ConvGeometry &g,
 
 bool dnnlConv(ConvKind kind, const ConvGeometry &g, const amprt_tensor *first,
               const amprt_tensor *second, amprt_tensor *result) {
-  if (second->dtype != first->dtype || result->dtype != first->dtype)
-    return false;
-  return dnnlConv(kind, g, first->dtype, first->data, second->data,
-                  result->data);
-}
-
-bool dnnlConv(ConvKind kind, const ConvGeometry &g, amprt_dtype dtype,
-              const void *first, const void *second, void *result) {
   if (!dnnlEnabled())
     return false;
+  amprt_dtype dtype = first->dtype;
   std::optional<dnnl::memory::data_type> type = dnnlType(dtype);
-  if (!type)
+  if (!type || second->dtype != dtype || result->dtype != dtype)
     return false;
   State &s = state();
   std::optional<dnnl::primitive> primitive;
@@ -265,8 +258,8 @@ bool dnnlConv(ConvKind kind, const ConvGeometry &g, amprt_dtype dtype,
     s.last = cached.kernel;
   }
   ConvDescs d = convDescs(g, *type);
-  auto wrap = [&](const dnnl::memory::desc &desc, const void *data) {
-    return dnnl::memory(desc, s.engine, const_cast<void *>(data));
+  auto wrap = [&](const dnnl::memory::desc &desc, const amprt_tensor *t) {
+    return dnnl::memory(desc, s.engine, t->data);
   };
   dnnl::memory filter =
       wrap(d.w, kind == ConvKind::BackwardFilter ? result : second);
@@ -331,10 +324,6 @@ bool dnnlSgemm(bool, bool, int64_t, int64_t, int64_t, float, const float *,
 }
 bool dnnlConv(ConvKind, const ConvGeometry &, const amprt_tensor *,
               const amprt_tensor *, amprt_tensor *) {
-  return false;
-}
-bool dnnlConv(ConvKind, const ConvGeometry &, amprt_dtype, const void *,
-              const void *, void *) {
   return false;
 }
 const char *dnnlLastKernel() { return ""; }

@@ -39,9 +39,6 @@ bool dnnlSgemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha,
 /// native kernel for it; false, having done nothing, otherwise.
 bool dnnlConv(ConvKind kind, const ConvGeometry &g, const amprt_tensor *first,
               const amprt_tensor *second, amprt_tensor *result);
-/// The same on raw buffers of `dtype`.
-bool dnnlConv(ConvKind kind, const ConvGeometry &g, amprt_dtype dtype,
-              const void *first, const void *second, void *result);
 
 /// The kernel oneDNN ran for the last product or convolution it took, for
 /// reports and tests ("" when none).
