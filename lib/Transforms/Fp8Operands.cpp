@@ -28,8 +28,7 @@ using namespace mlir;
 
 namespace amp {
 
-/// The values computed downstream of the function's tg.grad_seed ops.
-static llvm::DenseSet<Operation *> backwardOps(FunctionOpInterface function) {
+llvm::DenseSet<Operation *> backwardOps(FunctionOpInterface function) {
   llvm::DenseSet<Operation *> backward;
   SmallVector<Operation *> work;
   function->walk([&](tg::GradSeedOp seed) { work.push_back(seed); });
@@ -56,6 +55,19 @@ static bool isTrainingStep(FunctionOpInterface function, bool hasBackward) {
     if (func.getArgAttr(i, tg::TGDialect::kRoleAttrName))
       return true;
   return false;
+}
+
+Type fp8Format(MLIRContext *ctx, bool gradient, bool hybrid) {
+  if (gradient && hybrid)
+    return Float8E5M2Type::get(ctx);
+  return Float8E4M3FNType::get(ctx);
+}
+
+Value quantizeDequantize(OpBuilder &builder, Location loc, Value value,
+                         Value scale, Type format) {
+  auto type = cast<RankedTensorType>(value.getType());
+  Value q = QuantizeOp::create(builder, loc, type.clone(format), value, scale);
+  return DequantizeOp::create(builder, loc, type, q, scale);
 }
 
 LogicalResult insertFp8Operands(FunctionOpInterface function,
@@ -93,8 +105,7 @@ LogicalResult insertFp8Operands(FunctionOpInterface function,
   for (auto &[value, valueUses] : uses) {
     Operation *producer = value.getDefiningOp();
     bool gradient = producer && backward.contains(producer);
-    Type format = gradient && options.hybrid ? Type(Float8E5M2Type::get(ctx))
-                                             : Type(Float8E4M3FNType::get(ctx));
+    Type format = fp8Format(ctx, gradient, options.hybrid);
     // The history lives in the step's signature: the value must be
     // computed once per step, in the entry block.
     bool delayed =
@@ -137,8 +148,7 @@ LogicalResult insertFp8Operands(FunctionOpInterface function,
       if (!delayed)
         scale = Fp8ScaleOp::create(builder, loc, scalar, amax,
                                    TypeAttr::get(format), margin);
-      Value q = QuantizeOp::create(builder, loc, fp8Type, value, scale);
-      d = DequantizeOp::create(builder, loc, lowType, q, scale);
+      d = quantizeDequantize(builder, loc, value, scale, format);
       if (delayed)
         newHistories.push_back(
             RecordAmaxOp::create(builder, loc, historyType, history, amax));

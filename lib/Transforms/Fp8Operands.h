@@ -11,6 +11,7 @@
 
 #include "PrecisionColoring.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
+#include "llvm/ADT/DenseSet.h"
 #include <string>
 #include <vector>
 
@@ -39,6 +40,22 @@ struct Fp8Operand {
   /// Delayed scaling: the function argument holding the amax history.
   int historyArgument = -1;
 };
+
+/// The ops downstream of `function`'s tg.grad_seed ops: the backward pass,
+/// whose values loss scaling multiplies and whose contraction operands are
+/// gradients.
+llvm::DenseSet<mlir::Operation *>
+backwardOps(mlir::FunctionOpInterface function);
+
+/// The FP8 format of a contraction operand: E5M2 for a gradient in the
+/// hybrid format (its range), E4M3 otherwise.
+mlir::Type fp8Format(mlir::MLIRContext *ctx, bool gradient, bool hybrid);
+
+/// `value` (bf16) quantized to FP8 `format` with `scale` and dequantized
+/// back: what the contraction reads.
+mlir::Value quantizeDequantize(mlir::OpBuilder &builder, mlir::Location loc,
+                               mlir::Value value, mlir::Value scale,
+                               mlir::Type format);
 
 /// Quantizes the FP8 operands of `function` (already converted by the
 /// rewriter): every precision operand of an allow-class op that computes

@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Fp8Operands.h"
 #include "PrecisionColoring.h"
 #include "amp/Dialect/AMP/IR/AMP.h"
 #include "amp/Dialect/TG/IR/TG.h"
@@ -44,22 +45,6 @@ std::string typeName(Type type) {
   std::string text;
   llvm::raw_string_ostream(text) << type;
   return text;
-}
-
-/// The ops downstream of the function's tg.grad_seed ops: the backward
-/// pass, whose values loss scaling multiplies by the scale.
-llvm::DenseSet<Operation *> backwardOps(func::FuncOp function) {
-  llvm::DenseSet<Operation *> backward;
-  SmallVector<Operation *> work;
-  function.walk([&](tg::GradSeedOp seed) { work.push_back(seed); });
-  while (!work.empty()) {
-    Operation *op = work.pop_back_val();
-    if (!backward.insert(op).second)
-      continue;
-    for (Operation *user : op->getUsers())
-      work.push_back(user);
-  }
-  return backward;
 }
 
 struct ValidationProbesPass
@@ -257,9 +242,7 @@ struct ValidationProbesPass
         if (fp8) {
           Operation *producer = use.get().getDefiningOp();
           bool gradient = producer && backward.contains(producer);
-          Type format = gradient && fp8Format == "hybrid"
-                            ? Type(Float8E5M2Type::get(ctx))
-                            : Type(Float8E4M3FNType::get(ctx));
+          Type format = amp::fp8Format(ctx, gradient, fp8Format == "hybrid");
           low = quantizeDequantize(rewriter, op->getLoc(), low, format);
           fp8Formats[index] = format;
         }
@@ -324,14 +307,11 @@ struct ValidationProbesPass
   Value quantizeDequantize(OpBuilder &builder, Location loc, Value low,
                            Type format) {
     auto scalar = RankedTensorType::get({}, builder.getF32Type());
-    auto lowType = cast<RankedTensorType>(low.getType());
     Value amax = AmaxOp::create(builder, loc, scalar, low);
     Value scale =
         Fp8ScaleOp::create(builder, loc, scalar, amax, TypeAttr::get(format),
                            builder.getI64IntegerAttr(fp8Margin));
-    Value q =
-        QuantizeOp::create(builder, loc, lowType.clone(format), low, scale);
-    return DequantizeOp::create(builder, loc, lowType, q, scale);
+    return amp::quantizeDequantize(builder, loc, low, scale, format);
   }
 
   static bool isF32Tensor(Type type) {
