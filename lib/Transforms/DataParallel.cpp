@@ -245,7 +245,8 @@ struct DataParallelPass : amp::impl::DataParallelPassBase<DataParallelPass> {
       ++numCollectives;
     }
 
-    if (reduceAmax && failed(reduceAmaxes(amaxRecords, body, comm, builder)))
+    if (reduceAmax &&
+        failed(reduceAmaxes(amaxRecords, body, order, comm, builder)))
       return failure();
 
     // The loss the host reports is the global batch's.
@@ -294,8 +295,10 @@ struct DataParallelPass : amp::impl::DataParallelPassBase<DataParallelPass> {
   /// agree. Current scaling (no history) scales each rank's own tensor and
   /// is left alone, as are records in nested regions (once per step cannot
   /// be promised there).
+  /// `order`: the body's ops by position before any collective was added.
   LogicalResult reduceAmaxes(ArrayRef<RecordAmaxOp> records, Block &body,
-                             Value comm, OpBuilder &builder) {
+                             DenseMap<Operation *, int64_t> &order, Value comm,
+                             OpBuilder &builder) {
     SmallVector<RecordAmaxOp> inBody;
     for (RecordAmaxOp record : records) {
       if (record->getBlock() == &body) {
@@ -310,10 +313,6 @@ struct DataParallelPass : amp::impl::DataParallelPassBase<DataParallelPass> {
     llvm::SetVector<Value> amaxes;
     for (RecordAmaxOp record : inBody)
       amaxes.insert(record.getAmax());
-    DenseMap<Operation *, int64_t> order;
-    int64_t index = 0;
-    for (Operation &op : body)
-      order[&op] = index++;
     Value last = *llvm::max_element(amaxes, [&](Value a, Value b) {
       return positionIn(a, order) < positionIn(b, order);
     });
