@@ -15,7 +15,6 @@ ratio, and each precision's time over f32's with the new library.
 import os
 import statistics
 import sys
-import tempfile
 
 import transformer_model
 
@@ -28,9 +27,7 @@ examples = os.path.join(root, "python-bindings-free-examples")
 amp_run = os.path.join(build, "bin", "amp-run")
 after = os.path.join(build, "lib")
 # Issue 17's larger transformer block (width 256, batch 64), generated.
-wide = os.path.join(tempfile.mkdtemp(), "transformer_256.mlir")
-with open(wide, "w") as out:
-    out.write(transformer_model.text(256, 64))
+wide = transformer_model.write_wide_block()
 MODELS = [("mlp_adam", "mlp_adam.mlir", 1e-3), ("cnn", "cnn.mlir", 0.01),
           ("transformer_block", "transformer_block.mlir", 0.05),
           ("transformer_256 (width 256, batch 64)", wide, 0.05)]

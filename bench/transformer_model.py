@@ -8,7 +8,9 @@ batch 64 (feed-forward 2x wide, as in the example).
 Usage: transformer_model.py OUT.mlir [WIDTH] [BATCH]
 """
 import math
+import os
 import sys
+import tempfile
 
 TOKENS, ROW, CLASSES = 28, 28, 10
 
@@ -86,6 +88,15 @@ func.func @train_step(
       : tensor<f32>, {types}
 }}
 """
+
+
+def write_wide_block():
+    """Issue 17's larger block (width 256, batch 64) in a temporary file, for
+    the benchmarks that time it beside the examples; returns its path."""
+    path = os.path.join(tempfile.mkdtemp(), "transformer_256.mlir")
+    with open(path, "w") as out:
+        out.write(text(256, 64))
+    return path
 
 
 if __name__ == "__main__":

@@ -4,7 +4,7 @@
 #define AMPRT_CPU_GEMM_H
 
 #include "../common/Runtime.h"
-#include "Convert.h"
+#include "Blocks.h"
 #include "OneDnn.h"
 #include "Parallel.h"
 #include <cblas.h>
@@ -81,13 +81,10 @@ private:
   std::unique_ptr<C[]> storage;
 };
 
-/// Whether the 16-bit storage type T and the compute type C have bulk
-/// `convert` loops both ways (F16C for f16, vectorised shifts and rounding
-/// for bf16), bit-identical to the element-wise load / store.
+/// Whether storage type T and compute type C have bulk `convert` loops
+/// both ways (16-bit and f32), bit-identical to the element-wise load/store.
 template <typename T, typename C>
-constexpr bool kBulkConvert = std::is_same_v<C, float> &&
-                              (std::is_same_v<T, half_t> ||
-                               std::is_same_v<T, bf16_t>);
+constexpr bool kBulkConvert = kIs16Bit<T> &&std::is_same_v<C, float>;
 
 /// A tensor's values in its compute type (f32, or f64 for f64): the data
 /// itself when it already is, else a widened copy (16-bit inputs accumulate
