@@ -15,6 +15,7 @@
 #include "../common/amprt_half.h"
 #include "Convert.h"
 #include "Parallel.h"
+#include "Scratch.h"
 #include <algorithm>
 #include <type_traits>
 #include <utility>
@@ -35,8 +36,8 @@ constexpr bool kIs16Bit =
 /// A whole 16-bit tensor widened to f32 once, for kernels that read each
 /// element several times (pooling windows): one vector conversion per
 /// element instead of a scalar one per read.
-template <typename T> std::vector<float> widenAll(const T *src, int64_t n) {
-  std::vector<float> wide(n);
+template <typename T> Scratch<float> widenAll(const T *src, int64_t n) {
+  Scratch<float> wide(n);
   parallelFor(n, int64_t(1) << 16, [&](int64_t begin, int64_t end) {
     convert(src + begin, wide.data() + begin, end - begin);
   });
@@ -44,11 +45,10 @@ template <typename T> std::vector<float> widenAll(const T *src, int64_t n) {
 }
 
 /// `wide` rounded (nearest-even) into the 16-bit tensor `dst`.
-template <typename T> void narrowAll(const std::vector<float> &wide, T *dst) {
-  parallelFor((int64_t)wide.size(), int64_t(1) << 16,
-              [&](int64_t begin, int64_t end) {
-                convert(wide.data() + begin, dst + begin, end - begin);
-              });
+template <typename T> void narrowAll(const Scratch<float> &wide, T *dst) {
+  parallelFor(wide.size(), int64_t(1) << 16, [&](int64_t begin, int64_t end) {
+    convert(wide.data() + begin, dst + begin, end - begin);
+  });
 }
 
 template <typename T, typename F, typename... In, size_t... Is>

@@ -7,6 +7,7 @@
 #include "Blocks.h"
 #include "OneDnn.h"
 #include "Parallel.h"
+#include "Scratch.h"
 #include <cblas.h>
 #include <memory>
 #include <type_traits>
@@ -72,14 +73,7 @@ void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, C alpha,
 /// full (a widened operand, a GEMM result with beta = 0) before they are
 /// read, so the zero fill of std::vector was pure cost (7% of a bf16
 /// transformer step, with the page touches it does first).
-template <typename C> class Staging {
-public:
-  void allocate(int64_t n) { storage.reset(new C[n]); }
-  C *data() const { return storage.get(); }
-
-private:
-  std::unique_ptr<C[]> storage;
-};
+template <typename C> using Staging = Scratch<C>;
 
 /// Whether storage type T and compute type C have bulk `convert` loops
 /// both ways (16-bit and f32), bit-identical to the element-wise load/store.

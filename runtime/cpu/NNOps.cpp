@@ -154,7 +154,7 @@ void maxPoolGradNHWC(const Pool &p, const T *xs, const T *ys, const T *dys,
               for (int64_t c = 0; c < p.c; ++c) {
                 C v = load(in, c), t = target[c];
                 bool equal = (v == t) | ((t != t) & (v != v));
-                first[c] = (first[c] < 0) & equal ? k : first[c];
+                first[c] = ((first[c] < 0) & equal) ? k : first[c];
               }
             }
             for (int64_t c = 0; c < p.c; ++c)
@@ -203,7 +203,7 @@ amprt_status pool(Ctx *ctx, bool isMax, const Tensor *x, const Pool &p,
       // Max is exact either way; avg rounds double -> f32 -> 16 bits as the
       // per-element store does.
       if constexpr (kWidenOnce<T>) {
-        std::vector<float> wide = widenAll(xs, x->numel), out(y->numel);
+        Scratch<float> wide = widenAll(xs, x->numel), out(y->numel);
         run(static_cast<const float *>(wide.data()), out.data());
         narrowAll(out, ys);
       } else {
@@ -309,9 +309,8 @@ amprt_status poolGrad(Ctx *ctx, bool isMax, const Tensor *dy, const Tensor *x,
       // The gradient accumulates in f32 for f16 data already; widening
       // the operands once makes every window's comparisons f32 loads.
       if constexpr (kWidenOnce<T>) {
-        std::vector<float> xw = widenAll(xs, x->numel),
-                           yw = widenAll(ys, y->numel),
-                           dyw = widenAll(dys, dy->numel), dxw(dx->numel);
+        Scratch<float> xw = widenAll(xs, x->numel), yw = widenAll(ys, y->numel),
+                       dyw = widenAll(dys, dy->numel), dxw(dx->numel);
         maxPoolGradNHWC<float>(p, xw.data(), yw.data(), dyw.data(), dxw.data());
         narrowAll(dxw, dxs);
       } else {
@@ -401,7 +400,7 @@ amprt_status batchNorm(Ctx *ctx, const Tensor *x, const Tensor *scale,
     const T *xs = static_cast<const T *>(x->data);
     T *ys = static_cast<T *>(y->data);
     if constexpr (kWidenOnce<T>) {
-      std::vector<float> xw = widenAll(xs, x->numel), yw(y->numel);
+      Scratch<float> xw = widenAll(xs, x->numel), yw(y->numel);
       run(static_cast<const float *>(xw.data()), yw.data());
       narrowAll(yw, ys);
     } else {
@@ -466,8 +465,8 @@ amprt_status batchNormGrad(Ctx *ctx, const Tensor *dy, const Tensor *x,
     const T *dys = static_cast<const T *>(dy->data);
     T *dxs = static_cast<T *>(dx->data);
     if constexpr (kWidenOnce<T>) {
-      std::vector<float> xw = widenAll(xs, x->numel),
-                         dyw = widenAll(dys, dy->numel), dxw(dx->numel);
+      Scratch<float> xw = widenAll(xs, x->numel),
+                     dyw = widenAll(dys, dy->numel), dxw(dx->numel);
       run(static_cast<const float *>(xw.data()),
           static_cast<const float *>(dyw.data()), dxw.data());
       narrowAll(dxw, dxs);
