@@ -211,6 +211,13 @@ LogicalResult FunctionLowering::run() {
     unsigned here = index++;
     if (&op == ret.getOperation())
       break;
+    // What this op uses for the last time, and its unused results: freed
+    // after it.
+    llvm::SmallSetVector<Value, 8> dying;
+    for (Value v : op.getOperands())
+      if (lastUse(v) == here && !isa<BlockArgument>(v) && !returned.contains(v))
+        dying.insert(v);
+    lowering.setDying(dying.getArrayRef());
     if (failed(lowerOp(lowering, &op)))
       return failure();
     // A rule of another dialect may forget a result: say so here rather
@@ -223,17 +230,11 @@ LogicalResult FunctionLowering::run() {
                << cast<OpResult>(r).getResultNumber()
                << " no tensor (a lowering must call newResults)";
     lowering.setLoc(op.getLoc());
-    // Release what this op used for the last time, and unused results.
-    llvm::SmallSetVector<Value, 8> dying;
-    for (Value v : op.getOperands())
-      if (lastUse(v) == here)
-        dying.insert(v);
     for (Value r : op.getResults())
-      if (r.use_empty())
+      if (r.use_empty() && !returned.contains(r))
         dying.insert(r);
     for (Value v : dying)
-      if (!isa<BlockArgument>(v) && !returned.contains(v))
-        lowering.call(AMPRT_ENTRY(amprt_tensor_release), lowering.handle(v));
+      lowering.call(AMPRT_ENTRY(amprt_tensor_release), lowering.handle(v));
   }
 
   // Results: new handles owned by the caller. A returned argument, or a

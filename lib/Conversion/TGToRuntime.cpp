@@ -114,8 +114,18 @@ public:
   LogicalResult lower(tg::SelectOp o) {
     Operation *op = o;
     SmallVector<Value> out = newResults(op);
-    callChecked(AMPRT_ENTRY(amprt_select), ctx, h(o.getCond()), h(o.getA()),
-                h(o.getB()), out[0]);
+    // The loss-scaling guard picks a whole update or the old state; the
+    // update dies here, so its storage moves into the result.
+    bool aDies = lowering.diesHere(o.getA()),
+         bDies = lowering.diesHere(o.getB());
+    if (aDies || bDies) {
+      Value aFlag = constI32(aDies), bFlag = constI32(bDies);
+      callChecked(AMPRT_ENTRY(amprt_select_moving), ctx, h(o.getCond()),
+                  h(o.getA()), h(o.getB()), out[0], aFlag, bFlag);
+    } else {
+      callChecked(AMPRT_ENTRY(amprt_select), ctx, h(o.getCond()), h(o.getA()),
+                  h(o.getB()), out[0]);
+    }
     return success();
   }
   template <typename OpT> LogicalResult lowerContraction(OpT o) {

@@ -131,10 +131,10 @@ amprt_status amprt_compare(amprt_context *ctx, amprt_predicate predicate,
   AMPRT_RUN(ctx, compare(ctx, kind, a, b, c));
 }
 
-amprt_status amprt_select(amprt_context *ctx, const amprt_tensor *cond,
-                          const amprt_tensor *a, const amprt_tensor *b,
-                          amprt_tensor *c) {
-  const char *op = "amprt_select";
+/// The operand checks amprt_select and amprt_select_moving share.
+static amprt_status checkSelect(const char *op, amprt_context *ctx,
+                                const amprt_tensor *cond, const amprt_tensor *a,
+                                const amprt_tensor *b, const amprt_tensor *c) {
   AMPRT_CHECK(
       checkOperands(op, ctx, {{"cond", cond}, {"a", a}, {"b", b}, {"c", c}}));
   AMPRT_CHECK(checkSameDtype(op, "cond", cond, AMPRT_I1));
@@ -148,7 +148,33 @@ amprt_status amprt_select(amprt_context *ctx, const amprt_tensor *cond,
                 "broadcast",
                 op, shapeString(cond->shape).c_str(),
                 shapeString(a->shape).c_str(), shapeString(b->shape).c_str());
-  AMPRT_CHECK(checkShape(op, "c", c, shape));
+  return checkShape(op, "c", c, shape);
+}
+
+amprt_status amprt_select(amprt_context *ctx, const amprt_tensor *cond,
+                          const amprt_tensor *a, const amprt_tensor *b,
+                          amprt_tensor *c) {
+  AMPRT_CHECK(checkSelect("amprt_select", ctx, cond, a, b, c));
+  AMPRT_RUN(ctx, select(ctx, cond, a, b, c));
+}
+
+amprt_status amprt_select_moving(amprt_context *ctx, const amprt_tensor *cond,
+                                 amprt_tensor *a, amprt_tensor *b,
+                                 amprt_tensor *c, int32_t a_dies,
+                                 int32_t b_dies) {
+  AMPRT_CHECK(checkSelect("amprt_select_moving", ctx, cond, a, b, c));
+  // A device flag would need a synchronising read: devices copy.
+  if (ctx->device == AMPRT_DEVICE_CPU && cond->numel == 1 &&
+      a->shape == c->shape && b->shape == c->shape) {
+    bool pickA = *static_cast<const uint8_t *>(cond->data) != 0;
+    amprt_tensor *picked = pickA ? a : b;
+    if ((pickA ? a_dies : b_dies) && picked != c) {
+      // Same dtype and shape, so the same rounded block size.
+      std::swap(picked->data, c->data);
+      std::swap(picked->blockBytes, c->blockBytes);
+      return ok();
+    }
+  }
   AMPRT_RUN(ctx, select(ctx, cond, a, b, c));
 }
 

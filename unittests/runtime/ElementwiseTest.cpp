@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "RuntimeTestUtils.h"
+#include "common/Runtime.h"
 #include "common/amprt_half.h"
 
 using namespace amprt_test;
@@ -208,6 +209,45 @@ TEST(RuntimeElementwise, SelectByOneFlag) {
       EXPECT_EQ(rt.read(c), flag ? av : bv) << amprt_dtype_size(dtype);
     }
   }
+}
+
+// amprt_select_moving: the picked operand's storage moves into the result
+// when the caller says it dies; otherwise (or per element) it copies.
+TEST(RuntimeElementwise, SelectMovingTakesADyingOperand) {
+  Runtime rt;
+  std::vector<double> av(300, 1.5), bv(300, -2.0);
+  for (double flag : {1.0, 0.0}) {
+    Tensor a = rt.make(AMPRT_F32, {3, 100}, av);
+    Tensor b = rt.make(AMPRT_F32, {3, 100}, bv);
+    Tensor c = rt.make(AMPRT_F32, {3, 100});
+    Tensor cond = rt.make(AMPRT_I1, {}, {flag});
+    void *aData = a.t->data, *bData = b.t->data, *cData = c.t->data;
+    // Only the unpicked operand dies: a copy, operands untouched.
+    ASSERT_EQ(
+        amprt_select_moving(rt.ctx, cond, a, b, c, flag ? 0 : 1, flag ? 1 : 0),
+        AMPRT_OK);
+    EXPECT_EQ(rt.read(c), flag ? av : bv);
+    EXPECT_EQ(c.t->data, cData);
+    EXPECT_EQ(a.t->data, aData);
+    EXPECT_EQ(b.t->data, bData);
+    // The picked operand dies: its storage is the result's now.
+    ASSERT_EQ(amprt_select_moving(rt.ctx, cond, a, b, c, 1, 1), AMPRT_OK);
+    EXPECT_EQ(rt.read(c), flag ? av : bv);
+    EXPECT_EQ(c.t->data, flag ? aData : bData);
+    EXPECT_EQ((flag ? a : b).t->data, cData);
+  }
+  // A per-element condition copies whatever dies.
+  Tensor a = rt.make(AMPRT_F32, {2}, {1, 2}),
+         b = rt.make(AMPRT_F32, {2}, {3, 4});
+  Tensor c = rt.make(AMPRT_F32, {2}), mask = rt.make(AMPRT_I1, {2}, {1, 0});
+  void *cData = c.t->data;
+  ASSERT_EQ(amprt_select_moving(rt.ctx, mask, a, b, c, 1, 1), AMPRT_OK);
+  EXPECT_EQ(rt.read(c), (std::vector<double>{1, 4}));
+  EXPECT_EQ(c.t->data, cData);
+  // The checks of amprt_select apply.
+  Tensor wrong = rt.make(AMPRT_F32, {5});
+  EXPECT_EQ(amprt_select_moving(rt.ctx, mask, a, b, wrong, 1, 0),
+            AMPRT_ERROR_SHAPE);
 }
 
 TEST(RuntimeElementwise, CastsRoundToNearestEven) {

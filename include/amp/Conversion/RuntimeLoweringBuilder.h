@@ -17,6 +17,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 
 namespace mlir {
 class DialectRegistry;
@@ -45,6 +46,14 @@ public:
   mlir::Value handle(mlir::Value value) const { return handles.lookup(value); }
   void setHandle(mlir::Value value, mlir::Value tensor) {
     handles[value] = tensor;
+  }
+  /// Whether the step frees `value` right after the op being lowered and
+  /// never reads it again (its last use, neither an argument nor a
+  /// result): a rule may then let a result take over its storage.
+  bool diesHere(mlir::Value value) const { return dying.contains(value); }
+  void setDying(llvm::ArrayRef<mlir::Value> values) {
+    dying.clear();
+    dying.insert(values.begin(), values.end());
   }
   /// New runtime tensors for the results of `op`, recorded as their
   /// handles; the pass frees them after their last use.
@@ -93,6 +102,7 @@ private:
   mlir::Value ctx;
   mlir::Location loc;
   llvm::DenseMap<mlir::Value, mlir::Value> handles;
+  llvm::DenseSet<mlir::Value> dying;
 };
 
 /// Attaches RuntimeLoweringOpInterface to the tg and amp ops that run on

@@ -172,6 +172,15 @@ amprt_status amprt_compare(amprt_context *ctx, amprt_predicate predicate,
 amprt_status amprt_select(amprt_context *ctx, const amprt_tensor *cond,
                           const amprt_tensor *a, const amprt_tensor *b,
                           amprt_tensor *c);
+/* amprt_select for a caller that frees `a` (a_dies != 0) or `b` right
+   after it and never reads it again: where `cond` is one flag on the host
+   and the operand it picks dies, `c` takes that operand's storage instead
+   of a copy, and the operand keeps `c`'s old storage until it is released.
+   A guard that keeps or drops a whole optimizer update costs no copy. */
+amprt_status amprt_select_moving(amprt_context *ctx, const amprt_tensor *cond,
+                                 amprt_tensor *a, amprt_tensor *b,
+                                 amprt_tensor *c, int32_t a_dies,
+                                 int32_t b_dies);
 amprt_status amprt_is_finite(amprt_context *ctx, const amprt_tensor *x,
                              amprt_tensor *y);
 
