@@ -22,9 +22,30 @@ AMPRT_MATH1(exp, expf, exp)
 AMPRT_MATH1(log, logf, log)
 AMPRT_MATH1(sqrt, sqrtf, sqrt)
 AMPRT_MATH1(tanh, tanhf, tanh)
-AMPRT_MATH1(erf, erff, erf)
 AMPRT_MATH1(fabs, fabsf, fabs)
 #undef AMPRT_MATH1
+/// erf in f32 as one rational function of x^2 (the form of Eigen's and
+/// XLA's vector erf), clamped to [-4, 4] where f32 erf is +-1: no branch
+/// and no call, so GELU's loops vectorise (glibc's scalar erff was 14% of
+/// the transformer step). At most 8 ulp from the correctly rounded erf
+/// (near |x| = 3.9, 5e-7 absolute), 0.34 ulp on average over all floats;
+/// x * (P / Q) keeps tiny x exact where x * P would go subnormal.
+AMPRT_HD inline float m_erf(float a) {
+  float x = a < -4.0f ? -4.0f : (a > 4.0f ? 4.0f : a);
+  float x2 = x * x;
+  float p = x2 * -2.72614225801306e-10f + 2.77068142495902e-08f;
+  p = x2 * p + -2.10102402082508e-06f;
+  p = x2 * p + -5.69250639462346e-05f;
+  p = x2 * p + -7.34990630326855e-04f;
+  p = x2 * p + -2.95459980854025e-03f;
+  p = x2 * p + -1.60960333262415e-02f;
+  float q = x2 * -1.45660718464996e-05f + -2.13374055278905e-04f;
+  q = x2 * q + -1.68282697438203e-03f;
+  q = x2 * q + -7.37332916720468e-03f;
+  q = x2 * q + -1.42647390514189e-02f;
+  return x * (p / q);
+}
+AMPRT_HD inline double m_erf(double x) { return erf(x); }
 AMPRT_HD inline float m_pow(float a, float b) { return powf(a, b); }
 AMPRT_HD inline double m_pow(double a, double b) { return pow(a, b); }
 template <typename C> AMPRT_HD inline bool m_isfinite(C x) {
