@@ -451,6 +451,8 @@ struct AutoMixedPrecisionPass
 
   /// precision=fp8 (the policy itself is bf16's).
   bool fp8 = false;
+  /// The fp8-* options, checked.
+  Fp8Options fp8Options;
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
@@ -463,8 +465,12 @@ struct AutoMixedPrecisionPass
           << precision << "'";
       return signalPassFailure();
     }
-    if (failed(parseFp8Options()))
+    FailureOr<Fp8Options> parsed =
+        parseFp8Options(module.getLoc(), "amp-auto-mixed-precision", fp8Format,
+                        fp8Scaling, amaxHistoryLen, fp8Margin);
+    if (failed(parsed))
       return signalPassFailure();
+    fp8Options = *parsed;
     // An fp8 graph is a bf16 graph whose contraction operands are FP8.
     fp8 = precision == "fp8";
     FailureOr<PrecisionPolicy> policy =
@@ -539,40 +545,15 @@ struct AutoMixedPrecisionPass
       return signalPassFailure();
   }
 
-  LogicalResult parseFp8Options() {
-    Location loc = getOperation().getLoc();
-    if (fp8Format != "hybrid" && fp8Format != "e4m3")
-      return emitError(loc) << "amp-auto-mixed-precision: fp8-format must be "
-                               "hybrid or e4m3, got '"
-                            << fp8Format << "'";
-    if (fp8Scaling != "delayed" && fp8Scaling != "current")
-      return emitError(loc) << "amp-auto-mixed-precision: fp8-scaling must "
-                               "be delayed or current, got '"
-                            << fp8Scaling << "'";
-    if (amaxHistoryLen < 1 || amaxHistoryLen > (1 << 20))
-      return emitError(loc) << "amp-auto-mixed-precision: amax-history-len "
-                               "must be in [1, 2^20], got "
-                            << static_cast<int64_t>(amaxHistoryLen);
-    if (fp8Margin < 0 || fp8Margin > 64)
-      return emitError(loc) << "amp-auto-mixed-precision: fp8-margin must be "
-                               "in [0, 64], got "
-                            << static_cast<int64_t>(fp8Margin);
-    return success();
-  }
-
   /// precision=fp8: FP8 operands for the converted contractions, explained
   /// like every other decision, and checked like them.
   LogicalResult quantizeFp8Operands(FunctionOpInterface function,
                                     const ColoringGraph &graph,
                                     bool signatureFixed, CastKind castKind,
                                     PrecisionReport &report) {
-    Fp8Options options;
+    Fp8Options options = fp8Options;
     options.upstreamOps =
         castKind == CastKind::Arith || castKind == CastKind::Tosa;
-    options.hybrid = fp8Format == "hybrid";
-    options.delayed = fp8Scaling == "delayed";
-    options.historyLength = amaxHistoryLen;
-    options.margin = fp8Margin;
     std::vector<Fp8Operand> operands;
     if (failed(insertFp8Operands(function, graph, options, signatureFixed,
                                  operands)))

@@ -30,6 +30,14 @@ struct Fp8Options {
   bool upstreamOps = false;
 };
 
+/// The FP8 options as the passes spell them (fp8-format, fp8-scaling,
+/// amax-history-len, fp8-margin), checked once for every pass that takes
+/// them; diagnostics at `loc` name `pass`.
+mlir::FailureOr<Fp8Options>
+parseFp8Options(mlir::Location loc, llvm::StringRef pass,
+                llvm::StringRef format, llvm::StringRef scaling,
+                int64_t historyLength, int64_t margin);
+
 /// One operand that now reads FP8, for remarks and the report.
 struct Fp8Operand {
   mlir::Operation *user;

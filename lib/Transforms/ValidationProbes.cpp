@@ -51,24 +51,22 @@ struct ValidationProbesPass
     : amp::impl::ValidationProbesPassBase<ValidationProbesPass> {
   using Base::Base;
 
+  /// precision=fp8: the checked fp8-format and fp8-margin.
+  Fp8Options fp8Options;
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
     std::optional<PrecisionPolicy> policy;
     std::optional<ConstantConverter> constants;
+    // The probes quantize with this step's amax (current scaling), so
+    // only the format and the margin are theirs to choose.
     if (precision == "fp8") {
-      if (fp8Format != "hybrid" && fp8Format != "e4m3") {
-        emitError(module.getLoc())
-            << "amp-validation-probes: fp8-format must be hybrid or e4m3, "
-               "got '"
-            << fp8Format << "'";
+      FailureOr<Fp8Options> parsed =
+          parseFp8Options(module.getLoc(), "amp-validation-probes", fp8Format,
+                          "current", /*historyLength=*/1, fp8Margin);
+      if (failed(parsed))
         return signalPassFailure();
-      }
-      if (fp8Margin < 0 || fp8Margin > 64) {
-        emitError(module.getLoc())
-            << "amp-validation-probes: fp8-margin must be in [0, 64], got "
-            << static_cast<int64_t>(fp8Margin);
-        return signalPassFailure();
-      }
+      fp8Options = *parsed;
     }
     if (ops) {
       PrecisionLists lists =
@@ -242,7 +240,7 @@ struct ValidationProbesPass
         if (fp8) {
           Operation *producer = use.get().getDefiningOp();
           bool gradient = producer && backward.contains(producer);
-          Type format = amp::fp8Format(ctx, gradient, fp8Format == "hybrid");
+          Type format = amp::fp8Format(ctx, gradient, fp8Options.hybrid);
           low = quantizeDequantize(rewriter, op->getLoc(), low, format);
           fp8Formats[index] = format;
         }
