@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Blocks.h"
 #include "Common.h"
 #include "CpuOps.h"
 #include "Elementwise.h"
@@ -37,31 +38,60 @@ amprt_status reduce(Ctx *ctx, Reduce kind, const Tensor *x, const bool *mask,
   double init =
       kind == Reduce::Max ? -std::numeric_limits<double>::infinity() : 0.0;
   std::vector<double> acc(y->numel, init);
-  auto add = [&](double &a, double v) {
-    if (kind == Reduce::Max)
-      a = (v != v || v > a) ? v : a;
-    else
-      a += v;
-  };
-  // Reducing leading or trailing dimensions (bias and row sums) walks x in
-  // memory order with typed loads, the same order per output as below.
-  int64_t numReduced = std::count(reduced.begin(), reduced.end(), true);
-  int64_t lead = 0, trail = 0;
-  while (lead < rank && reduced[lead])
-    ++lead;
-  while (trail < rank && reduced[rank - 1 - trail])
-    ++trail;
-  if (numReduced == lead || numReduced == trail) {
-    bool leading = numReduced == lead;
-    int64_t outer = leading ? count : y->numel;
-    int64_t inner = leading ? y->numel : count;
+  // Reduced dimensions in one contiguous run (leading: bias sums; trailing:
+  // row sums; in the middle: a mean over tokens) make x an [outer, mid,
+  // inner] array reduced over mid. Each output still adds its elements in
+  // memory order, as the generic loop below does, so the sums are the
+  // same; the loops are typed, their inner loop runs over contiguous
+  // outputs, and outputs are split across threads.
+  int64_t first = 0;
+  while (first < rank && !reduced[first])
+    ++first;
+  int64_t last = first;
+  while (last < rank && reduced[last])
+    ++last;
+  bool contiguous =
+      std::find(reduced.begin() + last, reduced.end(), true) == reduced.end();
+  if (contiguous && x->numel > 0) {
+    int64_t outer = 1, inner = 1;
+    for (int64_t d = 0; d < first; ++d)
+      outer *= x->shape[d];
+    for (int64_t d = last; d < rank; ++d)
+      inner *= x->shape[d];
+    int64_t mid = count;
     AMPRT_FLOAT_DISPATCH(x->dtype, T, {
       const T *xs = static_cast<const T *>(x->data);
-      for (int64_t o = 0; o < outer; ++o)
-        for (int64_t i = 0; i < inner; ++i)
-          add(acc[leading ? i : o], (double)load(xs, o * inner + i));
+      auto run = [&](auto combine) {
+        // Threads take outputs: whole outer rows, or column ranges of the
+        // one row when there is a single outer index.
+        int64_t work = outer > 1 ? outer : inner;
+        int64_t grain = std::max<int64_t>(
+            1, kElementGrain / std::max<int64_t>(1, x->numel / work));
+        parallelFor(work, grain, [&](int64_t begin, int64_t end) {
+          int64_t o0 = outer > 1 ? begin : 0, o1 = outer > 1 ? end : 1;
+          int64_t i0 = outer > 1 ? 0 : begin, i1 = outer > 1 ? inner : end;
+          for (int64_t o = o0; o < o1; ++o) {
+            double *a = acc.data() + o * inner;
+            for (int64_t m = 0; m < mid; ++m) {
+              const T *row = xs + (o * mid + m) * inner;
+              for (int64_t i = i0; i < i1; ++i)
+                a[i] = combine(a[i], (double)load(row, i));
+            }
+          }
+        });
+      };
+      if (kind == Reduce::Max)
+        run([](double a, double v) { return (v != v || v > a) ? v : a; });
+      else
+        run([](double a, double v) { return a + v; });
     });
   } else {
+    auto add = [&](double &a, double v) {
+      if (kind == Reduce::Max)
+        a = (v != v || v > a) ? v : a;
+      else
+        a += v;
+    };
     // The output index of x's element i: its position in `kept`.
     std::vector<int64_t> xStrides = stridesOf(x->shape),
                          kStrides = stridesOf(kept);

@@ -61,6 +61,81 @@ TEST(RuntimeShape, Reductions) {
   }
 }
 
+// Every set of reduced dimensions, on a tensor large enough to be split
+// across threads: each output adds its elements in memory order in double
+// (contiguous runs of reduced dimensions take the [outer, mid, inner]
+// loops, the rest the generic one), so the results are exact against a
+// reference that does the same; max propagates NaN.
+TEST(RuntimeShape, ReductionsInMemoryOrderEveryAxisSet) {
+  Runtime rt;
+  Shape full{3, 5, 7, 300};
+  int64_t n = 3 * 5 * 7 * 300;
+  std::vector<double> xv = randomValues(n, 7);
+  xv[4321] = NAN;
+  for (amprt_dtype dtype : {AMPRT_F32, AMPRT_F16}) {
+    Tensor x = rt.make(dtype, full, xv);
+    std::vector<double> rx = rt.read(x);
+    for (unsigned mask = 0; mask < 16; ++mask) {
+      std::vector<int64_t> dims;
+      Shape kept;
+      int64_t count = 1;
+      for (int64_t d = 0; d < 4; ++d) {
+        if (mask & (1u << d)) {
+          dims.push_back(d);
+          count *= full[d];
+        } else {
+          kept.push_back(full[d]);
+        }
+      }
+      int64_t outN = n / count;
+      std::vector<double> sum(outN, 0), max(outN, -INFINITY);
+      for (int64_t i = 0; i < n; ++i) {
+        int64_t rest = i, out = 0, stride = n;
+        for (int64_t d = 0; d < 4; ++d) {
+          stride /= full[d];
+          int64_t idx = rest / stride;
+          rest %= stride;
+          if (!(mask & (1u << d)))
+            out = out * full[d] + idx;
+        }
+        sum[out] += rx[i];
+        max[out] = (rx[i] != rx[i] || rx[i] > max[out]) ? rx[i] : max[out];
+      }
+      std::vector<double> mean(outN);
+      for (int64_t i = 0; i < outN; ++i)
+        mean[i] = sum[i] / count;
+      // The references rounded into the output type as the kernel does.
+      auto rounded = [&](const std::vector<double> &v) {
+        Tensor t = rt.make(dtype, kept, v);
+        return rt.read(t);
+      };
+      sum = rounded(sum);
+      mean = rounded(mean);
+      max = rounded(max);
+      Tensor s = rt.make(dtype, kept), m = rt.make(dtype, kept),
+             mx = rt.make(dtype, kept);
+      ASSERT_EQ(amprt_reduce_sum(rt.ctx, x, dims.data(), dims.size(), s),
+                AMPRT_OK);
+      ASSERT_EQ(amprt_reduce_mean(rt.ctx, x, dims.data(), dims.size(), m),
+                AMPRT_OK);
+      ASSERT_EQ(amprt_reduce_max(rt.ctx, x, dims.data(), dims.size(), mx),
+                AMPRT_OK);
+      auto same = [&](const std::vector<double> &got,
+                      const std::vector<double> &want, const char *what) {
+        ASSERT_EQ(got.size(), want.size());
+        for (size_t i = 0; i < got.size(); ++i)
+          ASSERT_TRUE(got[i] == want[i] ||
+                      (got[i] != got[i] && want[i] != want[i]))
+              << what << " mask " << mask << " at " << i << ": " << got[i]
+              << " vs " << want[i];
+      };
+      same(rt.read(s), sum, "sum");
+      same(rt.read(m), mean, "mean");
+      same(rt.read(mx), max, "max");
+    }
+  }
+}
+
 TEST(RuntimeShape, MovementOps) {
   Runtime rt;
   std::vector<double> v(6);
