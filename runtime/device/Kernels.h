@@ -463,15 +463,34 @@ template <typename T> struct SoftmaxKernel {
       double v = load(a, first + j * step);
       m = m > v ? m : v;
     }
+    // On the host a short softmax row keeps its exponentials for the
+    // second pass instead of computing each twice (f64 exp was a tenth of
+    // the transformer step); the same values, so the same result. Device
+    // threads recompute: a per-thread array would sit in local memory.
+#ifdef __CUDA_ARCH__
+    constexpr int64_t kKept = 0;
+    double *kept = nullptr;
+#else
+    constexpr int64_t kKept = 64;
+    double keptRow[kKept];
+    double *kept = keptRow;
+#endif
+    bool keep = kind == SoftmaxKind::Softmax && s.axis <= kKept;
     double sum = 0;
-    for (int64_t j = 0; j < s.axis; ++j)
-      sum += exp((double)load(a, first + j * step) - m);
+    for (int64_t j = 0; j < s.axis; ++j) {
+      double e = exp((double)load(a, first + j * step) - m);
+      if (keep)
+        kept[j] = e;
+      sum += e;
+    }
     double lse = m + log(sum);
     for (int64_t j = 0; j < s.axis; ++j) {
       int64_t k = first + j * step;
       double v = load(a, k);
       store(out, k,
-            (C)(kind == SoftmaxKind::Softmax ? exp(v - m) / sum : v - lse));
+            (C)(kind == SoftmaxKind::Softmax
+                    ? (keep ? kept[j] : exp(v - m)) / sum
+                    : v - lse));
     }
   }
 };
