@@ -9,7 +9,6 @@
 #include "Parallel.h"
 #include "Scratch.h"
 #include <cblas.h>
-#include <memory>
 #include <type_traits>
 
 namespace amprt::cpu {
@@ -69,12 +68,6 @@ void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, C alpha,
   });
 }
 
-/// Compute-type storage left uninitialised: staging buffers are written in
-/// full (a widened operand, a GEMM result with beta = 0) before they are
-/// read, so the zero fill of std::vector was pure cost (7% of a bf16
-/// transformer step, with the page touches it does first).
-template <typename C> using Staging = Scratch<C>;
-
 /// Whether storage type T and compute type C have bulk `convert` loops
 /// both ways (16-bit and f32), bit-identical to the element-wise load/store.
 template <typename T, typename C>
@@ -109,7 +102,7 @@ public:
 
 private:
   const C *ptr = nullptr;
-  Staging<C> copy;
+  Scratch<C> copy; // uninitialised: written in full before it is read
 };
 
 /// Storage for a result computed in C and rounded into `t` by finish().
@@ -144,7 +137,7 @@ private:
            (std::is_same_v<C, double> && t->dtype == AMPRT_F64);
   }
   amprt_tensor *t;
-  Staging<C> copy;
+  Scratch<C> copy; // uninitialised: written in full before it is read
 };
 
 } // namespace amprt::cpu

@@ -38,6 +38,13 @@ amprt_status reduce(Ctx *ctx, Reduce kind, const Tensor *x, const bool *mask,
   double init =
       kind == Reduce::Max ? -std::numeric_limits<double>::infinity() : 0.0;
   std::vector<double> acc(y->numel, init);
+  // The combine rule, chosen once: max propagates NaN.
+  auto withCombine = [&](auto body) {
+    if (kind == Reduce::Max)
+      body([](double a, double v) { return (v != v || v > a) ? v : a; });
+    else
+      body([](double a, double v) { return a + v; });
+  };
   // Reduced dimensions in one contiguous run (leading: bias sums; trailing:
   // row sums; in the middle: a mean over tokens) make x an [outer, mid,
   // inner] array reduced over mid. Each output still adds its elements in
@@ -61,7 +68,7 @@ amprt_status reduce(Ctx *ctx, Reduce kind, const Tensor *x, const bool *mask,
     int64_t mid = count;
     AMPRT_FLOAT_DISPATCH(x->dtype, T, {
       const T *xs = static_cast<const T *>(x->data);
-      auto run = [&](auto combine) {
+      withCombine([&](auto combine) {
         // Threads take outputs: whole outer rows, or column ranges of the
         // one row when there is a single outer index.
         int64_t work = outer > 1 ? outer : inner;
@@ -79,32 +86,24 @@ amprt_status reduce(Ctx *ctx, Reduce kind, const Tensor *x, const bool *mask,
             }
           }
         });
-      };
-      if (kind == Reduce::Max)
-        run([](double a, double v) { return (v != v || v > a) ? v : a; });
-      else
-        run([](double a, double v) { return a + v; });
+      });
     });
   } else {
-    auto add = [&](double &a, double v) {
-      if (kind == Reduce::Max)
-        a = (v != v || v > a) ? v : a;
-      else
-        a += v;
-    };
     // The output index of x's element i: its position in `kept`.
     std::vector<int64_t> xStrides = stridesOf(x->shape),
                          kStrides = stridesOf(kept);
-    for (int64_t i = 0; i < x->numel; ++i) {
-      int64_t out = 0, rest = i;
-      for (int64_t d = 0; d < rank; ++d) {
-        int64_t idx = rest / xStrides[d];
-        rest %= xStrides[d];
-        if (!reduced[d])
-          out += idx * kStrides[d];
+    withCombine([&](auto combine) {
+      for (int64_t i = 0; i < x->numel; ++i) {
+        int64_t out = 0, rest = i;
+        for (int64_t d = 0; d < rank; ++d) {
+          int64_t idx = rest / xStrides[d];
+          rest %= xStrides[d];
+          if (!reduced[d])
+            out += idx * kStrides[d];
+        }
+        acc[out] = combine(acc[out], get(x, i));
       }
-      add(acc[out], get(x, i));
-    }
+    });
   }
   for (int64_t i = 0; i < y->numel; ++i)
     set(y, i, kind == Reduce::Mean ? acc[i] / double(count) : acc[i]);
