@@ -10,6 +10,7 @@
 
 #include "ChangedOpVerifier.h"
 #include "Fp8Operands.h"
+#include "NearbyKeyInfo.h"
 #include "PrecisionColoring.h"
 #include "PrecisionReport.h"
 #include "amp/Dialect/AMP/IR/AMP.h"
@@ -94,7 +95,7 @@ public:
                    ConstantConverter &constants)
       : verifier(function.getContext()), function(function), graph(graph),
         rewriter(function.getContext()), castKind(castKind),
-        constants(constants) {
+        constants(constants), firstCasts(graph.getNodes().size()) {
     auto func = dyn_cast<func::FuncOp>(function.getOperation());
     // Results may change type only where no caller depends on the signature
     // and the training-step contract (tg.role) does not fix it.
@@ -115,7 +116,7 @@ public:
 
   unsigned numConverted = 0, numCasts = 0, numFolded = 0;
   /// Ops the pass created (casts and folded constants).
-  llvm::DenseSet<Operation *> created;
+  llvm::DenseSet<Operation *, NearbyKeyInfo<Operation>> created;
   /// Existing casts retyped to feed low-precision users.
   llvm::DenseSet<Operation *> retypedCasts;
   /// Constants that got a low-precision copy.
@@ -136,8 +137,13 @@ public:
 
 private:
   void retype(Value value, FloatType element);
+  LogicalResult finishConversion(const ColorNode &node);
   Type lowered(Type type, FloatType element);
-  Value getOrCreateCast(OpOperand &use, Type type);
+  /// The one cast of `use`'s value to `type`, made on first request.
+  /// `producerNode`: the graph node whose op defines the value, when the
+  /// caller knows it (else it is looked up).
+  Value getOrCreateCast(OpOperand &use, Type type,
+                        unsigned producerNode = ColorNode::kNoNode);
   void
   placeCastsOutsideLoops(ArrayRef<std::pair<OpOperand *, Type>> mismatches);
   void retypeExistingCasts();
@@ -149,7 +155,10 @@ private:
   CastKind castKind;
   ConstantConverter &constants;
   llvm::DenseMap<std::pair<Type, Type>, Type> loweredTypes;
-  llvm::DenseMap<std::pair<Value, Type>, Value> casts;
+  /// Per node: the first cast made of its op's first result.
+  std::vector<Value> firstCasts;
+  /// Every other cast, by (value, type).
+  llvm::DenseMap<std::pair<Value, Type>, Value, NearbyValueTypeInfo> casts;
   llvm::DenseSet<std::pair<Type, Type>> verifiedCastTypes;
   /// Casts placed at the start of a block other than their value's, because
   /// every use is there and that block runs less often (outside a cf loop).
@@ -169,11 +178,31 @@ Type FunctionRewriter::lowered(Type type, FloatType element) {
   return entry;
 }
 
-Value FunctionRewriter::getOrCreateCast(OpOperand &use, Type type) {
+Value FunctionRewriter::getOrCreateCast(OpOperand &use, Type type,
+                                        unsigned producerNode) {
   Value value = use.get();
-  auto [it, inserted] = casts.try_emplace({value, type}, Value());
-  if (!inserted)
-    return it->second;
+  // The first cast of a node's first result is kept by node id, in the
+  // order the rewrite walks, and only other casts in the map: a million
+  // casts made one hash-table miss each. (Every cast has the type it was
+  // made for.)
+  auto result = dyn_cast<OpResult>(value);
+  if (producerNode == ColorNode::kNoNode && result)
+    if (const ColorNode *node = graph.lookup(result.getOwner()))
+      producerNode = node - graph.getNodes().data();
+  Value *slot = nullptr;
+  if (producerNode != ColorNode::kNoNode && result.getResultNumber() == 0) {
+    Value &first = firstCasts[producerNode];
+    if (!first)
+      slot = &first;
+    else if (first.getType() == type)
+      return first;
+  }
+  if (!slot) {
+    auto [it, inserted] = casts.try_emplace({value, type}, Value());
+    if (!inserted)
+      return it->second;
+    slot = &it->second;
+  }
   Operation *producer = value.getDefiningOp();
   Attribute constant;
   ElementsAttr folded;
@@ -198,7 +227,7 @@ Value FunctionRewriter::getOrCreateCast(OpOperand &use, Type type) {
          *constants.count(constant,
                           cast<FloatType>(getElementTypeOrSelf(type)))});
     ++numFolded;
-    return it->second = lowConstant->getResult(0);
+    return *slot = lowConstant->getResult(0);
   }
   if (auto empty = dyn_cast_if_present<tensor::EmptyOp>(producer)) {
     // An uninitialised tensor needs no conversion, only its own type.
@@ -208,7 +237,7 @@ Value FunctionRewriter::getOrCreateCast(OpOperand &use, Type type) {
                                             empty.getDynamicSizes());
     created.insert(lowEmpty);
     (void)verifier.verify(lowEmpty, /*withRegions=*/false);
-    return it->second = lowEmpty;
+    return *slot = lowEmpty;
   }
   if (Block *block = castBlocks.lookup({value, type}))
     rewriter.setInsertionPointToStart(block);
@@ -228,7 +257,7 @@ Value FunctionRewriter::getOrCreateCast(OpOperand &use, Type type) {
   }
   castRecords.push_back({value, converted, use.getOwner()});
   ++numCasts;
-  return it->second = converted;
+  return *slot = converted;
 }
 
 void FunctionRewriter::placeCastsOutsideLoops(
@@ -301,6 +330,17 @@ void FunctionRewriter::updateSignature() {
       func.getContext(), func.getArgumentTypes(), ret.getOperandTypes()));
 }
 
+LogicalResult FunctionRewriter::finishConversion(const ColorNode &node) {
+  // Ops whose bodies or attributes depend on the types finish here, once
+  // every operand has its final type.
+  if (auto iface = dyn_cast<PrecisionPolicyOpInterface>(node.op))
+    if (failed(iface.convertToPrecision(rewriter, node.target)))
+      return failure();
+  // Converted with its regions (a linalg body): checked with them.
+  (void)verifier.verify(node.op, /*withRegions=*/true);
+  return success();
+}
+
 LogicalResult FunctionRewriter::run() {
   FloatType f32 = Float32Type::get(function.getContext());
   ArrayRef<ColorNode> nodes = graph.getNodes();
@@ -331,9 +371,10 @@ LogicalResult FunctionRewriter::run() {
   }
   retypeExistingCasts();
 
+  // Allow ops finished after every cast is made.
+  SmallVector<const ColorNode *> finishLater;
   // Where a producer and a consumer now disagree, one cast per (value, type).
-  // Decide every use before rewriting any; a use found twice is fixed the
-  // first time and re-checked the second.
+  // A use found twice is fixed the first time and re-checked the second.
   SmallVector<std::pair<OpOperand *, Type>> mismatches;
   auto require = [&](OpOperand &use, Type required) {
     if (required != use.get().getType())
@@ -342,11 +383,18 @@ LogicalResult FunctionRewriter::run() {
   // 1. The ops of the graph, each touched once: allow ops take the low type
   // in place, and every precision operand is checked. Each was f32 when
   // the graph was built, so the colouring says which type it ends with:
-  // the operand is read only where a cast is due (and its producer may not
-  // be retyped yet, so the casts are re-checked when they are made).
+  // the operand is read only where a cast is due. Node ids follow the walk,
+  // so a producer with a smaller id, or outside the graph, has its final
+  // type already: its cast is made now, while the user is in cache (a
+  // second sweep over the uses cost a quarter of the pass at a million
+  // ops). Other producers may not be retyped yet: those casts are made
+  // after this loop, and so are all of them where casts may move out of cf
+  // loops (that needs every use first).
+  bool castNow = !graph.hasSuccessors();
   for (const ColorNode &node : nodes) {
     if (!node.op)
       continue;
+    unsigned id = &node - nodes.data();
     if (node.allow) {
       ++numConverted;
       for (OpResult result : node.op->getResults())
@@ -359,6 +407,7 @@ LogicalResult FunctionRewriter::run() {
         }
     }
     FloatType wanted = node.allow ? node.target : f32;
+    bool operandsSettled = castNow;
     for (auto [index, use] : llvm::enumerate(node.op->getOpOperands())) {
       bool precision = ColoringGraph::isPrecisionOperand(node, index);
       unsigned producer =
@@ -367,18 +416,45 @@ LogicalResult FunctionRewriter::run() {
       // producers can be left unused.
       if (node.allow && producer == ColorNode::kNoNode)
         addFeeder(use.get());
-      if (!precision)
+      if (!precision) {
+        // Steps 2 and 3 may still cast it.
+        operandsSettled = false;
         continue;
+      }
       FloatType now = f32;
       if (producer != ColorNode::kNoNode && nodes[producer].allow) {
         const ColorNode &from = nodes[producer];
-        if (!from.op || from.wideResults.none() ||
+        if (!from.op || !from.anyWideResult ||
             ColoringGraph::isRetypedResult(
                 from, cast<OpResult>(use.get()).getResultNumber()))
           now = from.target;
       }
-      if (now != wanted)
-        mismatches.push_back({&use, lowered(use.get().getType(), wanted)});
+      if (now == wanted)
+        continue;
+      Type type = lowered(use.get().getType(), wanted);
+      if (castNow && (producer == ColorNode::kNoNode || !nodes[producer].op ||
+                      producer < id)) {
+        if (use.get().getType() != type)
+          use.set(getOrCreateCast(use, type,
+                                  producer != ColorNode::kNoNode &&
+                                          nodes[producer].op
+                                      ? producer
+                                      : ColorNode::kNoNode));
+      } else {
+        mismatches.push_back({&use, type});
+        operandsSettled = false;
+      }
+    }
+    // An allow op whose operands all have their final types finishes now,
+    // in cache. Steps 2 and 3 cast only non-precision operands and the
+    // operands of terminators and region ops.
+    if (!node.allow)
+      continue;
+    if (operandsSettled && node.op->getNumRegions() == 0) {
+      if (failed(finishConversion(node)))
+        return failure();
+    } else {
+      finishLater.push_back(&node);
     }
   }
   // 2. Every other use of a retyped value: it expects f32, unless it
@@ -387,6 +463,9 @@ LogicalResult FunctionRewriter::run() {
     Type type = value.getType();
     for (OpOperand &use : value.getUses()) {
       Operation *user = use.getOwner();
+      // A cast made in step 1 takes the value as it is now.
+      if (castNow && created.contains(user))
+        continue;
       unsigned index = use.getOperandNumber();
       const ColorNode *node = graph.lookup(user);
       if (node && ColoringGraph::isPrecisionOperand(*node, index))
@@ -410,16 +489,9 @@ LogicalResult FunctionRewriter::run() {
     if (use->get().getType() != type)
       use->set(getOrCreateCast(*use, type));
 
-  // Ops whose bodies or attributes depend on the types finish here.
-  for (const ColorNode &node : nodes) {
-    if (!node.allow || !node.op)
-      continue;
-    if (auto iface = dyn_cast<PrecisionPolicyOpInterface>(node.op))
-      if (failed(iface.convertToPrecision(rewriter, node.target)))
-        return failure();
-    // Converted with its regions (a linalg body): checked with them.
-    (void)verifier.verify(node.op, /*withRegions=*/true);
-  }
+  for (const ColorNode *node : finishLater)
+    if (failed(finishConversion(*node)))
+      return failure();
   verifier.forgetVerifiedOps();
 
   // A retyped cast whose input already has the type disappears.

@@ -92,11 +92,13 @@ unsigned ColoringGraph::addOpNode(Operation *op,
           // dictionary is searched (getAttr asks the op's properties first).
       dyn_cast_if_present<StringAttr>(
           op->getDiscardableAttr(AMPDialect::kPrecisionAttrName))) {
-    if (forced.getValue() == "f32")
+    if (forced.getValue() == "f32") {
       node.forcedF32 = true;
-    else
-      node.forcedType =
-          parseLowPrecisionType(op->getContext(), forced.getValue());
+    } else if (FloatType type =
+                   parseLowPrecisionType(op->getContext(), forced.getValue())) {
+      node.forcedLow = true;
+      forcedTypes[id] = type;
+    }
   }
   nodes.push_back(std::move(node));
   opNodes[op] = id;
@@ -234,20 +236,21 @@ LogicalResult ColoringGraph::build(Operation *function) {
     // Take part only when every precision value is f32: an op already in
     // f16/bf16 is never recoloured and colour does not travel through it.
     unsigned numPrecision = 0;
-    bool allF32 = true;
-    llvm::SmallBitVector precisionOperands(op->getNumOperands());
-    llvm::SmallBitVector precisionResults(op->getNumResults());
-    llvm::SmallBitVector wideResults(op->getNumResults());
-    for (unsigned i = 0, e = op->getNumOperands(); i < e; ++i)
+    bool allF32 = true, anyWide = false;
+    unsigned numOperands = op->getNumOperands();
+    llvm::SmallBitVector valueBits(numOperands + 2 * op->getNumResults());
+    for (unsigned i = 0; i < numOperands; ++i)
       if (PrecisionPolicy::isPrecisionOperand(op, iface, i)) {
-        precisionOperands[i] = true;
+        valueBits[i] = true;
         ++numPrecision;
         allF32 &= isF32Tensor(op->getOperand(i).getType());
       }
     for (unsigned i = 0, e = op->getNumResults(); i < e; ++i)
       if (PrecisionPolicy::isPrecisionResult(op, iface, i)) {
-        precisionResults[i] = true;
-        wideResults[i] = iface && iface.keepsResultWide(i);
+        bool wide = iface && iface.keepsResultWide(i);
+        valueBits[numOperands + 2 * i] = true;
+        valueBits[numOperands + 2 * i + 1] = wide;
+        anyWide |= wide;
         ++numPrecision;
         allF32 &= isF32Tensor(op->getResult(i).getType());
       }
@@ -258,9 +261,9 @@ LogicalResult ColoringGraph::build(Operation *function) {
       return ColorNode::kNoNode;
     }
     unsigned id = addOpNode(op, iface, cls.value_or(PrecisionClass::Clear));
-    nodes[id].precisionOperands = std::move(precisionOperands);
-    nodes[id].precisionResults = std::move(precisionResults);
-    nodes[id].wideResults = std::move(wideResults);
+    nodes[id].valueBits = std::move(valueBits);
+    nodes[id].numOperands = numOperands;
+    nodes[id].anyWideResult = anyWide;
     nodes[id].firstProducer = producers.size();
     producers.resize(producers.size() + op->getNumOperands(),
                      ColorNode::kNoNode);
@@ -480,13 +483,18 @@ StringRef ColoringGraph::outsideReason(Operation *op) const {
 std::string ColoringGraph::describeReason(const ColorNode &node) const {
   std::string target =
       typeName(node.target ? node.target : policy.getLowType());
-  switch (node.reason) {
+  // Nodes that keep f32 are named only when asked: naming them took a
+  // sweep over every node.
+  ColorReason reason = node.reason == ColorReason::None && !node.allow
+                           ? keptReason(node)
+                           : node.reason;
+  switch (reason) {
   case ColorReason::None:
     return "";
   case ColorReason::AllowList:
   case ColorReason::DenyList: {
     std::string list =
-        node.reason == ColorReason::AllowList ? "allow list" : "deny list";
+        reason == ColorReason::AllowList ? "allow list" : "deny list";
     // A class read from the op's body (a linalg.generic) says so.
     if (node.op && node.op->getNumRegions() != 0 && !policy.isListed(node.op))
       list += " (by what its body computes)";
@@ -541,19 +549,6 @@ PrecisionClass ColoringGraph::effectiveClass(const ColorNode &node) const {
   return node.cls;
 }
 
-/// Whether propagation may turn `node` allow: not yet painted, not forced,
-/// and able to take the type.
-bool ColoringGraph::isPromotable(const ColorNode &node) const {
-  return !node.allow && !node.deny && !node.forcedF32 && !node.forcedType &&
-         node.supports;
-}
-
-void ColoringGraph::markAllow(unsigned id, ColorReason reason) {
-  nodes[id].allow = true;
-  nodes[id].target = policy.getLowType();
-  nodes[id].reason = reason;
-}
-
 /// Depth-first traversal from `roots` along `next` (in or out edges),
 /// entering a node only when `enter` accepts it; calls `visit` once per
 /// entered node (roots included).
@@ -581,14 +576,37 @@ static void traverse(size_t numNodes, ArrayRef<unsigned> roots, Next next,
   }
 }
 
+void ColoringGraph::markAllow(unsigned id, FloatType target,
+                              ColorReason reason) {
+  paint[id] |= kAllowBit | (target == policy.getLowType() ? kLowAllowBit : 0);
+  nodes[id].allow = true;
+  nodes[id].target = target;
+  nodes[id].reason = reason;
+}
+
+void ColoringGraph::markDeny(unsigned id, ColorReason reason, unsigned source) {
+  paint[id] |= kDenyBit;
+  nodes[id].deny = true;
+  nodes[id].reason = reason;
+  nodes[id].reasonSource = source;
+}
+
+SmallVector<unsigned> ColoringGraph::lowAllowNodes() const {
+  SmallVector<unsigned> ids;
+  for (unsigned id = 0, e = paint.size(); id < e; ++id)
+    if (paint[id] & kLowAllowBit)
+      ids.push_back(id);
+  return ids;
+}
+
 void ColoringGraph::spreadDeny() {
   // Clear nodes upstream (through clear nodes only) of a deny or infer node.
   std::vector<bool> upstream(nodes.size(), false);
   SmallVector<unsigned> denyOrInfer, denyRoots;
-  for (unsigned id = 0, e = nodes.size(); id < e; ++id) {
-    if (nodes[id].allow)
+  for (unsigned id = 0, e = paint.size(); id < e; ++id) {
+    if (paint[id] & kAllowBit)
       continue;
-    PrecisionClass cls = effectiveClass(nodes[id]);
+    PrecisionClass cls = paintedClass(id);
     if (cls == PrecisionClass::Deny || cls == PrecisionClass::Infer)
       denyOrInfer.push_back(id);
     if (cls == PrecisionClass::Deny)
@@ -599,46 +617,39 @@ void ColoringGraph::spreadDeny() {
   traverse(
       nodes.size(), denyOrInfer, inputsOf,
       [&](unsigned n) {
-        return !nodes[n].allow &&
-               effectiveClass(nodes[n]) == PrecisionClass::Clear;
+        return !(paint[n] & kAllowBit) &&
+               paintedClass(n) == PrecisionClass::Clear;
       },
       [&](unsigned n, unsigned) { upstream[n] = true; });
 
   // Deny spreads forward from deny nodes through that upstream set; one
   // traversal from every root, so each node is visited once.
-  for (unsigned root : denyRoots) {
-    nodes[root].deny = true;
-    nodes[root].reason = nodes[root].forcedF32 ? ColorReason::ForcedByAttribute
-                         : nodes[root].cls == PrecisionClass::Infer
-                             ? ColorReason::InferAsDeny
-                             : ColorReason::DenyList;
-  }
+  for (unsigned root : denyRoots)
+    markDeny(root,
+             nodes[root].forcedF32 ? ColorReason::ForcedByAttribute
+             : nodes[root].cls == PrecisionClass::Infer
+                 ? ColorReason::InferAsDeny
+                 : ColorReason::DenyList,
+             ~0u);
   traverse(
       nodes.size(), denyRoots, outputsOf,
       [&](unsigned n) {
-        return upstream[n] && !nodes[n].deny && !nodes[n].allow &&
-               !nodes[n].forcedType;
+        return upstream[n] &&
+               !(paint[n] & (kDenyBit | kAllowBit | kForcedTypeBit));
       },
       [&](unsigned n, unsigned root) {
-        if (n == root)
-          return;
-        nodes[n].deny = true;
-        nodes[n].reason = ColorReason::DenySpread;
-        nodes[n].reasonSource = root;
+        if (n != root)
+          markDeny(n, ColorReason::DenySpread, root);
       });
 }
 
 void ColoringGraph::joinBetweenAllow() {
   auto isClearOrInfer = [&](unsigned n) {
-    PrecisionClass cls = effectiveClass(nodes[n]);
+    PrecisionClass cls = paintedClass(n);
     return (cls == PrecisionClass::Clear || cls == PrecisionClass::Infer) &&
-           isPromotable(nodes[n]);
+           isPromotable(n);
   };
-  SmallVector<unsigned> allowNodes;
-  for (unsigned id = 0, e = nodes.size(); id < e; ++id)
-    if (nodes[id].allow && nodes[id].target == policy.getLowType())
-      allowNodes.push_back(id);
-
+  SmallVector<unsigned> allowNodes = lowAllowNodes();
   std::vector<bool> downstream(nodes.size(), false);
   auto inputsOf = [&](unsigned id) { return getInputs(id); };
   auto outputsOf = [&](unsigned id) { return getOutputs(id); };
@@ -647,35 +658,31 @@ void ColoringGraph::joinBetweenAllow() {
   SmallVector<unsigned> between;
   traverse(nodes.size(), allowNodes, inputsOf, isClearOrInfer,
            [&](unsigned n, unsigned) {
-             if (!nodes[n].allow && downstream[n])
+             if (!(paint[n] & kAllowBit) && downstream[n])
                between.push_back(n);
            });
   for (unsigned n : between)
-    markAllow(n, ColorReason::BetweenAllow);
+    markAllow(n, policy.getLowType(), ColorReason::BetweenAllow);
 }
 
 void ColoringGraph::followAllowForBF16() {
   // Node ids follow the IR walk, a topological order of the data edges, so
   // one sweep carries the rule along chains of infer ops.
-  for (unsigned id = 0, e = nodes.size(); id < e; ++id) {
-    ColorNode &node = nodes[id];
-    if (effectiveClass(node) != PrecisionClass::Infer || !isPromotable(node))
+  for (unsigned id = 0, e = paint.size(); id < e; ++id) {
+    if (paintedClass(id) != PrecisionClass::Infer || !isPromotable(id))
       continue;
     ArrayRef<unsigned> in = getInputs(id);
     bool followsAllow =
-        llvm::any_of(in, [&](unsigned p) { return nodes[p].allow; });
+        llvm::any_of(in, [&](unsigned p) { return paint[p] & kAllowBit; });
     bool followsDeny =
-        llvm::any_of(in, [&](unsigned p) { return nodes[p].deny; });
+        llvm::any_of(in, [&](unsigned p) { return paint[p] & kDenyBit; });
     if (followsAllow && !followsDeny)
-      markAllow(id, ColorReason::FollowsAllowBF16);
+      markAllow(id, policy.getLowType(), ColorReason::FollowsAllowBF16);
   }
 }
 
 void ColoringGraph::spreadAllowThroughClear() {
-  SmallVector<unsigned> allowNodes;
-  for (unsigned id = 0, e = nodes.size(); id < e; ++id)
-    if (nodes[id].allow && nodes[id].target == policy.getLowType())
-      allowNodes.push_back(id);
+  SmallVector<unsigned> allowNodes = lowAllowNodes();
   SmallVector<unsigned> reached;
   auto both = [&](unsigned id) {
     return llvm::concat<const unsigned>(getInputs(id), getOutputs(id));
@@ -683,21 +690,24 @@ void ColoringGraph::spreadAllowThroughClear() {
   traverse(
       nodes.size(), allowNodes, both,
       [&](unsigned n) {
-        return effectiveClass(nodes[n]) == PrecisionClass::Clear &&
-               isPromotable(nodes[n]);
+        return paintedClass(n) == PrecisionClass::Clear && isPromotable(n);
       },
       [&](unsigned n, unsigned) {
-        if (!nodes[n].allow)
+        if (!(paint[n] & kAllowBit))
           reached.push_back(n);
       });
   for (unsigned n : reached)
-    markAllow(n, nodes[n].op ? ColorReason::ClearConnected
-                             : ColorReason::CarriedConnected);
+    markAllow(n, policy.getLowType(),
+              nodes[n].op ? ColorReason::ClearConnected
+                          : ColorReason::CarriedConnected);
 }
 
 void ColoringGraph::removeUnsupported() {
-  for (ColorNode &node : nodes) {
-    if (!node.allow || !node.op)
+  for (unsigned id = 0, e = paint.size(); id < e; ++id) {
+    if (!(paint[id] & kAllowBit))
+      continue;
+    ColorNode &node = nodes[id];
+    if (!node.op)
       continue;
     FloatType target = node.target;
     // `supports` answered for the policy's type when the graph was built.
@@ -707,65 +717,90 @@ void ColoringGraph::removeUnsupported() {
             : PrecisionPolicy::supports(
                   node.op, dyn_cast<PrecisionPolicyOpInterface>(node.op),
                   target);
-    if (!supported) {
-      node.allow = false;
-      node.reason = ColorReason::CannotCompute;
-      continue;
-    }
     // A constant operand with values past the target type's range keeps
     // the op in f32 rather than turn them into inf (unless the user asked
     // to saturate). Tiny values flush, as TensorFlow and PyTorch cast
     // weights: the report counts them.
-    if (!node.constantOperand)
-      continue;
-    for (auto [index, use] : llvm::enumerate(node.op->getOpOperands())) {
-      Attribute constant;
-      if (isPrecisionOperand(node, index) &&
-          matchPattern(use.get(), m_Constant(&constant)) &&
-          !constants.fits(constant, target)) {
-        node.allow = false;
-        node.reason = ColorReason::ConstantOutOfRange;
-        break;
+    ColorReason demoted =
+        supported ? ColorReason::None : ColorReason::CannotCompute;
+    if (supported && node.constantOperand)
+      for (auto [index, use] : llvm::enumerate(node.op->getOpOperands())) {
+        Attribute constant;
+        if (isPrecisionOperand(node, index) &&
+            matchPattern(use.get(), m_Constant(&constant)) &&
+            !constants.fits(constant, target)) {
+          demoted = ColorReason::ConstantOutOfRange;
+          break;
+        }
       }
-    }
+    if (demoted == ColorReason::None)
+      continue;
+    node.allow = false;
+    node.reason = demoted;
+    paint[id] &= ~(kAllowBit | kLowAllowBit);
   }
+}
+
+ColorReason ColoringGraph::keptReason(const ColorNode &node) const {
+  if (!anyAllow)
+    return node.op && effectiveClass(node) == PrecisionClass::Deny
+               ? (node.forcedF32 ? ColorReason::ForcedByAttribute
+                                 : ColorReason::DenyList)
+               : ColorReason::NoAllowOps;
+  if (!node.op)
+    return getCarried(node).typeFixed ? ColorReason::CarriedTypeFixed
+                                      : ColorReason::CarriedNotConnected;
+  if (!node.supports && !node.forcedF32 &&
+      effectiveClass(node) != PrecisionClass::Deny)
+    return ColorReason::CannotCompute;
+  if (policy.getLevel() == PrecisionLevel::TensorCoresOnly &&
+      node.cls != PrecisionClass::Allow)
+    return ColorReason::TensorCoresOnly;
+  switch (node.cls) {
+  case PrecisionClass::Infer:
+    return ColorReason::InferNotBetween;
+  case PrecisionClass::Clear:
+    return ColorReason::ClearNotConnected;
+  case PrecisionClass::Allow:
+    return ColorReason::CannotCompute;
+  case PrecisionClass::Deny:
+    return ColorReason::DenyList;
+  }
+  llvm_unreachable("unknown precision class");
 }
 
 bool ColoringGraph::color() {
   FloatType low = policy.getLowType();
   PrecisionLevel level = policy.getLevel();
-  bool any = false;
-  // Step 1: the allow set.
+  // Step 1: the allow set, and each node's byte for the painting steps
+  // (the one sweep over the nodes themselves).
+  paint.assign(nodes.size(), 0);
+  anyAllow = false;
   for (unsigned id = 0, e = nodes.size(); id < e; ++id) {
     ColorNode &node = nodes[id];
+    bool pinned = node.forcedF32 || node.forcedLow || !node.supports;
+    paint[id] = static_cast<uint8_t>(effectiveClass(node)) |
+                (pinned ? kPinnedBit : 0) |
+                (node.forcedLow ? kForcedTypeBit : 0);
     if (!node.op)
       continue;
-    if (node.forcedType) {
-      node.allow = true;
-      node.target = node.forcedType;
-      node.reason = ColorReason::ForcedByAttribute;
+    if (node.forcedLow) {
+      markAllow(id, forcedTypes.lookup(id), ColorReason::ForcedByAttribute);
     } else if (node.forcedF32) {
       continue;
     } else if (level == PrecisionLevel::ForceAll) {
       if (node.supports &&
           !isa<tg::SoftmaxCrossEntropyOp, tg::SoftmaxCrossEntropyGradOp>(
               node.op))
-        markAllow(id, ColorReason::ForceAll);
+        markAllow(id, low, ColorReason::ForceAll);
     } else if (node.cls == PrecisionClass::Allow && node.supports) {
-      markAllow(id, ColorReason::AllowList);
+      markAllow(id, low, ColorReason::AllowList);
     }
-    any |= node.allow;
+    anyAllow |= node.allow;
   }
-  if (!any) {
-    // Nothing converts; every node still gets its reason.
-    for (ColorNode &node : nodes)
-      if (node.reason == ColorReason::None)
-        node.reason = node.op && effectiveClass(node) == PrecisionClass::Deny
-                          ? (node.forcedF32 ? ColorReason::ForcedByAttribute
-                                            : ColorReason::DenyList)
-                          : ColorReason::NoAllowOps;
+  // Nothing converts: every node keeps f32 (keptReason says why).
+  if (!anyAllow)
     return false;
-  }
 
   if (level != PrecisionLevel::ForceAll) {
     spreadDeny(); // Step 2.
@@ -780,32 +815,6 @@ bool ColoringGraph::color() {
     spreadAllowThroughClear();
   }
   removeUnsupported(); // Step 6.
-
-  // Name the reason of every node that keeps f32.
-  for (ColorNode &node : nodes) {
-    if (node.allow || node.reason != ColorReason::None)
-      continue;
-    if (!node.op) {
-      node.reason = getCarried(node).typeFixed
-                        ? ColorReason::CarriedTypeFixed
-                        : ColorReason::CarriedNotConnected;
-      continue;
-    }
-    if (!node.supports && !node.forcedF32 &&
-        effectiveClass(node) != PrecisionClass::Deny)
-      node.reason = ColorReason::CannotCompute;
-    else if (level == PrecisionLevel::TensorCoresOnly &&
-             node.cls != PrecisionClass::Allow)
-      node.reason = ColorReason::TensorCoresOnly;
-    else if (node.cls == PrecisionClass::Infer)
-      node.reason = ColorReason::InferNotBetween;
-    else if (node.cls == PrecisionClass::Clear)
-      node.reason = ColorReason::ClearNotConnected;
-    else if (node.cls == PrecisionClass::Allow)
-      node.reason = ColorReason::CannotCompute;
-    else
-      node.reason = ColorReason::DenyList;
-  }
   return true;
 }
 

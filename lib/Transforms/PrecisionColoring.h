@@ -11,6 +11,7 @@
 #define AMP_LIB_TRANSFORMS_PRECISIONCOLORING_H
 
 #include "ConstantConversion.h"
+#include "NearbyKeyInfo.h"
 #include "amp/Transforms/PrecisionPolicy.h"
 #include "mlir/IR/Operation.h"
 #include "llvm/ADT/DenseMap.h"
@@ -23,7 +24,7 @@ namespace amp {
 /// Why a node ended with its colour; turned into text only when a report,
 /// remark or annotation asks (building strings per op would dominate the
 /// pass's run time on large graphs).
-enum class ColorReason {
+enum class ColorReason : uint8_t {
   None,
   AllowList,
   DenyList,
@@ -46,41 +47,50 @@ enum class ColorReason {
 };
 
 /// An op, or a class of values carried through region control flow, in the
-/// colouring graph.
+/// colouring graph. One cache line: the build writes a million of them and
+/// the rewrite reads them again (edges, painting state and forced types live
+/// in the graph).
 struct ColorNode {
   static constexpr unsigned kNoNode = ~0u;
 
   mlir::Operation *op = nullptr; // Null for a carried-value class.
+  /// The outcome: the type an allow node computes in.
+  mlir::FloatType target;
+  /// Cached interface answers: bit i for operand i is set when it is
+  /// precision data; then two bits per result: precision data, and kept
+  /// f32 when the op is low (an accumulator). Read them through
+  /// ColoringGraph::isPrecisionOperand and the like.
+  llvm::SmallBitVector valueBits;
   PrecisionClass cls = PrecisionClass::Clear;
-  bool supports = true;
-  bool forcedF32 = false;
-  mlir::FloatType forcedType; // amp.precision = "f16" / "bf16".
   /// Carried values only: index into ColoringGraph::getCarried().
   unsigned carried = ~0u;
   /// Op nodes only: where the producers of its operands start in the
-  /// graph's flat table (ColoringGraph::getProducer). Edges live in the
-  /// graph too: a node stays small, so the painting steps sweep few bytes.
+  /// graph's flat table (ColoringGraph::getProducer).
   unsigned firstProducer = 0;
+  /// Op nodes only: where the result bits start in valueBits.
+  unsigned numOperands = 0;
+  /// For DenySpread: the deny node it spread from.
+  unsigned reasonSource = ~0u;
+  /// None on a node that keeps f32 for want of a reason of its own:
+  /// ColoringGraph::describeReason works that one out when asked.
+  ColorReason reason = ColorReason::None;
 
-  /// Which operands and results are precision data (cached interface
-  /// answers).
-  llvm::SmallBitVector precisionOperands, precisionResults;
-  /// Precision results that keep f32 when the op is low (accumulators).
-  llvm::SmallBitVector wideResults;
+  bool supports = true;
+  bool forcedF32 = false;
+  /// amp.precision names a low type (ColoringGraph keeps which).
+  bool forcedLow = false;
   /// Some precision operand comes from a constant-like op (its values may
   /// not fit the low type).
   bool constantOperand = false;
   /// Some result is used other than as a precision operand of a node (by
   /// a terminator, an op outside the graph, a non-precision operand).
   bool usedOutside = false;
+  /// Some precision result keeps f32 when the op is low.
+  bool anyWideResult = false;
 
   // The outcome.
   bool allow = false;
   bool deny = false;
-  mlir::FloatType target;
-  ColorReason reason = ColorReason::None;
-  /// For DenySpread: the deny node it spread from.
-  unsigned reasonSource = ~0u;
 };
 
 /// Values that control flow (loops, branches, block arguments) ties to one
@@ -139,17 +149,17 @@ public:
   std::string describeReason(const ColorNode &node) const;
   /// Whether operand `index` of the op of `node` is precision data.
   static bool isPrecisionOperand(const ColorNode &node, unsigned index) {
-    return index < node.precisionOperands.size() &&
-           node.precisionOperands[index];
+    return index < node.numOperands && node.valueBits[index];
   }
   static bool isPrecisionResult(const ColorNode &node, unsigned index) {
-    return index < node.precisionResults.size() && node.precisionResults[index];
+    unsigned bit = node.numOperands + 2 * index;
+    return bit < node.valueBits.size() && node.valueBits[bit];
   }
   /// Whether result `index` of the op of `node` takes the low type when the
   /// op does (a precision result that does not stay wide).
   static bool isRetypedResult(const ColorNode &node, unsigned index) {
     return isPrecisionResult(node, index) &&
-           !(index < node.wideResults.size() && node.wideResults[index]);
+           !node.valueBits[node.numOperands + 2 * index + 1];
   }
   /// The region-branch ops (loops, ifs) and blocks with branch-fed
   /// arguments whose types follow the carried values.
@@ -174,8 +184,31 @@ private:
     producers[nodes[node].firstProducer + index] = producer;
   }
   PrecisionClass effectiveClass(const ColorNode &node) const;
-  bool isPromotable(const ColorNode &node) const;
-  void markAllow(unsigned id, ColorReason reason);
+  /// Why a node that ends in f32 with no reason of its own keeps it.
+  ColorReason keptReason(const ColorNode &node) const;
+
+  // One byte per node for the painting steps, beside the nodes: the sweeps
+  // and traversals over a million nodes then read a megabyte instead of a
+  // hundred bytes per node. The low two bits hold the effective class.
+  static constexpr uint8_t kClassMask = 3;
+  /// Forced or unable to take the type: propagation never paints it.
+  static constexpr uint8_t kPinnedBit = 4;
+  static constexpr uint8_t kForcedTypeBit = 8;
+  static constexpr uint8_t kAllowBit = 16;
+  static constexpr uint8_t kDenyBit = 32;
+  /// Allow in the policy's low type: a root of propagation.
+  static constexpr uint8_t kLowAllowBit = 64;
+  PrecisionClass paintedClass(unsigned id) const {
+    return static_cast<PrecisionClass>(paint[id] & kClassMask);
+  }
+  /// Whether propagation may turn node `id` allow: not yet painted, not
+  /// forced, and able to take the type.
+  bool isPromotable(unsigned id) const {
+    return !(paint[id] & (kAllowBit | kDenyBit | kPinnedBit));
+  }
+  void markAllow(unsigned id, mlir::FloatType target, ColorReason reason);
+  void markDeny(unsigned id, ColorReason reason, unsigned source);
+  llvm::SmallVector<unsigned> lowAllowNodes() const;
 
   void spreadDeny();
   void joinBetweenAllow();
@@ -186,6 +219,11 @@ private:
   const PrecisionPolicy &policy;
   ConstantConverter &constants;
   std::vector<ColorNode> nodes;
+  std::vector<uint8_t> paint;
+  /// The low type amp.precision forces on a node (ColorNode::forcedLow).
+  llvm::DenseMap<unsigned, mlir::FloatType> forcedTypes;
+  /// Whether step 1 found an allow op (else nothing converts).
+  bool anyAllow = false;
   std::vector<CarriedValues> carried;
   /// Every op node's operands' producers, node after node.
   std::vector<unsigned> producers;
@@ -194,10 +232,13 @@ private:
   /// for outputs.
   std::vector<std::pair<unsigned, unsigned>> edges;
   std::vector<unsigned> inputStart, inputs, outputStart, outputs;
-  llvm::DenseMap<mlir::Operation *, unsigned> opNodes;
+  llvm::DenseMap<mlir::Operation *, unsigned, NearbyKeyInfo<mlir::Operation>>
+      opNodes;
   llvm::DenseMap<mlir::Value, unsigned> carrierNodes;
   llvm::DenseMap<std::pair<mlir::Operation *, unsigned>, unsigned> forwards;
-  llvm::DenseMap<mlir::Operation *, llvm::StringRef> outside;
+  llvm::DenseMap<mlir::Operation *, llvm::StringRef,
+                 NearbyKeyInfo<mlir::Operation>>
+      outside;
   llvm::SmallVector<mlir::Operation *> regionBranchOps, branchOps,
       existingCasts, carryingOps;
   bool anySuccessors = false;
