@@ -190,7 +190,8 @@ Value FunctionRewriter::getOrCreateCast(OpOperand &use, Type type,
     if (const ColorNode *node = graph.lookup(result.getOwner()))
       producerNode = node - graph.getNodes().data();
   Value *slot = nullptr;
-  if (producerNode != ColorNode::kNoNode && result.getResultNumber() == 0) {
+  if (producerNode != ColorNode::kNoNode && result &&
+      result.getResultNumber() == 0) {
     Value &first = firstCasts[producerNode];
     if (!first)
       slot = &first;
@@ -432,14 +433,11 @@ LogicalResult FunctionRewriter::run() {
       if (now == wanted)
         continue;
       Type type = lowered(use.get().getType(), wanted);
-      if (castNow && (producer == ColorNode::kNoNode || !nodes[producer].op ||
-                      producer < id)) {
+      bool opProducer = producer != ColorNode::kNoNode && nodes[producer].op;
+      if (castNow && (!opProducer || producer < id)) {
         if (use.get().getType() != type)
           use.set(getOrCreateCast(use, type,
-                                  producer != ColorNode::kNoNode &&
-                                          nodes[producer].op
-                                      ? producer
-                                      : ColorNode::kNoNode));
+                                  opProducer ? producer : ColorNode::kNoNode));
       } else {
         mismatches.push_back({&use, type});
         operandsSettled = false;
