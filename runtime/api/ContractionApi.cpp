@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Dispatch.h"
+#include <utility>
 
 using namespace amprt;
 
@@ -15,9 +16,15 @@ amprt_status contraction(const char *op, amprt_context *ctx,
                          const amprt_tensor *a, const amprt_tensor *b, bool ta,
                          bool tb, amprt_tensor *c, bool batched) {
   AMPRT_CHECK(checkOperands(op, ctx, {{"a", a}, {"b", b}, {"c", c}}));
-  AMPRT_CHECK(checkFloat(op, "a", a));
-  AMPRT_CHECK(checkSameDtype(op, "b", b, a->dtype));
-  AMPRT_CHECK(checkSameDtype(op, "c", c, a->dtype));
+  AMPRT_CHECK(checkFloat(op, "c", c));
+  // An operand is c's type, or f32 rounded to c's 16-bit type first.
+  bool narrow = c->dtype == AMPRT_F16 || c->dtype == AMPRT_BF16;
+  for (auto [name, t] : {std::pair{"a", a}, {"b", b}})
+    if (t->dtype != c->dtype && !(narrow && t->dtype == AMPRT_F32))
+      return fail(AMPRT_ERROR_DTYPE,
+                  "%s: %s must be c's type%s (got %s, c is %s)", op, name,
+                  narrow ? " or f32" : "", dtypeName(t->dtype),
+                  dtypeName(c->dtype));
   int64_t rank = a->shape.size();
   if (!batched && (rank != 2 || b->shape.size() != 2))
     return fail(AMPRT_ERROR_SHAPE, "%s: operands must be rank 2", op);
@@ -42,7 +49,30 @@ amprt_status contraction(const char *op, amprt_context *ctx,
   int64_t count = 1;
   for (int64_t d : batch)
     count *= d;
-  AMPRT_RUN(ctx, matmul(ctx, a, b, ta, tb, c, m, n, k, count));
+  if (ctx->device == AMPRT_DEVICE_CPU ||
+      (a->dtype == c->dtype && b->dtype == c->dtype))
+    AMPRT_RUN(ctx, matmul(ctx, a, b, ta, tb, c, m, n, k, count));
+  // The CPU rounds f32 operands while it stages them; device GEMMs take
+  // one type, so the rounded copies live for this call.
+  amprt_tensor *rounded[2] = {nullptr, nullptr};
+  amprt_status status = AMPRT_OK;
+  for (int i = 0; i < 2 && status == AMPRT_OK; ++i) {
+    const amprt_tensor *t = i == 0 ? a : b;
+    if (t->dtype == c->dtype)
+      continue;
+    status = amprt_tensor_create(ctx, c->dtype, (int)t->shape.size(),
+                                 t->shape.data(), &rounded[i]);
+    if (status == AMPRT_OK)
+      status = opsFor(ctx)->cast(ctx, t, rounded[i]);
+  }
+  if (status == AMPRT_OK)
+    status = opsFor(ctx)->matmul(ctx, rounded[0] ? rounded[0] : a,
+                                 rounded[1] ? rounded[1] : b, ta, tb, c, m, n,
+                                 k, count);
+  for (amprt_tensor *t : rounded)
+    if (t)
+      amprt_tensor_release(t);
+  return status;
 }
 
 int64_t windowCount(int64_t size, int64_t k, int64_t s, int64_t d, int64_t lo,

@@ -16,6 +16,7 @@
 #include "Elementwise.h"
 #include "Gemm.h"
 #include "OneDnn.h"
+#include "StagedGemm.h"
 
 using namespace amprt;
 using namespace amprt::cpu;
@@ -152,6 +153,27 @@ void runConv(ConvKind kind, const ConvGeometry &g, const C *first,
   }
 }
 
+/// A 16-bit product on stagedMatmul, each operand TC or f32 (rounded).
+template <typename TC>
+amprt_status staged(const amprt_tensor *a, const amprt_tensor *b,
+                    amprt_tensor *c, bool ta, bool tb, int64_t m, int64_t n,
+                    int64_t k, int64_t count) {
+  auto run = [&](auto *pa) {
+    TC *pc = static_cast<TC *>(c->data);
+    if (b->dtype == AMPRT_F32)
+      stagedMatmul(pa, static_cast<const float *>(b->data), pc, ta, tb, m, n, k,
+                   count);
+    else
+      stagedMatmul(pa, static_cast<const TC *>(b->data), pc, ta, tb, m, n, k,
+                   count);
+  };
+  if (a->dtype == AMPRT_F32)
+    run(static_cast<const float *>(a->data));
+  else
+    run(static_cast<const TC *>(a->data));
+  return ok();
+}
+
 } // namespace
 
 namespace amprt::cpu {
@@ -164,6 +186,10 @@ amprt_status matmul(Ctx *ctx, const Tensor *a, const Tensor *b, bool ta,
   // the compute type.
   if (dnnlMatmul(a, b, ta, tb, c, m, n, k, count))
     return ok();
+  if (c->dtype == AMPRT_F16)
+    return staged<half_t>(a, b, c, ta, tb, m, n, k, count);
+  if (c->dtype == AMPRT_BF16)
+    return staged<bf16_t>(a, b, c, ta, tb, m, n, k, count);
   int64_t rank = a->shape.size();
   int64_t lda = a->shape[rank - 1], ldb = b->shape[rank - 1];
   withCompute(a->dtype, [&](auto tag) {

@@ -104,6 +104,37 @@ inline void convert(const float *src, half_t *dst, int64_t n) {
     bits[i] = floatToHalf(src[i]);
 }
 
+/// dst = src rounded to f16 and widened back, in registers: what a cast
+/// tensor followed by a widening would hold, without the 16-bit pass
+/// through memory (f32 operands of f16 products, cpu/StagedGemm.h).
+__attribute__((target("avx,f16c"))) inline void
+roundToHalfF16C(const float *src, float *dst, int64_t n) {
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8)
+    _mm256_storeu_ps(
+        dst + i, _mm256_cvtph_ps(_mm256_cvtps_ph(_mm256_loadu_ps(src + i),
+                                                 _MM_FROUND_TO_NEAREST_INT)));
+  for (; i < n; ++i)
+    dst[i] = halfToFloat(floatToHalf(src[i]));
+}
+__attribute__((target("avx512f"))) inline void
+roundToHalfAvx512(const float *src, float *dst, int64_t n) {
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16)
+    _mm512_storeu_ps(
+        dst + i, _mm512_cvtph_ps(_mm512_cvtps_ph(_mm512_loadu_ps(src + i),
+                                                 _MM_FROUND_TO_NEAREST_INT)));
+  roundToHalfF16C(src + i, dst + i, n - i);
+}
+inline void roundThrough(half_t, const float *src, float *dst, int64_t n) {
+  if (hasF16C() && hasAvx512F())
+    return roundToHalfAvx512(src, dst, n);
+  if (hasF16C())
+    return roundToHalfF16C(src, dst, n);
+  for (int64_t i = 0; i < n; ++i)
+    dst[i] = halfToFloat(floatToHalf(src[i]));
+}
+
 /// bf16 <-> f32: a shift one way, round-to-nearest-even the other, both
 /// branch-free loops the compiler vectorises: 4 lanes in the baseline
 /// build, 16 in an AVX-512 clone (the same integer operations, so the same
@@ -143,6 +174,23 @@ inline void convert(const float *src, bf16_t *dst, int64_t n) {
   if (hasAvx512BW())
     return floatToBf16Avx512(src, dst, n);
   floatToBf16Loop(src, dst, n);
+}
+
+/// dst = src rounded to bf16 and widened back (the same integer
+/// operations as the two conversions, in one loop).
+__attribute__((always_inline)) inline void
+roundToBf16Loop(const float *src, float *dst, int64_t n) {
+  for (int64_t i = 0; i < n; ++i)
+    dst[i] = bf16ToFloat(floatToBf16(src[i]));
+}
+__attribute__((target("avx512f,avx512bw"))) inline void
+roundToBf16Avx512(const float *src, float *dst, int64_t n) {
+  roundToBf16Loop(src, dst, n);
+}
+inline void roundThrough(bf16_t, const float *src, float *dst, int64_t n) {
+  if (hasAvx512BW())
+    return roundToBf16Avx512(src, dst, n);
+  roundToBf16Loop(src, dst, n);
 }
 
 } // namespace amprt::cpu

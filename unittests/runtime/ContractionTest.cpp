@@ -94,6 +94,49 @@ TEST(RuntimeContraction, BatchMatmulAllTransposesAndTypes) {
       }
 }
 
+// f32 operands of a 16-bit product are rounded to its type on the way in:
+// the same bits as casting them first, in every split of the work (one
+// block, rows, columns, batches), transpose and mix of operand types.
+TEST(RuntimeContraction, MatmulRoundsF32OperandsLikeACast) {
+  Runtime rt;
+  struct Dims {
+    int64_t batch, m, k, n;
+  };
+  for (Dims d : {Dims{1, 7, 13, 5}, Dims{1, 300, 40, 37}, Dims{1, 37, 40, 300},
+                 Dims{3, 28, 32, 28}})
+    for (amprt_dtype dtype : {AMPRT_F16, AMPRT_BF16})
+      for (int ta = 0; ta < 2; ++ta)
+        for (int tb = 0; tb < 2; ++tb) {
+          Shape sa = ta ? Shape{d.k, d.m} : Shape{d.m, d.k};
+          Shape sb = tb ? Shape{d.n, d.k} : Shape{d.k, d.n};
+          Shape sc{d.m, d.n};
+          if (d.batch > 1)
+            for (Shape *s : {&sa, &sb, &sc})
+              s->insert(s->begin(), d.batch);
+          auto product = d.batch > 1 ? amprt_batch_matmul : amprt_matmul;
+          // Values well inside the type's range, most of them inexact in it.
+          Tensor a32 =
+              rt.make(AMPRT_F32, sa, randomValues(numel(sa), 7, -3.3, 3.3));
+          Tensor b32 =
+              rt.make(AMPRT_F32, sb, randomValues(numel(sb), 8, -3.3, 3.3));
+          Tensor a16 = rt.make(dtype, sa), b16 = rt.make(dtype, sb);
+          ASSERT_EQ(amprt_cast(rt.ctx, a32, a16), AMPRT_OK);
+          ASSERT_EQ(amprt_cast(rt.ctx, b32, b16), AMPRT_OK);
+          Tensor want = rt.make(dtype, sc);
+          ASSERT_EQ(product(rt.ctx, a16, b16, ta, tb, want), AMPRT_OK);
+          std::vector<double> expected = rt.read(want);
+          for (auto [a, b] :
+               {std::pair{&a32, &b16}, {&a16, &b32}, {&a32, &b32}}) {
+            Tensor c = rt.make(dtype, sc);
+            ASSERT_EQ(product(rt.ctx, *a, *b, ta, tb, c), AMPRT_OK)
+                << amprt_last_error();
+            EXPECT_EQ(rt.read(c), expected)
+                << "batch " << d.batch << " m " << d.m << " ta " << ta << " tb "
+                << tb << " dtype " << dtype;
+          }
+        }
+}
+
 struct ConvCase {
   int64_t n, h, w, c, o, kh, kw, sh, sw, pt, pb, pl, pr, dh, dw;
   amprt_layout layout;

@@ -48,9 +48,9 @@ TEST(Convert, EveryHalfWidensToTheScalarBits) {
   }
 }
 
-TEST(Convert, FloatsNarrowToTheScalarBits) {
-  // Every 4099th float pattern, with both signs of zero, infinities, the
-  // half range's edges and the ties around them.
+/// Every 4099th float pattern, with both signs of zero, infinities, the
+/// half range's edges and the ties around them.
+std::vector<float> floatSweep() {
   std::vector<float> in;
   for (uint64_t b = 0; b < (1ull << 32); b += 4099) {
     uint32_t bits = static_cast<uint32_t>(b);
@@ -63,6 +63,11 @@ TEST(Convert, FloatsNarrowToTheScalarBits) {
                   65519.99f, -65520.0f, 6.1035156e-05f, 5.9604645e-08f,
                   2.9802322e-08f, 2.9802326e-08f})
     in.push_back(f);
+  return in;
+}
+
+TEST(Convert, FloatsNarrowToTheScalarBits) {
+  std::vector<float> in = floatSweep();
   for (int64_t n : {int64_t(1), int64_t(15), int64_t(17), int64_t(31),
                     static_cast<int64_t>(in.size())}) {
     std::vector<half_t> out(n);
@@ -71,6 +76,24 @@ TEST(Convert, FloatsNarrowToTheScalarBits) {
       uint16_t got;
       std::memcpy(&got, &out[k], sizeof got);
       ASSERT_EQ(got, floatToHalf(in[k])) << in[k];
+    }
+  }
+}
+
+// Rounding through a 16-bit type in registers (f32 operands of 16-bit
+// products) gives the bits of narrowing and widening back.
+TEST(Convert, RoundingThroughGivesNarrowThenWiden) {
+  std::vector<float> in = floatSweep();
+  for (int64_t n : {int64_t(1), int64_t(15), int64_t(17), int64_t(31),
+                    static_cast<int64_t>(in.size())}) {
+    std::vector<float> half(n), bf16(n);
+    cpu::roundThrough(half_t(), in.data(), half.data(), n);
+    cpu::roundThrough(bf16_t(), in.data(), bf16.data(), n);
+    for (int64_t k = 0; k < n; ++k) {
+      ASSERT_EQ(bitsOf(half[k]), bitsOf(halfToFloat(floatToHalf(in[k]))))
+          << in[k];
+      ASSERT_EQ(bitsOf(bf16[k]), bitsOf(bf16ToFloat(floatToBf16(in[k]))))
+          << in[k];
     }
   }
 }

@@ -290,6 +290,28 @@ TEST_F(DeviceBackendTest, Contractions) {
   }
 }
 
+// A device GEMM takes one type: f32 operands of a 16-bit product are
+// rounded into copies for the call, and must match the CPU's staging.
+TEST_F(DeviceBackendTest, ContractionsRoundF32Operands) {
+  for (amprt_dtype t : {AMPRT_F16, AMPRT_BF16}) {
+    if (t == AMPRT_BF16 && !contractsBf16())
+      continue;
+    Pair a = random(AMPRT_F32, {13, 24}, 45), b = random(t, {24, 9}, 46);
+    Pair b32 = random(AMPRT_F32, {24, 9}, 47);
+    Pair c = output(t, {13, 9}), c2 = output(t, {13, 9});
+    check(
+        [&](amprt_context *ctx, bool d) {
+          return amprt_matmul(ctx, a.on(d), b.on(d), 0, 0, c.on(d));
+        },
+        {&c}, tolerance(t), name("matmul rounding a", t));
+    check(
+        [&](amprt_context *ctx, bool d) {
+          return amprt_matmul(ctx, a.on(d), b32.on(d), 0, 0, c2.on(d));
+        },
+        {&c2}, tolerance(t), name("matmul rounding a and b", t));
+  }
+}
+
 TEST_F(DeviceBackendTest, Convolutions) {
   struct Case {
     amprt_layout layout;

@@ -199,6 +199,10 @@ amprt_status amprt_leaky_relu_grad(amprt_context *ctx, const amprt_tensor *dy,
 
 /* --- Contractions and convolution (f32 accumulation) ---------------------- */
 
+/* c = op(a) x op(b). a and b are c's type, or f32 when c is f16 or bf16:
+ * such an operand is rounded to c's type first, exactly as amprt_cast
+ * would, so a product of cast weights needs no cast tensor (the lowering
+ * folds amp.cast f32 -> f16 into the products that are its only users). */
 amprt_status amprt_matmul(amprt_context *ctx, const amprt_tensor *a,
                           const amprt_tensor *b, int transpose_a,
                           int transpose_b, amprt_tensor *c);

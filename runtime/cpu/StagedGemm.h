@@ -1,0 +1,112 @@
+//===- StagedGemm.h - 16-bit products in f32, staged per thread -*- C++ -*-===//
+//
+// f16 products (and bf16 ones where oneDNN has no bf16 kernel) run as f32
+// GEMMs on widened operands and round their result back. Widening whole
+// operands across the cores and then multiplying across the cores makes
+// every core read the lines the other one just wrote, and rewrite them on
+// the next call: on this 2-core machine the f16 32x784 by 784x128 product
+// took 2.4-6x its f32 time, almost all of it stalled on the widening
+// stores. Here each thread widens only the slices its block of the result
+// reads, into its own scratch, multiplies them on its own core and rounds
+// its block straight into the result, so the staging never leaves the
+// core that wrote it.
+//
+// An operand may also be f32 where the result is 16-bit (amprt_matmul's
+// rounded operands): it is rounded to the result's type on the way into
+// the staging, the same bits a cast tensor would have held.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef AMPRT_CPU_STAGEDGEMM_H
+#define AMPRT_CPU_STAGEDGEMM_H
+
+#include "Blocks.h"
+#include "Gemm.h"
+#include <algorithm>
+#include <type_traits>
+
+namespace amprt::cpu {
+
+/// dst[0, n) = src[0, n) as values of the 16-bit type T, in f32: widened,
+/// or (f32 sources) rounded to T and widened back.
+template <typename T, typename S>
+void stageRun(const S *src, float *dst, int64_t n) {
+  if constexpr (std::is_same_v<S, T>) {
+    convert(src, dst, n);
+  } else {
+    static_assert(std::is_same_v<S, float>, "rounded operands are f32");
+    roundThrough(T(), src, dst, n);
+  }
+}
+
+/// dst[r * cols + j] = src[(r0 + r) * ld + c0 + j], staged as T, for a
+/// rows x cols window of a row-major matrix.
+template <typename T, typename S>
+void stageWindow(const S *src, int64_t ld, int64_t r0, int64_t rows, int64_t c0,
+                 int64_t cols, float *dst) {
+  if (cols == ld) // whole rows: one run
+    return stageRun<T>(src + r0 * ld, dst, rows * cols);
+  for (int64_t r = 0; r < rows; ++r)
+    stageRun<T>(src + (r0 + r) * ld + c0, dst + r * cols, cols);
+}
+
+/// C[count, m, n] = op(A) op(B) for a 16-bit C, accumulated in f32; A and B
+/// are C's type or f32. A is [count, m, k] ([count, k, m] when `ta`), B
+/// [count, k, n] ([count, n, k] when `tb`), all row-major and contiguous.
+template <typename TC, typename TA, typename TB>
+void stagedMatmul(const TA *a, const TB *b, TC *c, bool ta, bool tb, int64_t m,
+                  int64_t n, int64_t k, int64_t count) {
+  // C[batch][r0:r1, c0:c1] on the calling thread.
+  auto block = [&](int64_t batch, int64_t r0, int64_t r1, int64_t c0,
+                   int64_t c1) {
+    int64_t rows = r1 - r0, cols = c1 - c0;
+    const TA *ab = a + batch * m * k;
+    const TB *bb = b + batch * k * n;
+    // Rows r0..r1 of op(A): stored rows, or stored columns when
+    // transposed (kept transposed, [k, rows]).
+    Scratch<float> wa(rows * k), wb(k * cols), wc(rows * cols);
+    if (ta)
+      stageWindow<TC>(ab, m, 0, k, r0, rows, wa.data());
+    else
+      stageWindow<TC>(ab, k, r0, rows, 0, k, wa.data());
+    // Columns c0..c1 of op(B): stored columns, or stored rows when
+    // transposed ([cols, k]).
+    if (tb)
+      stageWindow<TC>(bb, k, c0, cols, 0, k, wb.data());
+    else
+      stageWindow<TC>(bb, n, 0, k, c0, cols, wb.data());
+    gemm(ta, tb, rows, cols, k, 1.0f, wa.data(), ta ? rows : k, wb.data(),
+         tb ? k : cols, 0.0f, wc.data(), cols);
+    TC *cb = c + batch * m * n;
+    if (cols == n)
+      return convert(wc.data(), cb + r0 * n, rows * cols);
+    for (int64_t r = 0; r < rows; ++r)
+      convert(wc.data() + r * cols, cb + (r0 + r) * n + c0, cols);
+  };
+  if (m == 0 || n == 0 || count == 0)
+    return;
+  if (k == 0) { // an empty sum: zeros, without asking a GEMM about it
+    std::fill(c, c + count * m * n, TC());
+    return;
+  }
+  if (count > 1) {
+    parallelFor(count, 1, [&](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i)
+        block(i, 0, m, 0, n);
+    });
+    return;
+  }
+  // As gemm() splits an f32 product: by rows, or by columns when there
+  // are fewer rows; small products stay on one thread.
+  constexpr int64_t kSerialFlops = int64_t(1) << 18;
+  if (m * n * k < kSerialFlops)
+    block(0, 0, m, 0, n);
+  else if (m >= n)
+    parallelFor(m, 16, [&](int64_t r0, int64_t r1) { block(0, r0, r1, 0, n); });
+  else
+    parallelFor(n, 16, [&](int64_t c0, int64_t c1) { block(0, 0, m, c0, c1); });
+}
+
+} // namespace amprt::cpu
+
+#endif // AMPRT_CPU_STAGEDGEMM_H
