@@ -16,7 +16,9 @@
 #include "mlir/Conversion/Passes.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/TypeUtilities.h"
 #include "mlir/Transforms/Passes.h"
+#include <functional>
 
 namespace amp {
 #define GEN_PASS_DEF_LOWERTORUNTIMEPASS
@@ -51,14 +53,28 @@ std::optional<int32_t> amp::runtimeDtypeCode(Type element) {
 
 namespace {
 
+/// An f32 -> f16 cast read only by products: they round the f32 tensor as
+/// they stage it (amprt_matmul takes f32 operands of a 16-bit product), so
+/// the cast needs no tensor of its own.
+bool foldsIntoProducts(amp::CastOp cast) {
+  if (!getElementTypeOrSelf(cast.getX().getType()).isF32() ||
+      !getElementTypeOrSelf(cast.getType()).isF16() || cast->use_empty())
+    return false;
+  return llvm::all_of(cast->getUses(), [](OpOperand &use) {
+    return isa<tg::MatmulOp, tg::BatchMatmulOp>(use.getOwner()) &&
+           use.getOperandNumber() < 2;
+  });
+}
+
 class FunctionLowering {
 public:
-  FunctionLowering(ModuleOp module, func::FuncOp func)
-      : module(module), func(func), b(func.getContext()),
+  FunctionLowering(ModuleOp module, func::FuncOp func, bool foldCasts)
+      : module(module), func(func), foldCasts(foldCasts), b(func.getContext()),
         ptr(LLVM::LLVMPointerType::get(func.getContext())),
         i32(b.getI32Type()) {}
 
   LogicalResult run();
+  unsigned numFoldedCasts = 0;
 
 private:
   /// Lowers `op` by its RuntimeLoweringOpInterface (constants here).
@@ -68,6 +84,7 @@ private:
 
   ModuleOp module;
   func::FuncOp func;
+  bool foldCasts;
   OpBuilder b;
   Type ptr, i32;
   unsigned globals = 0;
@@ -172,15 +189,32 @@ LogicalResult FunctionLowering::run() {
                << t;
     }
 
-  // The last use of every value, by op position in the block.
+  // Casts that make no tensor: their result is their f32 input's tensor,
+  // which lives until the last product that reads it.
+  llvm::DenseMap<Value, Value> foldedInto;
+  if (foldCasts)
+    for (auto cast : body.getOps<amp::CastOp>())
+      if (foldsIntoProducts(cast))
+        foldedInto[cast.getResult()] = cast.getX();
+  numFoldedCasts = foldedInto.size();
+  auto storage = [&](Value v) {
+    return foldedInto.lookup(v) ? foldedInto.lookup(v) : v;
+  };
+
+  // The last use of every value, by op position in the block (a folded
+  // cast's users use its input).
   llvm::DenseMap<Operation *, unsigned> position;
   unsigned index = 0;
   for (Operation &op : body)
     position[&op] = index++;
-  auto lastUse = [&](Value v) -> int64_t {
+  std::function<int64_t(Value)> lastUse = [&](Value v) -> int64_t {
     int64_t last = -1;
-    for (Operation *user : v.getUsers())
-      last = std::max<int64_t>(last, position.lookup(user));
+    for (Operation *user : v.getUsers()) {
+      auto cast = dyn_cast<amp::CastOp>(user);
+      last = std::max<int64_t>(last, cast && foldedInto.count(cast.getResult())
+                                         ? lastUse(cast.getResult())
+                                         : position.lookup(user));
+    }
     return last;
   };
   auto ret = cast<func::ReturnOp>(body.getTerminator());
@@ -211,10 +245,15 @@ LogicalResult FunctionLowering::run() {
     unsigned here = index++;
     if (&op == ret.getOperation())
       break;
+    if (op.getNumResults() == 1 && foldedInto.count(op.getResult(0))) {
+      lowering.setHandle(op.getResult(0),
+                         lowering.handle(foldedInto.lookup(op.getResult(0))));
+      continue;
+    }
     // What this op uses for the last time, and its unused results: freed
     // after it.
     llvm::SmallSetVector<Value, 8> dying;
-    for (Value v : op.getOperands())
+    for (Value v : llvm::map_range(op.getOperands(), storage))
       if (lastUse(v) == here && !isa<BlockArgument>(v) && !returned.contains(v))
         dying.insert(v);
     lowering.setDying(dying.getArrayRef());
@@ -261,6 +300,7 @@ LogicalResult FunctionLowering::run() {
 
 struct LowerToRuntimePass
     : amp::impl::LowerToRuntimePassBase<LowerToRuntimePass> {
+  using LowerToRuntimePassBase::LowerToRuntimePassBase;
   void getDependentDialects(DialectRegistry &registry) const override {
     LowerToRuntimePassBase::getDependentDialects(registry);
     amp::registerTGToRuntimeLowerings(registry);
@@ -288,9 +328,12 @@ struct LowerToRuntimePass
       if (!func.isExternal())
         funcs.push_back(func);
     }
-    for (func::FuncOp func : funcs)
-      if (failed(FunctionLowering(module, func).run()))
+    for (func::FuncOp func : funcs) {
+      FunctionLowering lowering(module, func, foldCastsIntoProducts);
+      if (failed(lowering.run()))
         return signalPassFailure();
+      numFoldedCasts += lowering.numFoldedCasts;
+    }
   }
 };
 

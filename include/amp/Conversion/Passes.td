@@ -24,9 +24,26 @@ def LowerToRuntimePass : Pass<"amp-lower-to-runtime", "::mlir::ModuleOp"> {
     after its last use. Constants become tensors filled once per call (a
     splat) or copied from an LLVM global.
 
+    An `amp.cast` from f32 to f16 whose every user is an operand of
+    `tg.matmul` or `tg.batch_matmul` makes no tensor: the products take the
+    f32 tensor and round it to f16 as they stage it (`amprt_matmul`'s
+    rounded operands: the same bits as the cast), which saves the CPU a
+    write and a read of every weight per step. `fold-casts-into-products=0`
+    lowers every cast as written.
+
     The result uses `func`, `arith` and `llvm` ops only, ready for
     `--convert-to-llvm --reconcile-unrealized-casts`.
   }];
+  let options = [
+    Option<"foldCastsIntoProducts", "fold-casts-into-products", "bool",
+           /*default=*/"true",
+           "Let products round their f32 operands instead of lowering the "
+           "f32 -> f16 casts that only feed them">,
+  ];
+  let statistics = [
+    Statistic<"numFoldedCasts", "folded-casts",
+              "Casts folded into the products that use them">,
+  ];
   let dependentDialects = ["::mlir::LLVM::LLVMDialect",
                            "::mlir::func::FuncDialect",
                            "::mlir::arith::ArithDialect"];
