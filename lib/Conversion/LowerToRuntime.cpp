@@ -66,6 +66,36 @@ bool foldsIntoProducts(amp::CastOp cast) {
   });
 }
 
+/// The unscales whose results `check` tests, when one amprt call can
+/// unscale them and test the unscaled values in the same pass: every
+/// operand is a distinct amp.unscale by one scale, of f16, bf16 or f32 into
+/// f32 (amprt_unscale_all_finite's arithmetic, the same bits as
+/// amprt_unscale's), and nothing reads an unscaled gradient before the
+/// check. Empty otherwise.
+SmallVector<amp::UnscaleOp>
+unscalesCheckedTogether(amp::AllFiniteOp check,
+                        const llvm::DenseMap<Operation *, unsigned> &position) {
+  SmallVector<amp::UnscaleOp> unscales;
+  llvm::SmallPtrSet<Operation *, 8> seen;
+  unsigned at = position.lookup(check);
+  for (Value g : check.getGs()) {
+    auto unscale = g.getDefiningOp<amp::UnscaleOp>();
+    if (!unscale || unscale->getBlock() != check->getBlock() ||
+        !seen.insert(unscale).second ||
+        (!unscales.empty() &&
+         unscale.getScale() != unscales.front().getScale()) ||
+        !getElementTypeOrSelf(unscale.getY().getType()).isF32() ||
+        !isa<Float16Type, BFloat16Type, Float32Type>(
+            getElementTypeOrSelf(unscale.getG().getType())))
+      return {};
+    for (Operation *user : unscale->getUsers())
+      if (user != check && position.lookup(user) < at)
+        return {};
+    unscales.push_back(unscale);
+  }
+  return unscales;
+}
+
 class FunctionLowering {
 public:
   FunctionLowering(ModuleOp module, func::FuncOp func, bool foldCasts)
@@ -74,13 +104,18 @@ public:
         i32(b.getI32Type()) {}
 
   LogicalResult run();
-  unsigned numFoldedCasts = 0;
+  unsigned numFoldedCasts = 0, numFusedChecks = 0;
 
 private:
   /// Lowers `op` by its RuntimeLoweringOpInterface (constants here).
   LogicalResult lowerOp(RuntimeLoweringBuilder &lowering, Operation *op);
   LogicalResult lowerConstant(RuntimeLoweringBuilder &lowering,
                               arith::ConstantOp op);
+  /// `check` and the unscales of its operands as one
+  /// amprt_unscale_all_finite call.
+  void lowerUnscalesAndCheck(RuntimeLoweringBuilder &lowering,
+                             amp::AllFiniteOp check,
+                             ArrayRef<amp::UnscaleOp> unscales);
 
   ModuleOp module;
   func::FuncOp func;
@@ -142,6 +177,23 @@ LogicalResult FunctionLowering::lowerConstant(RuntimeLoweringBuilder &lowering,
   return success();
 }
 
+void FunctionLowering::lowerUnscalesAndCheck(
+    RuntimeLoweringBuilder &lowering, amp::AllFiniteOp check,
+    ArrayRef<amp::UnscaleOp> unscales) {
+  lowering.setLoc(check.getLoc());
+  SmallVector<Value> grads, unscaled;
+  for (amp::UnscaleOp unscale : unscales)
+    grads.push_back(lowering.handle(unscale.getG()));
+  for (amp::UnscaleOp unscale : unscales)
+    unscaled.append(lowering.newResults(unscale));
+  Value finite = lowering.newResults(check)[0];
+  amp::UnscaleOp first = unscales.front();
+  lowering.callChecked(
+      AMPRT_ENTRY(amprt_unscale_all_finite), lowering.context(),
+      lowering.ptrArray(grads), lowering.constI32(grads.size()),
+      lowering.handle(first.getScale()), lowering.ptrArray(unscaled), finite);
+}
+
 LogicalResult FunctionLowering::lowerOp(RuntimeLoweringBuilder &lowering,
                                         Operation *op) {
   lowering.setLoc(op->getLoc());
@@ -201,19 +253,38 @@ LogicalResult FunctionLowering::run() {
     return foldedInto.lookup(v) ? foldedInto.lookup(v) : v;
   };
 
-  // The last use of every value, by op position in the block (a folded
-  // cast's users use its input).
   llvm::DenseMap<Operation *, unsigned> position;
   unsigned index = 0;
   for (Operation &op : body)
     position[&op] = index++;
+
+  // Unscales run by the amp.all_finite that checks their results, in one
+  // pass over each gradient (amprt_unscale_all_finite) instead of an
+  // unscale and a second read of the unscaled gradient.
+  llvm::DenseMap<Operation *, SmallVector<amp::UnscaleOp>> unscalesOf;
+  llvm::DenseMap<Operation *, Operation *> checkedBy;
+  for (auto check : body.getOps<amp::AllFiniteOp>()) {
+    SmallVector<amp::UnscaleOp> unscales =
+        unscalesCheckedTogether(check, position);
+    for (amp::UnscaleOp unscale : unscales)
+      checkedBy[unscale] = check;
+    if (!unscales.empty())
+      unscalesOf[check] = std::move(unscales);
+  }
+  numFusedChecks = unscalesOf.size();
+
+  // The last use of every value, by op position in the block: a folded
+  // cast's users use its input, and a deferred unscale reads its operands
+  // where its check runs.
   std::function<int64_t(Value)> lastUse = [&](Value v) -> int64_t {
     int64_t last = -1;
     for (Operation *user : v.getUsers()) {
       auto cast = dyn_cast<amp::CastOp>(user);
-      last = std::max<int64_t>(last, cast && foldedInto.count(cast.getResult())
-                                         ? lastUse(cast.getResult())
-                                         : position.lookup(user));
+      int64_t at = cast && foldedInto.count(cast.getResult())
+                       ? lastUse(cast.getResult())
+                   : checkedBy.count(user) ? position.lookup(checkedBy[user])
+                                           : position.lookup(user);
+      last = std::max(last, at);
     }
     return last;
   };
@@ -250,14 +321,24 @@ LogicalResult FunctionLowering::run() {
                          lowering.handle(foldedInto.lookup(op.getResult(0))));
       continue;
     }
-    // What this op uses for the last time, and its unused results: freed
-    // after it.
+    if (checkedBy.count(&op))
+      continue; // runs with its check
+    auto fused = unscalesOf.find(&op);
+    // What this op (and the unscales it runs) uses for the last time, and
+    // its unused results: freed after it.
+    SmallVector<Value> reads(op.getOperands());
+    if (fused != unscalesOf.end())
+      for (amp::UnscaleOp unscale : fused->second)
+        reads.append(unscale->operand_begin(), unscale->operand_end());
     llvm::SmallSetVector<Value, 8> dying;
-    for (Value v : llvm::map_range(op.getOperands(), storage))
+    for (Value v : llvm::map_range(reads, storage))
       if (lastUse(v) == here && !isa<BlockArgument>(v) && !returned.contains(v))
         dying.insert(v);
     lowering.setDying(dying.getArrayRef());
-    if (failed(lowerOp(lowering, &op)))
+    if (fused != unscalesOf.end())
+      lowerUnscalesAndCheck(lowering, cast<amp::AllFiniteOp>(op),
+                            fused->second);
+    else if (failed(lowerOp(lowering, &op)))
       return failure();
     // A rule of another dialect may forget a result: say so here rather
     // than build a call on a null handle.
@@ -333,6 +414,7 @@ struct LowerToRuntimePass
       if (failed(lowering.run()))
         return signalPassFailure();
       numFoldedCasts += lowering.numFoldedCasts;
+      numFusedChecks += lowering.numFusedChecks;
     }
   }
 };

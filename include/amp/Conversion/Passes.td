@@ -31,6 +31,12 @@ def LowerToRuntimePass : Pass<"amp-lower-to-runtime", "::mlir::ModuleOp"> {
     write and a read of every weight per step. `fold-casts-into-products=0`
     lowers every cast as written.
 
+    An `amp.all_finite` whose operands are all `amp.unscale` results (one
+    scale, f16, bf16 or f32 gradients into f32) that nothing reads before
+    it runs with those unscales as one `amprt_unscale_all_finite` call:
+    each gradient is read once, unscaled and tested, instead of unscaled
+    and then read again for the test (same bits).
+
     The result uses `func`, `arith` and `llvm` ops only, ready for
     `--convert-to-llvm --reconcile-unrealized-casts`.
   }];
@@ -43,6 +49,8 @@ def LowerToRuntimePass : Pass<"amp-lower-to-runtime", "::mlir::ModuleOp"> {
   let statistics = [
     Statistic<"numFoldedCasts", "folded-casts",
               "Casts folded into the products that use them">,
+    Statistic<"numFusedChecks", "fused-finite-checks",
+              "amp.all_finite ops run with the unscales they test">,
   ];
   let dependentDialects = ["::mlir::LLVM::LLVMDialect",
                            "::mlir::func::FuncDialect",
