@@ -279,6 +279,31 @@ TEST(RuntimeElementwise, ErfWithinEightUlp) {
   EXPECT_TRUE(std::isnan(amprt::m_erf(NAN)));
 }
 
+// GELU's gradient takes e^(-v^2 / 2) from a polynomial that vectorises:
+// within 1 ulp of the correctly rounded exponential (every 97th float in
+// [-87, 0]), 0 below it, NaN for NaN.
+TEST(RuntimeElementwise, ExpOfNonPositiveWithinOneUlp) {
+  auto ordered = [](float f) {
+    int32_t i;
+    std::memcpy(&i, &f, sizeof i);
+    return (int64_t)i;
+  };
+  int64_t worst = 0;
+  for (uint32_t bits = 0x80000000u; bits <= 0xC2AE0000u; bits += 97) {
+    float x;
+    std::memcpy(&x, &bits, sizeof x);
+    float ref = (float)std::exp((double)x);
+    worst = std::max(
+        worst, std::abs(ordered(amprt::m_expNonPositive(x)) - ordered(ref)));
+  }
+  EXPECT_LE(worst, 1);
+  EXPECT_EQ(amprt::m_expNonPositive(0.0f), 1.0f);
+  EXPECT_EQ(amprt::m_expNonPositive(-0.0f), 1.0f);
+  EXPECT_EQ(amprt::m_expNonPositive(-88.0f), 0.0f);
+  EXPECT_EQ(amprt::m_expNonPositive(-INFINITY), 0.0f);
+  EXPECT_TRUE(std::isnan(amprt::m_expNonPositive(NAN)));
+}
+
 TEST(RuntimeElementwise, CastsRoundToNearestEven) {
   Runtime rt;
   std::vector<double> values = {
