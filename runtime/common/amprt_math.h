@@ -53,9 +53,11 @@ AMPRT_HD inline double m_erf(double x) { return erf(x); }
 /// Within 1 ulp of the correctly rounded e^x on every float in [-87, 0]
 /// (0.008 ulp on average; ElementwiseTest samples it);
 /// 0 below -87, where e^x is under 2^-125 and GELU's density term cannot
-/// reach its distribution term; NaN gives NaN.
+/// reach its distribution term; NaN gives NaN (x > 0 is outside the
+/// domain and gives 1). The reduction runs on x clamped to [-87, 0], with
+/// NaN sent to -87, so the integer conversion is always defined.
 AMPRT_HD inline float m_expNonPositive(float x) {
-  float t = x < -87.0f ? -87.0f : x;
+  float t = x >= -87.0f ? (x < 0.0f ? x : 0.0f) : -87.0f;
   // Nearest integer to t / ln2 (t <= 0: truncation of t / ln2 - 1/2).
   int32_t n = (int32_t)(t * 1.44269504088896341f - 0.5f);
   float fn = (float)n;
