@@ -65,14 +65,31 @@ void mapBlocks(int64_t begin, int64_t end, T *out, F f,
   }
 }
 
+template <typename T, typename F, typename... In>
+__attribute__((always_inline)) inline void
+mapLoop(int64_t begin, int64_t end, T *out, F &f, const In *...in) {
+  for (int64_t i = begin; i < end; ++i)
+    store(out, i, f(load(in, i)...));
+}
+
+/// The same loop compiled for AVX-512: 16 f32 lanes where the baseline
+/// build has 4 (SSE2). The same IEEE operations lane by lane, and no fused
+/// multiply-adds (-ffp-contract=off), so the same bits.
+template <typename T, typename F, typename... In>
+__attribute__((target("avx512f"))) void
+mapLoopAvx512(int64_t begin, int64_t end, T *out, F &f, const In *...in) {
+  mapLoop(begin, end, out, f, in...);
+}
+
 /// out[i] = f(in[i]...) for i in [begin, end) on this thread.
 template <typename T, typename F, typename... In>
 void mapSpan(int64_t begin, int64_t end, T *out, F f, const In *...in) {
   if constexpr (kIs16Bit<T>) {
     mapBlocks(begin, end, out, f, std::index_sequence_for<In...>(), in...);
+  } else if (hasAvx512F()) {
+    mapLoopAvx512(begin, end, out, f, in...);
   } else {
-    for (int64_t i = begin; i < end; ++i)
-      store(out, i, f(load(in, i)...));
+    mapLoop(begin, end, out, f, in...);
   }
 }
 
