@@ -250,7 +250,8 @@ LogicalResult FunctionLowering::run() {
         foldedInto[cast.getResult()] = cast.getX();
   numFoldedCasts = foldedInto.size();
   auto storage = [&](Value v) {
-    return foldedInto.lookup(v) ? foldedInto.lookup(v) : v;
+    Value input = foldedInto.lookup(v);
+    return input ? input : v;
   };
 
   llvm::DenseMap<Operation *, unsigned> position;

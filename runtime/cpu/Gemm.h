@@ -36,6 +36,9 @@ inline void blasGemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k,
 /// the runtime's own OpenMP threads.
 void useSingleThreadedBlas();
 
+/// Products of fewer multiply-adds than this run on one thread.
+constexpr int64_t kSerialGemmFlops = int64_t(1) << 18;
+
 /// C[m, n] = alpha * op(A) op(B) + beta * C, row-major: f32 on oneDNN when
 /// it is built in, else (and f64) on the tuned BLAS, split by rows (or
 /// columns, when there are fewer rows) across threads.
@@ -48,8 +51,7 @@ void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, C alpha,
     if (dnnlSgemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc))
       return;
   useSingleThreadedBlas();
-  constexpr int64_t kSerialFlops = int64_t(1) << 18;
-  if (m * n * k < kSerialFlops) {
+  if (m * n * k < kSerialGemmFlops) {
     blasGemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
     return;
   }

@@ -98,8 +98,7 @@ void stagedMatmul(const TA *a, const TB *b, TC *c, bool ta, bool tb, int64_t m,
   }
   // As gemm() splits an f32 product: by rows, or by columns when there
   // are fewer rows; small products stay on one thread.
-  constexpr int64_t kSerialFlops = int64_t(1) << 18;
-  if (m * n * k < kSerialFlops)
+  if (m * n * k < kSerialGemmFlops)
     block(0, 0, m, 0, n);
   else if (m >= n)
     parallelFor(m, 16, [&](int64_t r0, int64_t r1) { block(0, r0, r1, 0, n); });
