@@ -289,6 +289,10 @@ public:
   LogicalResult lower(tg::ReduceMeanOp o) { return lowerReduction(o); }
   LogicalResult lower(tg::ReduceMaxOp o) { return lowerReduction(o); }
   LogicalResult lower(tg::ReshapeOp o) {
+    // The input usually dies here (a matmul's 2-D view of an activation or
+    // its gradient): the result then takes its storage instead of a copy.
+    if (lowering.diesHere(o.getX()))
+      return unary(o, AMPRT_ENTRY(amprt_reshape_moving));
     return unary(o, AMPRT_ENTRY(amprt_reshape));
   }
   LogicalResult lower(tg::BroadcastToOp o) {

@@ -6,6 +6,7 @@
 
 #include "Dispatch.h"
 #include <memory>
+#include <utility>
 #include <vector>
 
 using namespace amprt;
@@ -72,9 +73,9 @@ amprt_status amprt_reduce_max(amprt_context *ctx, const amprt_tensor *x,
   return reduce("amprt_reduce_max", Reduce::Max, ctx, x, dims, num_dims, y);
 }
 
-amprt_status amprt_reshape(amprt_context *ctx, const amprt_tensor *x,
-                           amprt_tensor *y) {
-  const char *op = "amprt_reshape";
+/// The operand checks amprt_reshape and amprt_reshape_moving share.
+static amprt_status checkReshape(const char *op, amprt_context *ctx,
+                                 const amprt_tensor *x, const amprt_tensor *y) {
   AMPRT_CHECK(sameType(op, ctx, x, y));
   if (x->numel != y->numel)
     return fail(AMPRT_ERROR_SHAPE,
@@ -82,7 +83,24 @@ amprt_status amprt_reshape(amprt_context *ctx, const amprt_tensor *x,
                 "counts",
                 op, shapeString(x->shape).c_str(),
                 shapeString(y->shape).c_str());
+  return ok();
+}
+
+amprt_status amprt_reshape(amprt_context *ctx, const amprt_tensor *x,
+                           amprt_tensor *y) {
+  AMPRT_CHECK(checkReshape("amprt_reshape", ctx, x, y));
   AMPRT_RUN(ctx, copyOnDevice(ctx, y->data, x->data, x->bytes));
+}
+
+amprt_status amprt_reshape_moving(amprt_context *ctx, amprt_tensor *x,
+                                  amprt_tensor *y) {
+  AMPRT_CHECK(checkReshape("amprt_reshape_moving", ctx, x, y));
+  if (x == y)
+    return ok();
+  // Same dtype and element count, so the same rounded block size.
+  std::swap(x->data, y->data);
+  std::swap(x->blockBytes, y->blockBytes);
+  return ok();
 }
 
 amprt_status amprt_broadcast_to(amprt_context *ctx, const amprt_tensor *x,

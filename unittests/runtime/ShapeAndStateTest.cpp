@@ -1,6 +1,7 @@
 //===- ShapeAndStateTest.cpp - Shape ops, optimizers and loss scaling -----===//
 
 #include "RuntimeTestUtils.h"
+#include "common/Runtime.h"
 #include <algorithm>
 
 using namespace amprt_test;
@@ -151,6 +152,21 @@ TEST(RuntimeShape, MovementOps) {
   Tensor r = rt.make(AMPRT_F32, {6});
   ASSERT_EQ(amprt_reshape(rt.ctx, x, r), AMPRT_OK);
   EXPECT_EQ(rt.read(r), v);
+  // reshape_moving: the result takes the dying input's storage, no copy.
+  {
+    Tensor dying = rt.make(AMPRT_F32, {3, 2}, v),
+           view = rt.make(AMPRT_F32, {6});
+    void *from = dying.t->data, *old = view.t->data;
+    ASSERT_EQ(amprt_reshape_moving(rt.ctx, dying, view), AMPRT_OK);
+    EXPECT_EQ(view.t->data, from);
+    EXPECT_EQ(dying.t->data, old);
+    EXPECT_EQ(rt.read(view), v);
+    // amprt_reshape's checks apply, and nothing moves on failure.
+    Tensor wrong = rt.make(AMPRT_F32, {5}), half = rt.make(AMPRT_F16, {6});
+    EXPECT_EQ(amprt_reshape_moving(rt.ctx, view, wrong), AMPRT_ERROR_SHAPE);
+    EXPECT_NE(amprt_reshape_moving(rt.ctx, view, half), AMPRT_OK);
+    EXPECT_EQ(view.t->data, from);
+  }
   // broadcast_to
   Tensor row = rt.make(AMPRT_F32, {3}, {7, 8, 9}),
          b = rt.make(AMPRT_F32, {2, 3});

@@ -310,6 +310,12 @@ amprt_status amprt_reduce_max(amprt_context *ctx, const amprt_tensor *x,
                               amprt_tensor *y);
 amprt_status amprt_reshape(amprt_context *ctx, const amprt_tensor *x,
                            amprt_tensor *y);
+/* amprt_reshape for a caller that frees `x` right after it and never reads
+   it again: `y` takes `x`'s storage instead of a copy (the elements are the
+   same bytes in the same order), and `x` keeps `y`'s old storage until it
+   is released. */
+amprt_status amprt_reshape_moving(amprt_context *ctx, amprt_tensor *x,
+                                  amprt_tensor *y);
 amprt_status amprt_broadcast_to(amprt_context *ctx, const amprt_tensor *x,
                                 amprt_tensor *y);
 amprt_status amprt_transpose(amprt_context *ctx, const amprt_tensor *x,
