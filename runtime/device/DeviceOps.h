@@ -6,6 +6,8 @@
 //   void *alloc(size_t bytes); void release(void *p);  // scratch memory
 //   amprt_status toHost(void *dst, const void *src, size_t bytes);
 //   amprt_status copy(void *dst, const void *src, size_t bytes);
+// and may provide launchBlocks(kernel, outputs, chunks) for a reduction's
+// partial sums (PartialReduceKernel::block, blocks of outputs per call).
 // The CUDA backend's executor launches grid-stride kernels on the
 // context's stream; HostExec (HostExec.h) runs the same code in host loops
 // for the tests. Arguments were checked by the C API before these run.
@@ -17,8 +19,19 @@
 
 #include "../common/Runtime.h"
 #include "Kernels.h"
+#include <type_traits>
+#include <utility>
 
 namespace amprt::device {
+
+template <typename Exec, typename K, typename = void>
+constexpr bool kHasLaunchBlocks = false;
+template <typename Exec, typename K>
+constexpr bool
+    kHasLaunchBlocks<Exec, K,
+                     std::void_t<decltype(std::declval<Exec &>().launchBlocks(
+                         std::declval<const K &>(), int64_t(), int64_t()))>> =
+        true;
 
 /// Scratch memory for the length of one op.
 template <typename Exec> class Scratch {
@@ -347,10 +360,13 @@ amprt_status reduceInto(Exec &e, const char *op, Value value,
   int64_t chunks = count > 0 ? (count + chunk - 1) / chunk : 1;
   Scratch<Exec> partial(e, (size_t)(numOut * chunks) * sizeof(double));
   AMPRT_CHECK(partial.status(op));
-  AMPRT_CHECK(e.launch(
-      PartialReduceKernel<Value>{value, outer, inner, count, chunk, chunks,
-                                 isMax, partial.template as<double>()},
-      numOut * chunks));
+  PartialReduceKernel<Value> partials{
+      value, outer,  inner, count,
+      chunk, chunks, isMax, partial.template as<double>()};
+  if constexpr (kHasLaunchBlocks<Exec, PartialReduceKernel<Value>>)
+    AMPRT_CHECK(e.launchBlocks(partials, numOut, chunks));
+  else
+    AMPRT_CHECK(e.launch(partials, numOut * chunks));
   return e.launch(FinishReduceKernel<Finish>{finish,
                                              partial.template as<double>(),
                                              chunks, isMax},
@@ -758,8 +774,8 @@ amprt_status layerNormGrad(Exec &e, const amprt_tensor *dy,
                                   mu, is, static_cast<T *>(dx->data), d},
         rows);
     if (status == AMPRT_OK)
-      status = reduceInto(e, op, DyXhatRowValue<T, S>{dys, xs, mu, is, d},
-                          outer, inner, d, rows, false,
+      status = reduceInto(e, op, DyXhatRowValue<T, S>{dys, xs, mu, is}, outer,
+                          inner, d, rows, false,
                           StoreFinish<S>{static_cast<S *>(dgamma->data), 1.0});
     if (status == AMPRT_OK)
       status =

@@ -199,8 +199,9 @@ template <typename T, typename I> struct GatherGradKernel {
 // second kernel folds the partials of each output in chunk order.
 //===--------------------------------------------------------------------===//
 
-/// Sums (or maxes) chunk `i % chunks` of output `i / chunks`: value(o, off)
-/// gives each element, `outer` maps o and `inner` the reduced index to x.
+/// Sums (or maxes) chunk `i % chunks` of output `i / chunks`: value(o, j,
+/// off) gives element j of output o, at offset off in x (`outer` maps o and
+/// `inner` j to x).
 template <typename Value> struct PartialReduceKernel {
   Value value;
   Index outer, inner;
@@ -214,13 +215,58 @@ template <typename Value> struct PartialReduceKernel {
             end = begin + chunk < count ? begin + chunk : count;
     double acc = isMax ? -__builtin_huge_val() : 0.0;
     for (int64_t j = begin; j < end; ++j) {
-      double v = value(o, base + inner.offset(j));
+      double v = value(o, j, base + inner.offset(j));
       if (isMax)
         acc = (v != v || v > acc) ? v : acc;
       else
         acc += v;
     }
     partial[i] = acc;
+  }
+  /// Chunk k of outputs o0 .. o1 - 1 (at most kBlock): the same folds in
+  /// the same order, with the loops turned so that each reduced index is
+  /// located once per block and, where the outputs sit side by side in x
+  /// (a column fold: layer norm's dgamma), its values load as a vector.
+  static constexpr int64_t kBlock = 64;
+  AMPRT_HD void block(int64_t o0, int64_t o1, int64_t k) const {
+    if (isMax)
+      foldBlock<true>(o0, o1, k);
+    else
+      foldBlock<false>(o0, o1, k);
+  }
+  template <bool IsMax>
+  AMPRT_HD void foldBlock(int64_t o0, int64_t o1, int64_t k) const {
+    int64_t begin = k * chunk,
+            end = begin + chunk < count ? begin + chunk : count;
+    double acc[kBlock];
+    int64_t n = o1 - o0;
+    for (int64_t q = 0; q < n; ++q)
+      acc[q] = IsMax ? -__builtin_huge_val() : 0.0;
+    auto fold = [&](int64_t q, double v) {
+      if constexpr (IsMax)
+        acc[q] = (v != v || v > acc[q]) ? v : acc[q];
+      else
+        acc[q] += v;
+    };
+    if (outer.rank == 1) {
+      int64_t stride = outer.stride[0];
+      for (int64_t j = begin; j < end; ++j) {
+        int64_t off = inner.offset(j) + o0 * stride;
+        for (int64_t q = 0; q < n; ++q)
+          fold(q, value(o0 + q, j, off + q * stride));
+      }
+    } else {
+      int64_t base[kBlock];
+      for (int64_t q = 0; q < n; ++q)
+        base[q] = outer.offset(o0 + q);
+      for (int64_t j = begin; j < end; ++j) {
+        int64_t off = inner.offset(j);
+        for (int64_t q = 0; q < n; ++q)
+          fold(q, value(o0 + q, j, base[q] + off));
+      }
+    }
+    for (int64_t q = 0; q < n; ++q)
+      partial[(o0 + q) * chunks + k] = acc[q];
   }
 };
 
@@ -245,13 +291,13 @@ template <typename Finish> struct FinishReduceKernel {
 /// Element values for the reductions.
 template <typename T> struct LoadValue {
   const T *x;
-  AMPRT_HD double operator()(int64_t, int64_t off) const {
+  AMPRT_HD double operator()(int64_t, int64_t, int64_t off) const {
     return (double)load(x, off);
   }
 };
 template <typename T> struct SquareValue {
   const T *x;
-  AMPRT_HD double operator()(int64_t, int64_t off) const {
+  AMPRT_HD double operator()(int64_t, int64_t, int64_t off) const {
     double v = (double)load(x, off);
     return v * v;
   }
@@ -260,7 +306,7 @@ template <typename T> struct SquareValue {
 template <typename T> struct CenteredSquareValue {
   const T *x;
   const double *mean;
-  AMPRT_HD double operator()(int64_t o, int64_t off) const {
+  AMPRT_HD double operator()(int64_t o, int64_t, int64_t off) const {
     double d = (double)load(x, off) - mean[o];
     return d * d;
   }
@@ -269,18 +315,17 @@ template <typename T> struct CenteredSquareValue {
 template <typename T, typename S> struct DyXhatChannelValue {
   const T *dy, *x;
   const S *mean, *invStd;
-  AMPRT_HD double operator()(int64_t c, int64_t off) const {
+  AMPRT_HD double operator()(int64_t c, int64_t, int64_t off) const {
     return (double)load(dy, off) *
            (((double)load(x, off) - (double)mean[c]) * (double)invStd[c]);
   }
 };
-/// dy * xhat with per-row statistics (layer norm; rows of d elements).
+/// dy * xhat with per-row statistics (layer norm, folding a column over
+/// the rows: the reduced index is the row).
 template <typename T, typename S> struct DyXhatRowValue {
   const T *dy, *x;
   const S *mean, *invStd;
-  int64_t d;
-  AMPRT_HD double operator()(int64_t, int64_t off) const {
-    int64_t r = off / d;
+  AMPRT_HD double operator()(int64_t, int64_t r, int64_t off) const {
     return (double)load(dy, off) *
            (((double)load(x, off) - (double)mean[r]) * (double)invStd[r]);
   }
@@ -367,6 +412,46 @@ template <typename S> struct StoreStatsKernel {
   AMPRT_HD void operator()(int64_t i) const { to[i] = (S)from[i]; }
 };
 
+/// The sum of term(0) .. term(n - 1) in double, in kLanes interleaved
+/// partial sums (term j goes to lane j % kLanes) added pairwise at the end.
+/// Every backend adds in this order, so the rows ops agree bit for bit;
+/// a host core adds the lanes as one vector instead of waiting on a serial
+/// chain of adds (the layer norms and softmax were a quarter of the
+/// transformer's f32 step).
+constexpr int kLanes = 8;
+template <typename Term, typename Combine>
+AMPRT_HD inline double laneFold(int64_t n, double init, Term term,
+                                Combine combine) {
+  double lane[kLanes];
+  for (int q = 0; q < kLanes; ++q)
+    lane[q] = init;
+  int64_t j = 0;
+  for (; j + kLanes <= n; j += kLanes)
+    for (int q = 0; q < kLanes; ++q)
+      lane[q] = combine(lane[q], term(j + q));
+  // A tail of half the lanes or more as one half-width step (scalar tails
+  // were most of a softmax over 28 keys).
+  int first = 0;
+  if (j + kLanes / 2 <= n) {
+    for (int q = 0; q < kLanes / 2; ++q)
+      lane[q] = combine(lane[q], term(j + q));
+    j += kLanes / 2;
+    first = kLanes / 2;
+  }
+  for (int q = first; j < n; ++j, ++q)
+    lane[q] = combine(lane[q], term(j));
+  return combine(combine(combine(lane[0], lane[1]), combine(lane[2], lane[3])),
+                 combine(combine(lane[4], lane[5]), combine(lane[6], lane[7])));
+}
+template <typename Term> AMPRT_HD inline double laneSum(int64_t n, Term term) {
+  return laneFold(n, 0.0, term, [](double a, double b) { return a + b; });
+}
+/// The maximum, NaN winning as in a serial scan.
+template <typename Term> AMPRT_HD inline double laneMax(int64_t n, Term term) {
+  return laneFold(n, -__builtin_huge_val(), term,
+                  [](double a, double b) { return (b != b || b > a) ? b : a; });
+}
+
 /// One row of d elements per index, as the CPU's layer norm.
 template <typename T, typename S> struct LayerNormKernel {
   const T *x;
@@ -378,14 +463,11 @@ template <typename T, typename S> struct LayerNormKernel {
   AMPRT_HD void operator()(int64_t r) const {
     const T *xr = x + r * d;
     T *yr = y + r * d;
-    double sum = 0, sq = 0;
-    for (int64_t j = 0; j < d; ++j)
-      sum += (double)load(xr, j);
-    double mu = sum / d;
-    for (int64_t j = 0; j < d; ++j) {
+    double mu = laneSum(d, [&](int64_t j) { return (double)load(xr, j); }) / d;
+    double sq = laneSum(d, [&](int64_t j) {
       double v = (double)load(xr, j) - mu;
-      sq += v * v;
-    }
+      return v * v;
+    });
     double is = 1.0 / sqrt(sq / d + epsilon);
     for (int64_t j = 0; j < d; ++j)
       store(yr, j,
@@ -405,21 +487,15 @@ template <typename T, typename S> struct LayerNormGradKernel {
   AMPRT_HD void operator()(int64_t r) const {
     const T *xr = x + r * d, *dyr = dy + r * d;
     double mu = mean[r], is = invStd[r];
-    double sumG = 0, sumGXhat = 0;
-    for (int64_t j = 0; j < d; ++j) {
-      double xhat = ((double)load(xr, j) - mu) * is;
-      double g = (double)load(dyr, j) * (double)gamma[j];
-      sumG += g;
-      sumGXhat += g * xhat;
-    }
+    auto g = [&](int64_t j) { return (double)load(dyr, j) * (double)gamma[j]; };
+    auto xhat = [&](int64_t j) { return ((double)load(xr, j) - mu) * is; };
+    double sumG = laneSum(d, g);
+    double sumGXhat = laneSum(d, [&](int64_t j) { return g(j) * xhat(j); });
     T *dxr = dx + r * d;
-    for (int64_t j = 0; j < d; ++j) {
-      double xhat = ((double)load(xr, j) - mu) * is;
-      double g = (double)load(dyr, j) * (double)gamma[j];
+    for (int64_t j = 0; j < d; ++j)
       store(dxr, j,
-            (typename Compute<T>::type)(is / d *
-                                        (d * g - sumG - xhat * sumGXhat)));
-    }
+            (typename Compute<T>::type)(
+                is / d * (d * g(j) - sumG - xhat(j) * sumGXhat)));
   }
 };
 
@@ -430,68 +506,84 @@ template <typename T, typename S> struct LayerNormGradKernel {
 enum class SoftmaxKind { Softmax, LogSoftmax, SoftmaxGrad, LogSoftmaxGrad };
 
 /// Row r = (outer o, inner i): elements first + j * inner, j < axis.
-/// Forward kinds read `a` = x; gradients read `a` = dy and `b` = y.
+/// Forward kinds read `a` = x; gradients read `a` = dy and `b` = y. Sums
+/// are laneSums in double; the exponentials are in the compute type (for
+/// f32 and 16-bit data m_expNonPositive of x - max rounded to f32, within
+/// 1 ulp, where double exp was most of the softmax, as PyTorch's f32
+/// softmax computes them; exp for f64).
 template <typename T> struct SoftmaxKernel {
   const T *a, *b;
   T *out;
   Split s;
   SoftmaxKind kind;
   AMPRT_HD void operator()(int64_t r) const {
+    // A row along the last axis is contiguous: its loops then vectorise.
+    if (s.inner == 1)
+      row(r, 0, 1);
+    else
+      row(r / s.inner, r % s.inner, s.inner);
+  }
+  AMPRT_HD void row(int64_t o, int64_t in, int64_t step) const {
     using C = typename Compute<T>::type;
-    int64_t o = r / s.inner, in = r % s.inner;
-    int64_t first = o * s.axis * s.inner + in, step = s.inner;
+    int64_t first = o * s.axis * s.inner + in;
+    const T *ar = a + first, *br = b ? b + first : nullptr;
+    T *outr = out + first;
     if (kind == SoftmaxKind::SoftmaxGrad ||
         kind == SoftmaxKind::LogSoftmaxGrad) {
-      double acc = 0;
+      double acc = kind == SoftmaxKind::SoftmaxGrad
+                       ? laneSum(s.axis,
+                                 [&](int64_t j) {
+                                   return (double)load(ar, j * step) *
+                                          (double)load(br, j * step);
+                                 })
+                       : laneSum(s.axis, [&](int64_t j) {
+                           return (double)load(ar, j * step);
+                         });
       for (int64_t j = 0; j < s.axis; ++j) {
-        int64_t k = first + j * step;
-        acc += kind == SoftmaxKind::SoftmaxGrad
-                   ? (double)load(a, k) * (double)load(b, k)
-                   : (double)load(a, k);
-      }
-      for (int64_t j = 0; j < s.axis; ++j) {
-        int64_t k = first + j * step;
-        double dy = load(a, k), y = load(b, k);
-        store(out, k,
+        double dy = load(ar, j * step), y = load(br, j * step);
+        store(outr, j * step,
               (C)(kind == SoftmaxKind::SoftmaxGrad ? y * (dy - acc)
                                                    : dy - exp(y) * acc));
       }
       return;
     }
-    double m = -__builtin_huge_val();
-    for (int64_t j = 0; j < s.axis; ++j) {
-      double v = load(a, first + j * step);
-      m = m > v ? m : v;
-    }
-    // On the host a short softmax row keeps its exponentials for the
-    // second pass instead of computing each twice (f64 exp was a tenth of
-    // the transformer step); the same values, so the same result. Device
-    // threads recompute: a per-thread array would sit in local memory.
+    double m =
+        laneMax(s.axis, [&](int64_t j) { return (double)load(ar, j * step); });
+    auto e = [&](int64_t j) {
+      return m_expNonPositive((C)((double)load(ar, j * step) - m));
+    };
+    // On the host a short row keeps its exponentials for the second pass
+    // instead of computing each twice; device threads recompute (a
+    // per-thread array would sit in local memory). The same values.
 #ifdef __CUDA_ARCH__
     constexpr int64_t kKept = 0;
-    double *kept = nullptr;
+    C *kept = nullptr;
 #else
     constexpr int64_t kKept = 64;
-    double keptRow[kKept];
-    double *kept = keptRow;
+    C keptRow[kKept];
+    C *kept = keptRow;
 #endif
-    bool keep = kind == SoftmaxKind::Softmax && s.axis <= kKept;
-    double sum = 0;
-    for (int64_t j = 0; j < s.axis; ++j) {
-      double e = exp((double)load(a, first + j * step) - m);
-      if (keep)
-        kept[j] = e;
-      sum += e;
+    if (kind == SoftmaxKind::Softmax) {
+      bool keep = s.axis <= kKept;
+      double sum =
+          keep ? laneSum(s.axis,
+                         [&](int64_t j) {
+                           C v = e(j);
+                           kept[j] = v;
+                           return (double)v;
+                         })
+               : laneSum(s.axis, [&](int64_t j) { return (double)e(j); });
+      // One division per row: a double division per element was a third
+      // of the forward.
+      double inv = 1.0 / sum;
+      for (int64_t j = 0; j < s.axis; ++j)
+        store(outr, j * step, (C)((double)(keep ? kept[j] : e(j)) * inv));
+      return;
     }
+    double sum = laneSum(s.axis, [&](int64_t j) { return (double)e(j); });
     double lse = m + log(sum);
-    for (int64_t j = 0; j < s.axis; ++j) {
-      int64_t k = first + j * step;
-      double v = load(a, k);
-      store(out, k,
-            (C)(kind == SoftmaxKind::Softmax
-                    ? (keep ? kept[j] : exp(v - m)) / sum
-                    : v - lse));
-    }
+    for (int64_t j = 0; j < s.axis; ++j)
+      store(outr, j * step, (C)((double)load(ar, j * step) - lse));
   }
 };
 
@@ -775,7 +867,7 @@ template <typename Q, typename U> struct DequantizeKernel {
 
 template <typename T> struct AbsValue {
   const T *x;
-  AMPRT_HD double operator()(int64_t, int64_t off) const {
+  AMPRT_HD double operator()(int64_t, int64_t, int64_t off) const {
     double v = (double)load(x, off);
     return v < 0 ? -v : v;
   }

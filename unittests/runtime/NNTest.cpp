@@ -320,3 +320,87 @@ TEST(RuntimeNN, SoftmaxFamilyAndCrossEntropy) {
 }
 
 } // namespace
+
+// f32 softmax rows of every length through the lane sums' tails (half
+// width, scalar), the kept-exponentials limit (64) and beyond, against
+// double. Gaps past the f32 exponential's range give
+// 0 (the true value is under 2^-125), -inf gives 0, NaN stays NaN.
+TEST(RuntimeNN, F32SoftmaxRowsAgainstDouble) {
+  Runtime rt;
+  for (int64_t len : {1, 3, 4, 5, 7, 8, 12, 13, 28, 63, 64, 65, 70}) {
+    auto xv = randomValues(3 * len, 40 + len, -12, 12);
+    xv[len] = -100; // a gap past -87 in row 1
+    if (len > 1) {
+      xv[2 * len + 1] = -std::numeric_limits<double>::infinity();
+      xv[len + 1] = 40; // row 1's maximum, far above its -100
+    }
+    Tensor x = rt.make(AMPRT_F32, {3, len}, xv),
+           y = rt.make(AMPRT_F32, {3, len});
+    ASSERT_EQ(amprt_softmax(rt.ctx, x, -1, y), AMPRT_OK);
+    std::vector<double> got = rt.read(y), xf = rt.read(x);
+    for (int64_t r = 0; r < 3; ++r) {
+      double m = -std::numeric_limits<double>::infinity(), sum = 0;
+      for (int64_t j = 0; j < len; ++j)
+        m = std::max(m, xf[r * len + j]);
+      for (int64_t j = 0; j < len; ++j)
+        sum += std::exp(xf[r * len + j] - m);
+      for (int64_t j = 0; j < len; ++j) {
+        // x - max is rounded to f32 before its exponential, as in
+        // PyTorch: a relative error of up to |x - max| 2^-24 on top of
+        // the exponential's ulp and the final rounding.
+        double gap = m - xf[r * len + j];
+        double want = std::exp(-gap) / sum;
+        if (std::isinf(gap)) {
+          EXPECT_EQ(got[r * len + j], 0.0) << "length " << len;
+          continue;
+        }
+        EXPECT_NEAR(got[r * len + j], want,
+                    (4e-7 + gap * 0x1p-23) * want + 1e-37)
+            << "length " << len << " row " << r << " element " << j;
+      }
+    }
+  }
+  Tensor x = rt.make(AMPRT_F32, {1, 9}, {0, 1, 2, NAN, 4, 5, 6, 7, 8}),
+         y = rt.make(AMPRT_F32, {1, 9});
+  ASSERT_EQ(amprt_softmax(rt.ctx, x, -1, y), AMPRT_OK);
+  for (double v : rt.read(y))
+    EXPECT_TRUE(std::isnan(v));
+}
+
+// Layer norm's dgamma and dbeta fold each column over the rows in chunks of
+// 1024 rows (each in row order, in double), the chunks then added in
+// order: the CPU turns the loops (blocks of 64 columns) but must keep that
+// order, which the device kernels also use. Exact against that order, with
+// more than one chunk and more than one block.
+TEST(RuntimeNN, LayerNormGradColumnFoldOrder) {
+  Runtime rt;
+  const int64_t rows = 2100, d = 70;
+  auto xv = randomValues(rows * d, 51, -3, 3), dyv = randomValues(rows * d, 52);
+  auto gv = randomValues(d, 53, 0.5, 1.5);
+  Tensor x = rt.make(AMPRT_F32, {rows, d}, xv),
+         dy = rt.make(AMPRT_F32, {rows, d}, dyv),
+         g = rt.make(AMPRT_F32, {d}, gv), b = rt.make(AMPRT_F32, {d}),
+         y = rt.make(AMPRT_F32, {rows, d}), mean = rt.make(AMPRT_F32, {rows}),
+         is = rt.make(AMPRT_F32, {rows}), dx = rt.make(AMPRT_F32, {rows, d}),
+         dg = rt.make(AMPRT_F32, {d}), db = rt.make(AMPRT_F32, {d});
+  ASSERT_EQ(amprt_layer_norm(rt.ctx, x, g, b, 1e-5, y, mean, is), AMPRT_OK);
+  ASSERT_EQ(amprt_layer_norm_grad(rt.ctx, dy, x, g, mean, is, dx, dg, db),
+            AMPRT_OK);
+  std::vector<double> xs = rt.read(x), dys = rt.read(dy), mu = rt.read(mean),
+                      inv = rt.read(is), gotG = rt.read(dg), gotB = rt.read(db);
+  for (int64_t j = 0; j < d; ++j) {
+    double wantG = 0, wantB = 0;
+    for (int64_t c0 = 0; c0 < rows; c0 += 1024) {
+      double partG = 0, partB = 0;
+      for (int64_t r = c0; r < std::min(rows, c0 + 1024); ++r) {
+        double off = r * d + j;
+        partG += dys[off] * ((xs[off] - mu[r]) * inv[r]);
+        partB += dys[off];
+      }
+      wantG += partG;
+      wantB += partB;
+    }
+    EXPECT_EQ(gotG[j], (double)(float)wantG) << "dgamma column " << j;
+    EXPECT_EQ(gotB[j], (double)(float)wantB) << "dbeta column " << j;
+  }
+}
