@@ -138,7 +138,7 @@ void mapChannelsLast(int64_t outer, int64_t axis, T *out, F f,
   if constexpr (kIs16Bit<T>) {
     if (axis <= kBlock) {
       int64_t perBlock = kBlock / axis;
-      parallelFor(outer, grain, [&](int64_t begin, int64_t end) {
+      parallelForWide(outer, grain, [&](int64_t begin, int64_t end) {
         float wide[sizeof...(In)][kBlock], result[kBlock];
         for (int64_t o = begin; o < end; o += perBlock) {
           int64_t rows = std::min(perBlock, end - o);
@@ -154,7 +154,7 @@ void mapChannelsLast(int64_t outer, int64_t axis, T *out, F f,
       return;
     }
   }
-  parallelFor(outer, grain, [&](int64_t begin, int64_t end) {
+  parallelForWide(outer, grain, [&](int64_t begin, int64_t end) {
     for (int64_t o = begin; o < end; ++o)
       for (int64_t c = 0; c < axis; ++c)
         store(out + o * axis, c, (C)f(c, load(in + o * axis, c)...));

@@ -44,7 +44,7 @@ std::vector<double> channelSums(const Split &s, int64_t width, F f) {
   int64_t blocks = (s.outer + blockRows - 1) / blockRows;
   int64_t stride = s.axis * width;
   std::vector<double> partial(blocks * stride, 0.0);
-  parallelFor(blocks, 1, [&](int64_t begin, int64_t end) {
+  parallelForWide(blocks, 1, [&](int64_t begin, int64_t end) {
     for (int64_t b = begin; b < end; ++b) {
       double *acc = partial.data() + b * stride;
       int64_t last = std::min(s.outer, (b + 1) * blockRows);
@@ -71,15 +71,15 @@ std::vector<double> channelSums(const Split &s, int64_t width, F f) {
 /// split over `outer` by threads.
 template <typename F> void parallelForInOrder(const Split &s, F f) {
   int64_t row = s.axis * s.inner;
-  parallelFor(s.outer,
-              std::max<int64_t>(1, (1 << 14) / std::max<int64_t>(row, 1)),
-              [&](int64_t begin, int64_t end) {
-                for (int64_t o = begin; o < end; ++o)
-                  for (int64_t c = 0; c < s.axis; ++c)
-                    for (int64_t i = 0, k = (o * s.axis + c) * s.inner;
-                         i < s.inner; ++i, ++k)
-                      f(c, k);
-              });
+  parallelForWide(s.outer,
+                  std::max<int64_t>(1, (1 << 14) / std::max<int64_t>(row, 1)),
+                  [&](int64_t begin, int64_t end) {
+                    for (int64_t o = begin; o < end; ++o)
+                      for (int64_t c = 0; c < s.axis; ++c)
+                        for (int64_t i = 0, k = (o * s.axis + c) * s.inner;
+                             i < s.inner; ++i, ++k)
+                          f(c, k);
+                  });
 }
 
 } // namespace amprt::cpu

@@ -12,6 +12,7 @@
 #define AMPRT_CPU_CONVERT_H
 
 #include "../common/amprt_half.h"
+#include "Parallel.h"
 #include <cpuid.h>
 #include <cstdint>
 #include <immintrin.h>
@@ -55,11 +56,6 @@ inline bool hasF16C() {
     __asm__("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
     return (lo & 0x6) == 0x6;
   }();
-  return has;
-}
-
-inline bool hasAvx512F() {
-  static const bool has = __builtin_cpu_supports("avx512f");
   return has;
 }
 
