@@ -44,7 +44,7 @@ std::vector<double> channelSums(const Split &s, int64_t width, F f) {
   int64_t blocks = (s.outer + blockRows - 1) / blockRows;
   int64_t stride = s.axis * width;
   std::vector<double> partial(blocks * stride, 0.0);
-  parallelForWide(blocks, 1, [&](int64_t begin, int64_t end) {
+  parallelFor(blocks, 1, [&](int64_t begin, int64_t end) {
     for (int64_t b = begin; b < end; ++b) {
       double *acc = partial.data() + b * stride;
       int64_t last = std::min(s.outer, (b + 1) * blockRows);

@@ -94,7 +94,7 @@ template <typename T, bool IsMax>
 void poolRowsNHWC(const Pool &p, const T *xs, T *ys) {
   using C = typename Compute<T>::type;
   using Acc = std::conditional_t<IsMax, C, double>;
-  parallelForWide(p.n * p.oh, 1, [&](int64_t begin, int64_t end) {
+  parallelFor(p.n * p.oh, 1, [&](int64_t begin, int64_t end) {
     std::vector<Acc> acc(p.c);
     std::vector<int64_t> offsets(p.kh * p.kw);
     for (int64_t row = begin; row < end; ++row) {
@@ -131,7 +131,7 @@ void maxPoolGradNHWC(const Pool &p, const T *xs, const T *ys, const T *dys,
                      T *dxs) {
   using C = typename Compute<T>::type;
   int64_t image = p.h * p.w * p.c, outImage = p.oh * p.ow * p.c;
-  parallelForWide(p.n, 1, [&](int64_t begin, int64_t end) {
+  parallelFor(p.n, 1, [&](int64_t begin, int64_t end) {
     std::vector<C> acc(image), target(p.c);
     std::vector<int32_t> first(p.c);
     std::vector<int64_t> offsets(p.kh * p.kw);
