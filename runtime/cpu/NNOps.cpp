@@ -131,16 +131,22 @@ void maxPoolGradNHWC(const Pool &p, const T *xs, const T *ys, const T *dys,
                      T *dxs) {
   using C = typename Compute<T>::type;
   int64_t image = p.h * p.w * p.c, outImage = p.oh * p.ow * p.c;
+  // Windows that tile the image (a 2x2 pool of stride 2) cover every input
+  // once: each window then writes its positions outright, 0 + dy at the
+  // first maximum and 0 elsewhere (the values the sums give), with no
+  // zeroed image to add into, and f32 gradients go straight to dx.
+  bool tiled = p.sh == p.kh && p.sw == p.kw && p.pt == 0 && p.pl == 0 &&
+               p.oh * p.kh == p.h && p.ow * p.kw == p.w;
   parallelFor(p.n, 1, [&](int64_t begin, int64_t end) {
-    std::vector<C> acc(image), target(p.c);
+    std::vector<C> acc(kIs16Bit<T> || !tiled ? image : 0), target(p.c);
     std::vector<int32_t> first(p.c);
     std::vector<int64_t> offsets(p.kh * p.kw);
     // 16-bit images are widened once per image with the vector conversions
     // (each input is compared once per window it is in): the same values.
     std::vector<float> wide(kIs16Bit<T> ? image + 2 * outImage : 0);
     for (int64_t n = begin; n < end; ++n) {
-      std::fill(acc.begin(), acc.end(), C(0));
-      auto window = [&](const auto *xn, const auto *yn, const auto *dyn) {
+      auto window = [&](const auto *xn, const auto *yn, const auto *dyn,
+                        auto *dx) {
         for (int64_t oy = 0; oy < p.oh; ++oy)
           for (int64_t ox = 0; ox < p.ow; ++ox) {
             int64_t out = (oy * p.ow + ox) * p.c;
@@ -157,23 +163,36 @@ void maxPoolGradNHWC(const Pool &p, const T *xs, const T *ys, const T *dys,
                 first[c] = ((first[c] < 0) & equal) ? k : first[c];
               }
             }
+            if (tiled) {
+              for (int32_t k = 0; k < count; ++k)
+                for (int64_t c = 0; c < p.c; ++c) {
+                  C g = (C)load(dyn, out + c); // read unconditionally: a select
+                  dx[offsets[k] + c] = C(0) + (first[c] == k ? g : C(0));
+                }
+              continue;
+            }
             for (int64_t c = 0; c < p.c; ++c)
               if (first[c] >= 0)
-                acc[offsets[first[c]] + c] += (C)load(dyn, out + c);
+                dx[offsets[first[c]] + c] += (C)load(dyn, out + c);
           }
       };
       const T *xn = xs + n * image, *yn = ys + n * outImage,
               *dyn = dys + n * outImage;
       T *dxn = dxs + n * image;
+      if (!tiled)
+        std::fill(acc.begin(), acc.end(), C(0));
       if constexpr (kIs16Bit<T>) {
         float *wx = wide.data(), *wy = wx + image, *wdy = wy + outImage;
         convert(xn, wx, image);
         convert(yn, wy, outImage);
         convert(dyn, wdy, outImage);
-        window((const float *)wx, (const float *)wy, (const float *)wdy);
+        window((const float *)wx, (const float *)wy, (const float *)wdy,
+               acc.data());
         convert(acc.data(), dxn, image);
+      } else if (tiled) {
+        window(xn, yn, dyn, dxn);
       } else {
-        window(xn, yn, dyn);
+        window(xn, yn, dyn, acc.data());
         for (int64_t i = 0; i < image; ++i)
           store(dxn, i, acc[i]);
       }

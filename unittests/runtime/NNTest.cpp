@@ -404,3 +404,56 @@ TEST(RuntimeNN, LayerNormGradColumnFoldOrder) {
     EXPECT_EQ(gotB[j], (double)(float)wantB) << "dbeta column " << j;
   }
 }
+
+// Max-pool gradients over windows that tile the image (2x2, stride 2, no
+// padding) write each window's positions outright: dy at the window's first
+// maximum in (ky, kx) order, 0 elsewhere. Exact against that rule in every
+// storage type, with ties, a NaN window and -0.0 gradients; the same rule
+// as the general path, which an image one row and column larger takes.
+TEST(RuntimeNN, TiledMaxPoolGradRoutesToTheFirstMaximum) {
+  Runtime rt;
+  int64_t window[2] = {2, 2}, strides[2] = {2, 2}, padding[4] = {0, 0, 0, 0};
+  for (int64_t side : {4, 5})
+    for (amprt_dtype dtype : {AMPRT_F32, AMPRT_F16, AMPRT_BF16, AMPRT_F64}) {
+      const int64_t n = 2, c = 3, o = side / 2;
+      Shape xs{n, side, side, c}, ys{n, o, o, c};
+      auto xv = randomValues(numel(xs), 61, -4, 4);
+      for (double &v : xv) // coarse values: many ties
+        v = std::round(v);
+      xv[0] = NAN; // image 0, channel 0: window (0, 0) holds a NaN
+      auto dyv = randomValues(numel(ys), 62);
+      dyv[1] = -0.0;
+      Tensor x = rt.make(dtype, xs, xv), y = rt.make(dtype, ys),
+             dy = rt.make(dtype, ys, dyv), dx = rt.make(dtype, xs);
+      ASSERT_EQ(
+          amprt_max_pool2d(rt.ctx, x, window, strides, padding, AMPRT_NHWC, y),
+          AMPRT_OK);
+      ASSERT_EQ(amprt_max_pool2d_grad(rt.ctx, dy, x, y, window, strides,
+                                      padding, AMPRT_NHWC, dx),
+                AMPRT_OK)
+          << amprt_last_error();
+      std::vector<double> xr = rt.read(x), yr = rt.read(y), dyr = rt.read(dy),
+                          got = rt.read(dx), want(xr.size(), 0.0);
+      for (int64_t i = 0; i < n; ++i)
+        for (int64_t oy = 0; oy < o; ++oy)
+          for (int64_t ox = 0; ox < o; ++ox)
+            for (int64_t ch = 0; ch < c; ++ch) {
+              int64_t out = ((i * o + oy) * o + ox) * c + ch;
+              double t = yr[out];
+              for (int64_t k = 0; k < 4; ++k) {
+                int64_t at =
+                    ((i * side + 2 * oy + k / 2) * side + 2 * ox + k % 2) * c +
+                    ch;
+                if (xr[at] == t || (std::isnan(t) && std::isnan(xr[at]))) {
+                  want[at] = 0.0 + dyr[out];
+                  break;
+                }
+              }
+            }
+      for (size_t i = 0; i < got.size(); ++i) {
+        EXPECT_EQ(got[i], want[i])
+            << "side " << side << " dtype " << dtype << " element " << i;
+        EXPECT_EQ(std::signbit(got[i]), std::signbit(want[i])) << i;
+      }
+    }
+}
