@@ -121,61 +121,68 @@ void poolRowsNHWC(const Pool &p, const T *xs, T *ys) {
   });
 }
 
+/// The max-pool gradient of one NHWC image in C (f32 or f64), into dx:
+/// per window, a branch-free pass over its positions finds each channel's
+/// first maximum (a vector of positions, so the channel loop vectorises).
+/// Windows that tile the image (a 2x2 pool of stride 2) cover every input
+/// once, so each writes its positions outright, 0 + dy at the first maximum
+/// and 0 elsewhere (the values the sums give); otherwise dx must start
+/// zeroed and one scalar add per channel routes the gradient. Not inlined:
+/// gcc vectorised the inlined copy in the bf16 caller's context less well
+/// (scalar compares, 3x slower than the f32 and f16 ones).
+template <typename C>
+__attribute__((noinline)) void
+maxPoolGradImage(const Pool &p, bool tiled, const C *xn, const C *yn,
+                 const C *dyn, C *dx, C *target, int32_t *first,
+                 int64_t *offsets) {
+  for (int64_t oy = 0; oy < p.oh; ++oy)
+    for (int64_t ox = 0; ox < p.ow; ++ox) {
+      int64_t out = (oy * p.ow + ox) * p.c;
+      for (int64_t c = 0; c < p.c; ++c) {
+        target[c] = yn[out + c];
+        first[c] = -1;
+      }
+      int32_t count = (int32_t)windowOffsets(p, oy, ox, offsets);
+      for (int32_t k = 0; k < count; ++k) {
+        const C *in = xn + offsets[k];
+        for (int64_t c = 0; c < p.c; ++c) {
+          C v = in[c], t = target[c];
+          bool equal = (v == t) | ((t != t) & (v != v));
+          first[c] = ((first[c] < 0) & equal) ? k : first[c];
+        }
+      }
+      if (tiled) {
+        for (int32_t k = 0; k < count; ++k)
+          for (int64_t c = 0; c < p.c; ++c) {
+            C g = dyn[out + c]; // read unconditionally: a select
+            dx[offsets[k] + c] = C(0) + (first[c] == k ? g : C(0));
+          }
+        continue;
+      }
+      for (int64_t c = 0; c < p.c; ++c)
+        if (first[c] >= 0)
+          dx[offsets[first[c]] + c] += dyn[out + c];
+    }
+}
+
 /// NHWC max-pool gradient, one image per task (windows of one image may
-/// overlap), accumulated in the compute type in an image-sized buffer and
-/// stored once. Per window, a branch-free pass over its positions finds
-/// each channel's first maximum (a vector of positions, so the channel loop
-/// vectorises); one scalar add per channel then routes the gradient.
+/// overlap), in the compute type. 16-bit images are widened once per image
+/// with the vector conversions (each input is compared once per window it
+/// is in) and go through the f32 code: the same values.
 template <typename T>
 void maxPoolGradNHWC(const Pool &p, const T *xs, const T *ys, const T *dys,
                      T *dxs) {
   using C = typename Compute<T>::type;
   int64_t image = p.h * p.w * p.c, outImage = p.oh * p.ow * p.c;
-  // Windows that tile the image (a 2x2 pool of stride 2) cover every input
-  // once: each window then writes its positions outright, 0 + dy at the
-  // first maximum and 0 elsewhere (the values the sums give), with no
-  // zeroed image to add into, and f32 gradients go straight to dx.
   bool tiled = p.sh == p.kh && p.sw == p.kw && p.pt == 0 && p.pl == 0 &&
                p.oh * p.kh == p.h && p.ow * p.kw == p.w;
   parallelFor(p.n, 1, [&](int64_t begin, int64_t end) {
+    // f32 and f64 gradients of tiled images go straight to dx.
     std::vector<C> acc(kIs16Bit<T> || !tiled ? image : 0), target(p.c);
     std::vector<int32_t> first(p.c);
     std::vector<int64_t> offsets(p.kh * p.kw);
-    // 16-bit images are widened once per image with the vector conversions
-    // (each input is compared once per window it is in): the same values.
     std::vector<float> wide(kIs16Bit<T> ? image + 2 * outImage : 0);
     for (int64_t n = begin; n < end; ++n) {
-      auto window = [&](const auto *xn, const auto *yn, const auto *dyn,
-                        auto *dx) {
-        for (int64_t oy = 0; oy < p.oh; ++oy)
-          for (int64_t ox = 0; ox < p.ow; ++ox) {
-            int64_t out = (oy * p.ow + ox) * p.c;
-            for (int64_t c = 0; c < p.c; ++c) {
-              target[c] = load(yn, out + c);
-              first[c] = -1;
-            }
-            int32_t count = (int32_t)windowOffsets(p, oy, ox, offsets.data());
-            for (int32_t k = 0; k < count; ++k) {
-              const auto *in = xn + offsets[k];
-              for (int64_t c = 0; c < p.c; ++c) {
-                C v = load(in, c), t = target[c];
-                bool equal = (v == t) | ((t != t) & (v != v));
-                first[c] = ((first[c] < 0) & equal) ? k : first[c];
-              }
-            }
-            if (tiled) {
-              for (int32_t k = 0; k < count; ++k)
-                for (int64_t c = 0; c < p.c; ++c) {
-                  C g = (C)load(dyn, out + c); // read unconditionally: a select
-                  dx[offsets[k] + c] = C(0) + (first[c] == k ? g : C(0));
-                }
-              continue;
-            }
-            for (int64_t c = 0; c < p.c; ++c)
-              if (first[c] >= 0)
-                dx[offsets[first[c]] + c] += (C)load(dyn, out + c);
-          }
-      };
       const T *xn = xs + n * image, *yn = ys + n * outImage,
               *dyn = dys + n * outImage;
       T *dxn = dxs + n * image;
@@ -186,15 +193,16 @@ void maxPoolGradNHWC(const Pool &p, const T *xs, const T *ys, const T *dys,
         convert(xn, wx, image);
         convert(yn, wy, outImage);
         convert(dyn, wdy, outImage);
-        window((const float *)wx, (const float *)wy, (const float *)wdy,
-               acc.data());
+        maxPoolGradImage<float>(p, tiled, wx, wy, wdy, acc.data(),
+                                target.data(), first.data(), offsets.data());
         convert(acc.data(), dxn, image);
       } else if (tiled) {
-        window(xn, yn, dyn, dxn);
+        maxPoolGradImage<C>(p, tiled, xn, yn, dyn, dxn, target.data(),
+                            first.data(), offsets.data());
       } else {
-        window(xn, yn, dyn, acc.data());
-        for (int64_t i = 0; i < image; ++i)
-          store(dxn, i, acc[i]);
+        maxPoolGradImage<C>(p, tiled, xn, yn, dyn, acc.data(), target.data(),
+                            first.data(), offsets.data());
+        std::copy(acc.begin(), acc.end(), dxn);
       }
     }
   });
