@@ -27,6 +27,8 @@
 
 namespace amprt::cpu {
 
+constexpr int64_t kSmallStagedFlops = int64_t(1) << 20;
+
 /// dst[0, n) = src[0, n) as values of the 16-bit type T, in f32: widened,
 /// or (f32 sources) rounded to T and widened back.
 template <typename T, typename S>
@@ -75,8 +77,12 @@ void stagedMatmul(const TA *a, const TB *b, TC *c, bool ta, bool tb, int64_t m,
       stageWindow<TC>(bb, k, c0, cols, 0, k, wb);
     else
       stageWindow<TC>(bb, n, 0, k, c0, cols, wb);
-    gemm(ta, tb, rows, cols, k, 1.0f, wa, ta ? rows : k, wb, tb ? k : cols,
-         0.0f, wc, cols);
+    if (std::is_same_v<TC, half_t> && rows * cols * k < kSmallStagedFlops)
+      blasGemm(ta, tb, rows, cols, k, 1.0f, wa, ta ? rows : k, wb,
+               tb ? k : cols, 0.0f, wc, cols);
+    else
+      gemm(ta, tb, rows, cols, k, 1.0f, wa, ta ? rows : k, wb, tb ? k : cols,
+           0.0f, wc, cols);
     TC *cb = c + batch * m * n;
     if (cols == n)
       return convert(wc, cb + r0 * n, rows * cols);
@@ -91,6 +97,7 @@ void stagedMatmul(const TA *a, const TB *b, TC *c, bool ta, bool tb, int64_t m,
   };
   if (m == 0 || n == 0 || count == 0)
     return;
+  useSingleThreadedBlas();
   if (k == 0) { // an empty sum: zeros, without asking a GEMM about it
     std::fill(c, c + count * m * n, TC());
     return;
