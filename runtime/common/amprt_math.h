@@ -80,6 +80,11 @@ AMPRT_HD inline float m_expNonPositive(float x) {
 AMPRT_HD inline double m_expNonPositive(double x) { return exp(x); }
 AMPRT_HD inline float m_pow(float a, float b) { return powf(a, b); }
 AMPRT_HD inline double m_pow(double a, double b) { return pow(a, b); }
+/// One step of a running maximum: v replaces acc when larger or NaN, so a
+/// NaN once seen stays (the reductions, pooling and softmax's row maximum).
+template <typename C> AMPRT_HD inline C foldMax(C acc, C v) {
+  return (v != v || v > acc) ? v : acc;
+}
 template <typename C> AMPRT_HD inline bool m_isfinite(C x) {
   return x - x == x - x; // false for inf and NaN, without <cmath> templates
 }

@@ -108,7 +108,7 @@ void poolRowsNHWC(const Pool &p, const T *xs, T *ys) {
           for (int64_t c = 0; c < p.c; ++c) {
             Acc v = (Acc)load(in, c);
             if constexpr (IsMax)
-              acc[c] = (v != v || v > acc[c]) ? v : acc[c];
+              acc[c] = foldMax(acc[c], v);
             else
               acc[c] += v;
           }
@@ -253,7 +253,7 @@ amprt_status pool(Ctx *ctx, bool isMax, const Tensor *x, const Pool &p,
             continue;
           double v = load(xs, p.at(n, iy, ix, c, p.h, p.w));
           if (isMax)
-            acc = (v != v || v > acc) ? v : acc;
+            acc = foldMax(acc, v);
           else
             acc += v;
         }

@@ -45,18 +45,22 @@ void amprt::parallelFor(int64_t n, int64_t grain, Body body) {
   }
 }
 
+namespace amprt::detail {
+/// body(begin, end) with everything it calls inlined and compiled for
+/// AVX-512.
 template <typename Body>
 __attribute__((target("avx512f"), flatten)) void
 runBodyAvx512(const Body &body, int64_t begin, int64_t end) {
   body(begin, end);
 }
+} // namespace amprt::detail
 
 template <typename Body>
 void amprt::parallelForWide(int64_t n, int64_t grain, Body body) {
   if (!cpu::hasAvx512F())
     return parallelFor(n, grain, body);
   parallelFor(n, grain, [&](int64_t begin, int64_t end) {
-    runBodyAvx512(body, begin, end);
+    detail::runBodyAvx512(body, begin, end);
   });
 }
 

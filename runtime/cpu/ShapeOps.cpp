@@ -41,7 +41,7 @@ amprt_status reduce(Ctx *ctx, Reduce kind, const Tensor *x, const bool *mask,
   // The combine rule, chosen once: max propagates NaN.
   auto withCombine = [&](auto body) {
     if (kind == Reduce::Max)
-      body([](double a, double v) { return (v != v || v > a) ? v : a; });
+      body([](double a, double v) { return foldMax(a, v); });
     else
       body([](double a, double v) { return a + v; });
   };

@@ -27,6 +27,12 @@
 
 namespace amprt::cpu {
 
+/// Staged f16 blocks of fewer multiply-adds than this run on OpenBLAS's
+/// single-thread sgemm rather than oneDNN's: inside a training step
+/// dnnl_sgemm took 10x its microbenchmark time on such blocks (the
+/// transformer's embedding, the CNN's dense layer; docs/performance.md).
+/// bf16 stays on oneDNN, whose staged products must give the bits of its
+/// bf16 primitive.
 constexpr int64_t kSmallStagedFlops = int64_t(1) << 20;
 
 /// dst[0, n) = src[0, n) as values of the 16-bit type T, in f32: widened,

@@ -217,7 +217,7 @@ template <typename Value> struct PartialReduceKernel {
     for (int64_t j = begin; j < end; ++j) {
       double v = value(o, j, base + inner.offset(j));
       if (isMax)
-        acc = (v != v || v > acc) ? v : acc;
+        acc = foldMax(acc, v);
       else
         acc += v;
     }
@@ -244,7 +244,7 @@ template <typename Value> struct PartialReduceKernel {
       acc[q] = IsMax ? -__builtin_huge_val() : 0.0;
     auto fold = [&](int64_t q, double v) {
       if constexpr (IsMax)
-        acc[q] = (v != v || v > acc[q]) ? v : acc[q];
+        acc[q] = foldMax(acc[q], v);
       else
         acc[q] += v;
     };
@@ -280,7 +280,7 @@ template <typename Finish> struct FinishReduceKernel {
     for (int64_t k = 0; k < chunks; ++k) {
       double v = partial[o * chunks + k];
       if (isMax)
-        acc = (v != v || v > acc) ? v : acc;
+        acc = foldMax(acc, v);
       else
         acc += v;
     }
@@ -449,7 +449,7 @@ template <typename Term> AMPRT_HD inline double laneSum(int64_t n, Term term) {
 /// The maximum, NaN winning as in a serial scan.
 template <typename Term> AMPRT_HD inline double laneMax(int64_t n, Term term) {
   return laneFold(n, -__builtin_huge_val(), term,
-                  [](double a, double b) { return (b != b || b > a) ? b : a; });
+                  [](double a, double b) { return foldMax(a, b); });
 }
 
 /// One row of d elements per index, as the CPU's layer norm.
@@ -655,7 +655,7 @@ template <typename T> struct PoolKernel {
           continue; // ignored by max, zeros for avg
         double v = load(x, p.at(n, iy, ix, c, p.h, p.w));
         if (isMax)
-          acc = (v != v || v > acc) ? v : acc;
+          acc = foldMax(acc, v);
         else
           acc += v;
       }
