@@ -795,11 +795,32 @@ amprt_status softmax(Exec &e, SoftmaxKind kind, const amprt_tensor *a,
                      const amprt_tensor *b, const Split &s, amprt_tensor *out) {
   amprt_status status = AMPRT_OK;
   AMPRT_FLOAT_DISPATCH(a->dtype, T, {
-    status =
-        e.launch(SoftmaxKernel<T>{static_cast<const T *>(a->data),
-                                  b ? static_cast<const T *>(b->data) : nullptr,
-                                  static_cast<T *>(out->data), s, kind},
-                 s.outer * s.inner);
+    auto run = [&](auto kindTag, auto contiguousTag) {
+      SoftmaxKernel<T, decltype(kindTag)::value, decltype(contiguousTag)::value>
+          kernel{static_cast<const T *>(a->data),
+                 b ? static_cast<const T *>(b->data) : nullptr,
+                 static_cast<T *>(out->data), s};
+      return e.launch(kernel, s.outer * s.inner);
+    };
+    auto withLayout = [&](auto kindTag) {
+      return s.inner == 1 ? run(kindTag, std::true_type())
+                          : run(kindTag, std::false_type());
+    };
+    using SK = SoftmaxKind;
+    switch (kind) {
+    case SK::Softmax:
+      status = withLayout(std::integral_constant<SK, SK::Softmax>());
+      break;
+    case SK::LogSoftmax:
+      status = withLayout(std::integral_constant<SK, SK::LogSoftmax>());
+      break;
+    case SK::SoftmaxGrad:
+      status = withLayout(std::integral_constant<SK, SK::SoftmaxGrad>());
+      break;
+    case SK::LogSoftmaxGrad:
+      status = withLayout(std::integral_constant<SK, SK::LogSoftmaxGrad>());
+      break;
+    }
   });
   return status;
 }

@@ -8,6 +8,8 @@
 
 #include "RuntimeTestUtils.h"
 #include <functional>
+#include <limits>
+#include <string>
 
 using namespace amprt_test;
 
@@ -327,18 +329,14 @@ TEST(RuntimeNN, SoftmaxFamilyAndCrossEntropy) {
 // 0 (the true value is under 2^-125), -inf gives 0, NaN stays NaN.
 TEST(RuntimeNN, F32SoftmaxRowsAgainstDouble) {
   Runtime rt;
-  for (int64_t len : {1, 3, 4, 5, 7, 8, 12, 13, 28, 63, 64, 65, 70}) {
-    auto xv = randomValues(3 * len, 40 + len, -12, 12);
-    xv[len] = -100; // a gap past -87 in row 1
-    if (len > 1) {
-      xv[2 * len + 1] = -std::numeric_limits<double>::infinity();
-      xv[len + 1] = 40; // row 1's maximum, far above its -100
-    }
-    Tensor x = rt.make(AMPRT_F32, {3, len}, xv),
-           y = rt.make(AMPRT_F32, {3, len});
+  // Softmax of `rows` rows of `len` against double; NaN where the double
+  // reference is NaN.
+  auto check = [&](const std::vector<double> &xv, int64_t rows, int64_t len) {
+    Tensor x = rt.make(AMPRT_F32, {rows, len}, xv),
+           y = rt.make(AMPRT_F32, {rows, len});
     ASSERT_EQ(amprt_softmax(rt.ctx, x, -1, y), AMPRT_OK);
     std::vector<double> got = rt.read(y), xf = rt.read(x);
-    for (int64_t r = 0; r < 3; ++r) {
+    for (int64_t r = 0; r < rows; ++r) {
       double m = -std::numeric_limits<double>::infinity(), sum = 0;
       for (int64_t j = 0; j < len; ++j)
         m = std::max(m, xf[r * len + j]);
@@ -349,22 +347,49 @@ TEST(RuntimeNN, F32SoftmaxRowsAgainstDouble) {
         // PyTorch: a relative error of up to |x - max| 2^-24 on top of
         // the exponential's ulp and the final rounding.
         double gap = m - xf[r * len + j];
-        double want = std::exp(-gap) / sum;
-        if (std::isinf(gap)) {
-          EXPECT_EQ(got[r * len + j], 0.0) << "length " << len;
+        double want = std::exp(-gap) / sum, value = got[r * len + j];
+        std::string where = "length " + std::to_string(len) + " row " +
+                            std::to_string(r) + " element " + std::to_string(j);
+        if (std::isnan(want)) {
+          EXPECT_TRUE(std::isnan(value)) << where;
           continue;
         }
-        EXPECT_NEAR(got[r * len + j], want,
-                    (4e-7 + gap * 0x1p-23) * want + 1e-37)
-            << "length " << len << " row " << r << " element " << j;
+        if (std::isinf(gap)) {
+          EXPECT_EQ(value, 0.0) << where;
+          continue;
+        }
+        EXPECT_NEAR(value, want, (4e-7 + gap * 0x1p-23) * want + 1e-37)
+            << where;
       }
     }
+  };
+  for (int64_t len : {1, 3, 4, 5, 7, 8, 12, 13, 28, 63, 64, 65, 70}) {
+    auto xv = randomValues(3 * len, 40 + len, -12, 12);
+    xv[len] = -100; // a gap past -87 in row 1
+    if (len > 1) {
+      xv[2 * len + 1] = -std::numeric_limits<double>::infinity();
+      xv[len + 1] = 40; // row 1's maximum, far above its -100
+    }
+    check(xv, 3, len);
   }
-  Tensor x = rt.make(AMPRT_F32, {1, 9}, {0, 1, 2, NAN, 4, 5, 6, 7, 8}),
-         y = rt.make(AMPRT_F32, {1, 9});
-  ASSERT_EQ(amprt_softmax(rt.ctx, x, -1, y), AMPRT_OK);
-  for (double v : rt.read(y))
-    EXPECT_TRUE(std::isnan(v));
+  // Rows whose maximum the host finds through integer keys: negative
+  // maxima, zeros of both signs, infinities, extreme and subnormal values,
+  // and a NaN anywhere in the row.
+  const double inf = std::numeric_limits<double>::infinity();
+  check({-5,    -3,     -9,    -1.5,   -7,    -2,    -8,    -4,    -6, //
+         -0.0,  0.0,    -0.0,  -1,     -2,    0.0,   -3,    -0.0,  -4,
+         -0.0,  -0.0,   -1,    -0.0,   -5,    -6,    -7,    -8,    -9,
+         1,     2,      inf,   3,      4,     5,     6,     7,     8,
+         -inf,  -inf,   -inf,  -inf,   -inf,  -inf,  -inf,  -inf,  -inf,
+         -1e30, 3e38,   -3e38, 1e30,   0,     1,     -1,    2,     -2,
+         1e-40, -1e-40, 0,     -1e-45, 1e-45, 0,     0,     -0.0,  1e-39,
+         -3e38, -3e38,  -3e38, -3e38,  -3e38, -3e38, -3e38, -3e38, -2e38},
+        8, 9);
+  for (int64_t at = 0; at < 9; ++at) {
+    std::vector<double> xv = {0, 1, 2, 3, 4, 5, 6, 7, 8};
+    xv[at] = NAN;
+    check(xv, 1, 9);
+  }
 }
 
 // Layer norm's dgamma and dbeta fold each column over the rows in chunks of
