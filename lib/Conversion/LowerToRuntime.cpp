@@ -98,13 +98,15 @@ unscalesCheckedTogether(amp::AllFiniteOp check,
 
 class FunctionLowering {
 public:
-  FunctionLowering(ModuleOp module, func::FuncOp func, bool foldCasts)
-      : module(module), func(func), foldCasts(foldCasts), b(func.getContext()),
+  FunctionLowering(ModuleOp module, func::FuncOp func, bool foldCasts,
+                   bool inPlace)
+      : module(module), func(func), foldCasts(foldCasts), inPlace(inPlace),
+        b(func.getContext()),
         ptr(LLVM::LLVMPointerType::get(func.getContext())),
         i32(b.getI32Type()) {}
 
   LogicalResult run();
-  unsigned numFoldedCasts = 0, numFusedChecks = 0;
+  unsigned numFoldedCasts = 0, numFusedChecks = 0, numInPlaceResults = 0;
 
 private:
   /// Lowers `op` by its RuntimeLoweringOpInterface (constants here).
@@ -119,7 +121,7 @@ private:
 
   ModuleOp module;
   func::FuncOp func;
-  bool foldCasts;
+  bool foldCasts, inPlace;
   OpBuilder b;
   Type ptr, i32;
   unsigned globals = 0;
@@ -303,6 +305,7 @@ LogicalResult FunctionLowering::run() {
   Block *entry = lowered.addEntryBlock();
   b.setInsertionPointToStart(entry);
   RuntimeLoweringBuilder lowering(module, b, entry->getArgument(0));
+  lowering.setInPlaceElementwise(inPlace);
   Value ctx = lowering.context();
   Value args = entry->getArgument(1), results = entry->getArgument(2);
   Location loc = func.getLoc();
@@ -355,7 +358,8 @@ LogicalResult FunctionLowering::run() {
       if (r.use_empty() && !returned.contains(r))
         dying.insert(r);
     for (Value v : dying)
-      lowering.call(AMPRT_ENTRY(amprt_tensor_release), lowering.handle(v));
+      if (!lowering.tookStorageOf(v))
+        lowering.call(AMPRT_ENTRY(amprt_tensor_release), lowering.handle(v));
   }
 
   // Results: new handles owned by the caller. A returned argument, or a
@@ -377,6 +381,7 @@ LogicalResult FunctionLowering::run() {
   Value status = lowering.call(AMPRT_ENTRY(amprt_context_status), ctx);
   func::ReturnOp::create(b, loc, status);
   func.erase();
+  numInPlaceResults = lowering.numInPlaceResults();
   return success();
 }
 
@@ -411,11 +416,13 @@ struct LowerToRuntimePass
         funcs.push_back(func);
     }
     for (func::FuncOp func : funcs) {
-      FunctionLowering lowering(module, func, foldCastsIntoProducts);
+      FunctionLowering lowering(module, func, foldCastsIntoProducts,
+                                inPlaceElementwise);
       if (failed(lowering.run()))
         return signalPassFailure();
       numFoldedCasts += lowering.numFoldedCasts;
       numFusedChecks += lowering.numFusedChecks;
+      numInPlaceResults += lowering.numInPlaceResults;
     }
   }
 };

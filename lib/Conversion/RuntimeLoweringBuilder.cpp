@@ -17,6 +17,19 @@ SmallVector<Value> amp::RuntimeLoweringBuilder::newResults(Operation *op) {
   return out;
 }
 
+Value amp::RuntimeLoweringBuilder::elementwiseResult(Operation *op) {
+  Value result = op->getResult(0);
+  if (inPlace)
+    for (Value operand : op->getOperands())
+      if (dying.contains(operand) && !taken.contains(operand) &&
+          operand.getType() == result.getType()) {
+        taken.insert(operand);
+        ++inPlaceResults;
+        return handles[result] = handle(operand);
+      }
+  return newResults(op)[0];
+}
+
 Value amp::RuntimeLoweringBuilder::newTensor(Type type) {
   auto tensor = cast<RankedTensorType>(type);
   int32_t code = *runtimeDtypeCode(tensor.getElementType());

@@ -31,76 +31,94 @@ public:
   explicit Lowerings(RuntimeLoweringBuilder &lowering)
       : lowering(lowering), ctx(lowering.context()) {}
 
-  LogicalResult lower(tg::NegOp o) { return unary(o, AMPRT_ENTRY(amprt_neg)); }
-  LogicalResult lower(tg::AbsOp o) { return unary(o, AMPRT_ENTRY(amprt_abs)); }
-  LogicalResult lower(tg::ExpOp o) { return unary(o, AMPRT_ENTRY(amprt_exp)); }
-  LogicalResult lower(tg::LogOp o) { return unary(o, AMPRT_ENTRY(amprt_log)); }
+  LogicalResult lower(tg::NegOp o) {
+    return mapUnary(o, AMPRT_ENTRY(amprt_neg));
+  }
+  LogicalResult lower(tg::AbsOp o) {
+    return mapUnary(o, AMPRT_ENTRY(amprt_abs));
+  }
+  LogicalResult lower(tg::ExpOp o) {
+    return mapUnary(o, AMPRT_ENTRY(amprt_exp));
+  }
+  LogicalResult lower(tg::LogOp o) {
+    return mapUnary(o, AMPRT_ENTRY(amprt_log));
+  }
   LogicalResult lower(tg::SqrtOp o) {
-    return unary(o, AMPRT_ENTRY(amprt_sqrt));
+    return mapUnary(o, AMPRT_ENTRY(amprt_sqrt));
   }
   LogicalResult lower(tg::RsqrtOp o) {
-    return unary(o, AMPRT_ENTRY(amprt_rsqrt));
+    return mapUnary(o, AMPRT_ENTRY(amprt_rsqrt));
   }
   LogicalResult lower(tg::SquareOp o) {
-    return unary(o, AMPRT_ENTRY(amprt_square));
+    return mapUnary(o, AMPRT_ENTRY(amprt_square));
   }
   LogicalResult lower(tg::ReciprocalOp o) {
-    return unary(o, AMPRT_ENTRY(amprt_reciprocal));
+    return mapUnary(o, AMPRT_ENTRY(amprt_reciprocal));
   }
   LogicalResult lower(tg::TanhOp o) {
-    return unary(o, AMPRT_ENTRY(amprt_tanh));
+    return mapUnary(o, AMPRT_ENTRY(amprt_tanh));
   }
   LogicalResult lower(tg::SigmoidOp o) {
-    return unary(o, AMPRT_ENTRY(amprt_sigmoid));
+    return mapUnary(o, AMPRT_ENTRY(amprt_sigmoid));
   }
   LogicalResult lower(tg::ReluOp o) {
-    return unary(o, AMPRT_ENTRY(amprt_relu));
+    return mapUnary(o, AMPRT_ENTRY(amprt_relu));
   }
   LogicalResult lower(tg::GeluOp o) {
-    return unary(o, AMPRT_ENTRY(amprt_gelu));
+    return mapUnary(o, AMPRT_ENTRY(amprt_gelu));
   }
   LogicalResult lower(tg::SiluOp o) {
-    return unary(o, AMPRT_ENTRY(amprt_silu));
+    return mapUnary(o, AMPRT_ENTRY(amprt_silu));
   }
-  LogicalResult lower(tg::ErfOp o) { return unary(o, AMPRT_ENTRY(amprt_erf)); }
+  LogicalResult lower(tg::ErfOp o) {
+    return mapUnary(o, AMPRT_ENTRY(amprt_erf));
+  }
   LogicalResult lower(tg::IsFiniteOp o) {
     return unary(o, AMPRT_ENTRY(amprt_is_finite));
   }
   LogicalResult lower(tg::LeakyReluOp o) {
-    Operation *op = o;
-    SmallVector<Value> out = newResults(op);
+    Value out = lowering.elementwiseResult(o);
     callChecked(AMPRT_ENTRY(amprt_leaky_relu), ctx, h(o.getX()),
-                constF64(o.getAlpha().convertToDouble()), out[0]);
+                constF64(o.getAlpha().convertToDouble()), out);
     return success();
   }
-  LogicalResult lower(tg::AddOp o) { return binary(o, AMPRT_ENTRY(amprt_add)); }
-  LogicalResult lower(tg::SubOp o) { return binary(o, AMPRT_ENTRY(amprt_sub)); }
-  LogicalResult lower(tg::MulOp o) { return binary(o, AMPRT_ENTRY(amprt_mul)); }
-  LogicalResult lower(tg::DivOp o) { return binary(o, AMPRT_ENTRY(amprt_div)); }
-  LogicalResult lower(tg::PowOp o) { return binary(o, AMPRT_ENTRY(amprt_pow)); }
+  LogicalResult lower(tg::AddOp o) {
+    return mapBinary(o, AMPRT_ENTRY(amprt_add));
+  }
+  LogicalResult lower(tg::SubOp o) {
+    return mapBinary(o, AMPRT_ENTRY(amprt_sub));
+  }
+  LogicalResult lower(tg::MulOp o) {
+    return mapBinary(o, AMPRT_ENTRY(amprt_mul));
+  }
+  LogicalResult lower(tg::DivOp o) {
+    return mapBinary(o, AMPRT_ENTRY(amprt_div));
+  }
+  LogicalResult lower(tg::PowOp o) {
+    return mapBinary(o, AMPRT_ENTRY(amprt_pow));
+  }
   LogicalResult lower(tg::MaximumOp o) {
-    return binary(o, AMPRT_ENTRY(amprt_maximum));
+    return mapBinary(o, AMPRT_ENTRY(amprt_maximum));
   }
   LogicalResult lower(tg::MinimumOp o) {
-    return binary(o, AMPRT_ENTRY(amprt_minimum));
+    return mapBinary(o, AMPRT_ENTRY(amprt_minimum));
   }
   LogicalResult lower(tg::ReluGradOp o) {
-    return binary(o, AMPRT_ENTRY(amprt_relu_grad));
+    return mapBinary(o, AMPRT_ENTRY(amprt_relu_grad));
   }
   LogicalResult lower(tg::GeluGradOp o) {
-    return binary(o, AMPRT_ENTRY(amprt_gelu_grad));
+    return mapBinary(o, AMPRT_ENTRY(amprt_gelu_grad));
   }
   LogicalResult lower(tg::TanhGradOp o) {
-    return binary(o, AMPRT_ENTRY(amprt_tanh_grad));
+    return mapBinary(o, AMPRT_ENTRY(amprt_tanh_grad));
   }
   LogicalResult lower(tg::SigmoidGradOp o) {
-    return binary(o, AMPRT_ENTRY(amprt_sigmoid_grad));
+    return mapBinary(o, AMPRT_ENTRY(amprt_sigmoid_grad));
   }
   LogicalResult lower(tg::LeakyReluGradOp o) {
-    Operation *op = o;
-    SmallVector<Value> out = newResults(op);
+    Value out = lowering.elementwiseResult(o);
     callChecked(AMPRT_ENTRY(amprt_leaky_relu_grad), ctx, h(o.getDy()),
-                h(o.getX()), constF64(o.getAlpha().convertToDouble()), out[0]);
+                h(o.getX()), constF64(o.getAlpha().convertToDouble()), out);
     return success();
   }
   LogicalResult lower(tg::CompareOp o) {
@@ -161,10 +179,9 @@ public:
     return lowerConvolution(o);
   }
   LogicalResult lower(tg::BiasAddOp o) {
-    Operation *op = o;
-    SmallVector<Value> out = newResults(op);
+    Value out = lowering.elementwiseResult(o);
     callChecked(AMPRT_ENTRY(amprt_bias_add), ctx, h(o.getX()), h(o.getB()),
-                constI32(abi::layoutCode(o.getLayout())), out[0]);
+                constI32(abi::layoutCode(o.getLayout())), out);
     return success();
   }
   LogicalResult lower(tg::BiasAddGradOp o) {
@@ -466,6 +483,20 @@ private:
   LogicalResult binary(Operation *op, abi::Entry<Fn> entry) {
     SmallVector<Value> out = newResults(op);
     callChecked(entry, ctx, h(op->getOperand(0)), h(op->getOperand(1)), out[0]);
+    return success();
+  }
+  /// The same for elementwise maps, whose result may take the storage of
+  /// an operand that dies here (RuntimeLoweringBuilder::elementwiseResult).
+  template <typename Fn>
+  LogicalResult mapUnary(Operation *op, abi::Entry<Fn> entry) {
+    Value out = lowering.elementwiseResult(op);
+    callChecked(entry, ctx, h(op->getOperand(0)), out);
+    return success();
+  }
+  template <typename Fn>
+  LogicalResult mapBinary(Operation *op, abi::Entry<Fn> entry) {
+    Value out = lowering.elementwiseResult(op);
+    callChecked(entry, ctx, h(op->getOperand(0)), h(op->getOperand(1)), out);
     return success();
   }
   template <typename Fn, typename... Args>

@@ -37,6 +37,13 @@ def LowerToRuntimePass : Pass<"amp-lower-to-runtime", "::mlir::ModuleOp"> {
     each gradient is read once, unscaled and tested, instead of unscaled
     and then read again for the test (same bits).
 
+    An elementwise op (tg's unary and broadcasting binary arithmetic, the
+    activation gradients, `tg.bias_add`) whose operand of the result's type
+    dies at it writes its result over that operand: no new tensor, and the
+    kernel's output lands in cache lines its input brought in. A step
+    argument or a returned value is never overwritten.
+    `in-place-elementwise=0` gives every result a new tensor.
+
     The result uses `func`, `arith` and `llvm` ops only, ready for
     `--convert-to-llvm --reconcile-unrealized-casts`.
   }];
@@ -45,12 +52,18 @@ def LowerToRuntimePass : Pass<"amp-lower-to-runtime", "::mlir::ModuleOp"> {
            /*default=*/"true",
            "Let products round their f32 operands instead of lowering the "
            "f32 -> f16 casts that only feed them">,
+    Option<"inPlaceElementwise", "in-place-elementwise", "bool",
+           /*default=*/"true",
+           "Let elementwise ops write their result over an operand of the "
+           "same type that dies at them">,
   ];
   let statistics = [
     Statistic<"numFoldedCasts", "folded-casts",
               "Casts folded into the products that use them">,
     Statistic<"numFusedChecks", "fused-finite-checks",
               "amp.all_finite ops run with the unscales they test">,
+    Statistic<"numInPlaceResults", "in-place-results",
+              "Elementwise results written over a dying operand">,
   ];
   let dependentDialects = ["::mlir::LLVM::LLVMDialect",
                            "::mlir::func::FuncDialect",

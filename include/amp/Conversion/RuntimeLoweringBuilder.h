@@ -54,10 +54,24 @@ public:
   void setDying(llvm::ArrayRef<mlir::Value> values) {
     dying.clear();
     dying.insert(values.begin(), values.end());
+    taken.clear();
   }
   /// New runtime tensors for the results of `op`, recorded as their
   /// handles; the pass frees them after their last use.
   llvm::SmallVector<mlir::Value> newResults(mlir::Operation *op);
+  /// The result of an elementwise `op` (one result; every output element
+  /// reads only the operand elements at its own index, broadcast operands
+  /// aside): the storage of the first operand that dies at `op` and has
+  /// the result's type, when the pass allows it, so the kernel writes over
+  /// its input (no new tensor, and the output lands in cache lines the
+  /// input brought in); else a new tensor.
+  mlir::Value elementwiseResult(mlir::Operation *op);
+  /// Whether the op being lowered gave `value`'s storage to its result: the
+  /// pass then does not free it.
+  bool tookStorageOf(mlir::Value value) const { return taken.contains(value); }
+  /// Whether elementwiseResult may reuse operands (the pass's option).
+  void setInPlaceElementwise(bool allowed) { inPlace = allowed; }
+  unsigned numInPlaceResults() const { return inPlaceResults; }
   /// A new runtime tensor of the ranked tensor type `type`.
   mlir::Value newTensor(mlir::Type type);
 
@@ -102,7 +116,9 @@ private:
   mlir::Value ctx;
   mlir::Location loc;
   llvm::DenseMap<mlir::Value, mlir::Value> handles;
-  llvm::DenseSet<mlir::Value> dying;
+  llvm::DenseSet<mlir::Value> dying, taken;
+  bool inPlace = true;
+  unsigned inPlaceResults = 0;
 };
 
 /// Attaches RuntimeLoweringOpInterface to the tg and amp ops that run on
