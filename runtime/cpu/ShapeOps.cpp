@@ -110,9 +110,16 @@ amprt_status reduce(Ctx *ctx, Reduce kind, const Tensor *x, const bool *mask,
   return ok();
 }
 
-/// CPU memory is the host's: a copy "on the device" is a memcpy.
+/// CPU memory is the host's: a copy "on the device" is a memcpy, split
+/// over the cores in slices of 32 KiB or more (the reshape copies of a
+/// transformer step, 100-230 KiB each, took 5-8 us on one core).
 amprt_status copyOnDevice(Ctx *, void *dst, const void *src, size_t bytes) {
-  std::memcpy(dst, src, bytes);
+  constexpr int64_t kSlice = 32 << 10;
+  char *to = static_cast<char *>(dst);
+  const char *from = static_cast<const char *>(src);
+  parallelFor((int64_t)bytes, kSlice, [&](int64_t begin, int64_t end) {
+    std::memcpy(to + begin, from + begin, end - begin);
+  });
   return AMPRT_OK;
 }
 
