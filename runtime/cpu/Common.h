@@ -37,14 +37,14 @@ inline int64_t getIndex(const amprt_tensor *t, int64_t i) {
 /// Fixed-size blocks of outer rows go to the threads and their partial sums
 /// are added in block order, so the result does not depend on the thread
 /// count; memory is read in order whatever the layout.
-template <typename F>
+template <bool Wide = false, typename F>
 std::vector<double> channelSums(const Split &s, int64_t width, F f) {
   int64_t row = std::max<int64_t>(1, s.axis * s.inner);
   int64_t blockRows = std::max<int64_t>(1, (1 << 15) / row);
   int64_t blocks = (s.outer + blockRows - 1) / blockRows;
   int64_t stride = s.axis * width;
   std::vector<double> partial(blocks * stride, 0.0);
-  parallelFor(blocks, 1, [&](int64_t begin, int64_t end) {
+  auto sumBlocks = [&](int64_t begin, int64_t end) {
     for (int64_t b = begin; b < end; ++b) {
       double *acc = partial.data() + b * stride;
       int64_t last = std::min(s.outer, (b + 1) * blockRows);
@@ -60,7 +60,11 @@ std::vector<double> channelSums(const Split &s, int64_t width, F f) {
                ++i, ++k)
             f(c, k, acc);
     }
-  });
+  };
+  if constexpr (Wide)
+    parallelForWide(blocks, 1, sumBlocks);
+  else
+    parallelFor(blocks, 1, sumBlocks);
   std::vector<double> sums(stride, 0.0);
   for (int64_t b = 0; b < blocks; ++b)
     for (int64_t j = 0; j < stride; ++j)

@@ -300,7 +300,7 @@ amprt_status biasAddGrad(Ctx *ctx, const Tensor *dy, const Split &s,
   std::vector<double> sums;
   AMPRT_FLOAT_DISPATCH(dy->dtype, T, {
     const T *g = static_cast<const T *>(dy->data);
-    sums = channelSums(s, 1, [&](int64_t c, int64_t k, double *acc) {
+    sums = channelSums<true>(s, 1, [&](int64_t c, int64_t k, double *acc) {
       acc[c] += (double)load(g, k);
     });
   });
