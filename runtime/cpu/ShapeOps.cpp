@@ -105,8 +105,18 @@ amprt_status reduce(Ctx *ctx, Reduce kind, const Tensor *x, const bool *mask,
       }
     });
   }
-  for (int64_t i = 0; i < y->numel; ++i)
-    set(y, i, kind == Reduce::Mean ? acc[i] / double(count) : acc[i]);
+  // Typed stores: set() dispatched on the type per element, which cost
+  // as much as the sums of a mean over tokens.
+  AMPRT_FLOAT_DISPATCH(y->dtype, T, {
+    T *ys = static_cast<T *>(y->data);
+    using C = typename Compute<T>::type;
+    if (kind == Reduce::Mean)
+      for (int64_t i = 0; i < y->numel; ++i)
+        store(ys, i, (C)(acc[i] / double(count)));
+    else
+      for (int64_t i = 0; i < y->numel; ++i)
+        store(ys, i, (C)acc[i]);
+  });
   return ok();
 }
 
