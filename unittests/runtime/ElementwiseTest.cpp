@@ -10,6 +10,7 @@
 #include "common/amprt_half.h"
 #include "common/amprt_math.h"
 #include <cstring>
+#include <utility>
 
 using namespace amprt_test;
 
@@ -349,6 +350,94 @@ TEST(RuntimeElementwise, ScaleUnscaleAndSeed) {
   Tensor seed = rt.make(AMPRT_BF16, {2, 2});
   ASSERT_EQ(amprt_grad_seed(rt.ctx, seed), AMPRT_OK);
   EXPECT_EQ(rt.read(seed), (std::vector<double>{1, 1, 1, 1}));
+}
+
+// --amp-lower-to-runtime lets an elementwise op write its result over an
+// operand that dies at it (RuntimeLoweringBuilder::elementwiseResult): each
+// such entry must give the same bits with its output aliasing that operand
+// as into a fresh tensor, in every storage type, on tensors large enough to
+// split across threads and blocks, and with the other operand broadcast.
+TEST(RuntimeElementwise, ResultsOverAnOperandMatchFreshOnes) {
+  Runtime rt;
+  const Shape full{97, 1031}, row{1031};
+  auto same = [&](const Tensor &got, const Tensor &want, const char *name,
+                  amprt_dtype dtype) {
+    std::vector<double> g = rt.read(got), w = rt.read(want);
+    ASSERT_EQ(g.size(), w.size());
+    for (size_t i = 0; i < g.size(); ++i)
+      if (!(g[i] == w[i] || (std::isnan(g[i]) && std::isnan(w[i])))) {
+        ADD_FAILURE() << name << " in place, dtype " << dtype << ", element "
+                      << i << ": " << g[i] << " vs " << w[i];
+        return;
+      }
+  };
+  for (amprt_dtype dtype : kFloatTypes) {
+    for (const UnaryCase &c : kUnary) {
+      auto values = randomValues(numel(full), 21, c.lo, c.hi);
+      Tensor x = rt.make(dtype, full, values), y = rt.make(dtype, full);
+      ASSERT_EQ(c.fn(rt.ctx, x, y), AMPRT_OK) << c.name;
+      ASSERT_EQ(c.fn(rt.ctx, x, x), AMPRT_OK) << c.name;
+      same(x, y, c.name, dtype);
+    }
+    using Binary = amprt_status (*)(amprt_context *, const amprt_tensor *,
+                                    const amprt_tensor *, amprt_tensor *);
+    const std::pair<const char *, Binary> binaries[] = {
+        {"add", amprt_add},
+        {"sub", amprt_sub},
+        {"mul", amprt_mul},
+        {"div", amprt_div},
+        {"pow", amprt_pow},
+        {"maximum", amprt_maximum},
+        {"minimum", amprt_minimum},
+        {"relu_grad", amprt_relu_grad},
+        {"gelu_grad", amprt_gelu_grad},
+        {"tanh_grad", amprt_tanh_grad},
+        {"sigmoid_grad", amprt_sigmoid_grad}};
+    for (auto [name, fn] : binaries) {
+      bool activation = std::strstr(name, "_grad") != nullptr;
+      auto av = randomValues(numel(full), 22, 0.5, 2);
+      auto bv = randomValues(numel(full), 23, -2, 2);
+      // Over a (b full), over b (a full), and over a with b broadcast (the
+      // activation gradients take equal shapes only).
+      for (int form = 0; form < (activation ? 2 : 3); ++form) {
+        const Shape &bShape = form == 2 ? row : full;
+        Tensor a = rt.make(dtype, full, av),
+               b = rt.make(
+                   dtype, bShape,
+                   std::vector<double>(bv.begin(), bv.begin() + numel(bShape))),
+               c = rt.make(dtype, full);
+        ASSERT_EQ(fn(rt.ctx, a, b, c), AMPRT_OK) << name;
+        Tensor &over = form == 1 ? b : a;
+        ASSERT_EQ(fn(rt.ctx, a, b, over), AMPRT_OK) << name;
+        same(over, c, name, dtype);
+      }
+    }
+    auto xv = randomValues(numel(full), 24, -2, 2);
+    {
+      Tensor x = rt.make(dtype, full, xv), y = rt.make(dtype, full);
+      ASSERT_EQ(amprt_leaky_relu(rt.ctx, x, 0.2, y), AMPRT_OK);
+      ASSERT_EQ(amprt_leaky_relu(rt.ctx, x, 0.2, x), AMPRT_OK);
+      same(x, y, "leaky_relu", dtype);
+    }
+    {
+      Tensor dy = rt.make(dtype, full, randomValues(numel(full), 25, -2, 2)),
+             x = rt.make(dtype, full, xv), dx = rt.make(dtype, full);
+      ASSERT_EQ(amprt_leaky_relu_grad(rt.ctx, dy, x, 0.2, dx), AMPRT_OK);
+      ASSERT_EQ(amprt_leaky_relu_grad(rt.ctx, dy, x, 0.2, dy), AMPRT_OK);
+      same(dy, dx, "leaky_relu_grad", dtype);
+    }
+    for (amprt_layout layout : {AMPRT_NHWC, AMPRT_NCHW}) {
+      const Shape image{8, 16, 12, 20};
+      Shape channels{layout == AMPRT_NHWC ? image[3] : image[1]};
+      Tensor x = rt.make(dtype, image, randomValues(numel(image), 26, -2, 2)),
+             b = rt.make(dtype, channels,
+                         randomValues(numel(channels), 27, -1, 1)),
+             y = rt.make(dtype, image);
+      ASSERT_EQ(amprt_bias_add(rt.ctx, x, b, layout, y), AMPRT_OK);
+      ASSERT_EQ(amprt_bias_add(rt.ctx, x, b, layout, x), AMPRT_OK);
+      same(x, y, "bias_add", dtype);
+    }
+  }
 }
 
 } // namespace
