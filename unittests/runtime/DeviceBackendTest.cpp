@@ -135,6 +135,10 @@ TEST_F(DeviceBackendTest, Unary) {
       check(
           [&](amprt_context *ctx, bool d) { return fn(ctx, x.on(d), y.on(d)); },
           {&y}, tolerance(t), name(opName, t));
+      // Over its operand, as the lowering writes a dying one.
+      check(
+          [&](amprt_context *ctx, bool d) { return fn(ctx, x.on(d), x.on(d)); },
+          {&x}, tolerance(t), name(opName, t) + " in place");
     }
   Pair x = random(AMPRT_F32, {64}, 3, -2, 2), y = output(AMPRT_F32, {64});
   check([&](amprt_context *ctx,
@@ -170,6 +174,11 @@ TEST_F(DeviceBackendTest, BinaryBroadcastsLikeTheCpu) {
               return fn(ctx, rows.on(d), bias.on(d), out.on(d));
             },
             {&out}, tolerance(t), name(opName, t) + " rows");
+        check(
+            [&](amprt_context *ctx, bool d) {
+              return fn(ctx, rows.on(d), bias.on(d), rows.on(d));
+            },
+            {&rows}, tolerance(t), name(opName, t) + " rows in place");
       }
     }
   for (amprt_dtype t : {AMPRT_I32, AMPRT_I64}) {
@@ -375,6 +384,12 @@ TEST_F(DeviceBackendTest, BiasAndPooling) {
             return amprt_bias_add(ctx, x.on(d), b.on(d), layout, y.on(d));
           },
           {&y}, tolerance(t), name("bias_add", t));
+      Pair over = random(t, xs, 63);
+      check(
+          [&](amprt_context *ctx, bool d) {
+            return amprt_bias_add(ctx, over.on(d), b.on(d), layout, over.on(d));
+          },
+          {&over}, tolerance(t), name("bias_add in place", t));
       Pair db = output(t, {3});
       check(
           [&](amprt_context *ctx, bool d) {
