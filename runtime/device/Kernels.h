@@ -573,9 +573,10 @@ template <typename T, SoftmaxKind K, bool Contiguous> struct SoftmaxKernel {
     }
     double m =
         laneMax(s.axis, [&](int64_t j) { return (double)load(ar, j * step); });
-    auto e = [&](int64_t j) {
-      return m_expNonPositive((C)((double)load(ar, j * step) - m));
+    auto shifted = [&](int64_t j) {
+      return (C)((double)load(ar, j * step) - m);
     };
+    auto e = [&](int64_t j) { return m_expNonPositive(shifted(j)); };
     if constexpr (K == SoftmaxKind::LogSoftmax) {
       double sum = laneSum(s.axis, [&](int64_t j) { return (double)e(j); });
       double lse = m + log(sum);
@@ -600,15 +601,15 @@ template <typename T, SoftmaxKind K, bool Contiguous> struct SoftmaxKernel {
     // 12-element tail took as long as its first 16. The same values.
     constexpr int64_t kKept = 64, kVector = 16;
     if (s.axis <= kKept) {
-      C shifted[kKept], kept[kKept];
+      C gaps[kKept], kept[kKept];
       int64_t padded = (s.axis + kVector - 1) / kVector * kVector;
       for (int64_t j = 0; j < s.axis; ++j)
-        shifted[j] = (C)((double)load(ar, j * step) - m);
+        gaps[j] = shifted(j);
       for (int64_t j = s.axis; j < padded; ++j)
-        shifted[j] = 0;
+        gaps[j] = 0;
       for (int64_t v = 0; v < padded; v += kVector)
         for (int64_t q = 0; q < kVector; ++q)
-          kept[v + q] = m_expNonPositive(shifted[v + q]);
+          kept[v + q] = m_expNonPositive(gaps[v + q]);
       normalise([&](int64_t j) { return kept[j]; });
       return;
     }

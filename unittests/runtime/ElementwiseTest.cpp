@@ -108,27 +108,30 @@ TEST(RuntimeElementwise, LeakyReluAndActivationGrads) {
 using BinaryFn = amprt_status (*)(amprt_context *, const amprt_tensor *,
                                   const amprt_tensor *, amprt_tensor *);
 
+struct BinaryCase {
+  const char *name;
+  BinaryFn fn;
+  double (*ref)(double, double);
+};
+
+const BinaryCase kBinary[] = {
+    {"add", amprt_add, [](double a, double b) { return a + b; }},
+    {"sub", amprt_sub, [](double a, double b) { return a - b; }},
+    {"mul", amprt_mul, [](double a, double b) { return a * b; }},
+    {"div", amprt_div, [](double a, double b) { return a / b; }},
+    {"pow", amprt_pow,
+     [](double a, double b) { return std::pow(std::fabs(a), b); }},
+    {"maximum", amprt_maximum,
+     [](double a, double b) { return std::max(a, b); }},
+    {"minimum", amprt_minimum,
+     [](double a, double b) { return std::min(a, b); }},
+};
+
 TEST(RuntimeElementwise, BinaryOpsBroadcast) {
   Runtime rt;
-  struct Case {
-    const char *name;
-    BinaryFn fn;
-    double (*ref)(double, double);
-  } cases[] = {
-      {"add", amprt_add, [](double a, double b) { return a + b; }},
-      {"sub", amprt_sub, [](double a, double b) { return a - b; }},
-      {"mul", amprt_mul, [](double a, double b) { return a * b; }},
-      {"div", amprt_div, [](double a, double b) { return a / b; }},
-      {"pow", amprt_pow,
-       [](double a, double b) { return std::pow(std::fabs(a), b); }},
-      {"maximum", amprt_maximum,
-       [](double a, double b) { return std::max(a, b); }},
-      {"minimum", amprt_minimum,
-       [](double a, double b) { return std::min(a, b); }},
-  };
   // [4, 1, 6] with [5, 1]: every broadcasting rule at once.
   Shape sa{4, 1, 6}, sb{5, 1}, sc{4, 5, 6};
-  for (const Case &c : cases)
+  for (const BinaryCase &c : kBinary)
     for (amprt_dtype dtype : kFloatTypes) {
       auto av = randomValues(24, 5, 0.5, 2), bv = randomValues(5, 6, 0.5, 2);
       Tensor a = rt.make(dtype, sa, av), b = rt.make(dtype, sb, bv);
@@ -147,7 +150,7 @@ TEST(RuntimeElementwise, BinaryOpsBroadcast) {
     Shape a, b;
   } fast[] = {{{3, 7}, {3, 7}}, {{3, 7}, {}}, {{}, {3, 7}}, {{21}, {1, 21}}};
   for (const Shapes &shapes : fast)
-    for (const Case &c : cases)
+    for (const BinaryCase &c : kBinary)
       for (amprt_dtype dtype : kFloatTypes) {
         int64_t na = shapes.a.empty() ? 1 : 21, nb = shapes.b.empty() ? 1 : 21;
         Tensor a = rt.make(dtype, shapes.a, randomValues(na, 7, 0.5, 2));
@@ -379,20 +382,13 @@ TEST(RuntimeElementwise, ResultsOverAnOperandMatchFreshOnes) {
       ASSERT_EQ(c.fn(rt.ctx, x, x), AMPRT_OK) << c.name;
       same(x, y, c.name, dtype);
     }
-    using Binary = amprt_status (*)(amprt_context *, const amprt_tensor *,
-                                    const amprt_tensor *, amprt_tensor *);
-    const std::pair<const char *, Binary> binaries[] = {
-        {"add", amprt_add},
-        {"sub", amprt_sub},
-        {"mul", amprt_mul},
-        {"div", amprt_div},
-        {"pow", amprt_pow},
-        {"maximum", amprt_maximum},
-        {"minimum", amprt_minimum},
-        {"relu_grad", amprt_relu_grad},
-        {"gelu_grad", amprt_gelu_grad},
-        {"tanh_grad", amprt_tanh_grad},
-        {"sigmoid_grad", amprt_sigmoid_grad}};
+    std::vector<std::pair<const char *, BinaryFn>> binaries;
+    for (const BinaryCase &c : kBinary)
+      binaries.push_back({c.name, c.fn});
+    binaries.insert(binaries.end(), {{"relu_grad", amprt_relu_grad},
+                                     {"gelu_grad", amprt_gelu_grad},
+                                     {"tanh_grad", amprt_tanh_grad},
+                                     {"sigmoid_grad", amprt_sigmoid_grad}});
     for (auto [name, fn] : binaries) {
       bool activation = std::strstr(name, "_grad") != nullptr;
       auto av = randomValues(numel(full), 22, 0.5, 2);
