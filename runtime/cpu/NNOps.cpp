@@ -15,6 +15,7 @@
 #include "Common.h"
 #include "CpuExec.h"
 #include "CpuOps.h"
+#include "MaxPoolLanes.h"
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -85,6 +86,61 @@ int64_t windowOffsets(const Pool &p, int64_t oy, int64_t ox, int64_t *offsets) {
       offsets[count++] = (iy * p.w + ix) * p.c;
   return count;
 }
+
+/// Whether the windows tile the image: each input in exactly one window
+/// (a 2x2 pool of stride 2 over even sizes).
+bool tilesImage(const Pool &p) {
+  return p.sh == p.kh && p.sw == p.kw && p.pt == 0 && p.pl == 0 &&
+         p.oh * p.kh == p.h && p.ow * p.kw == p.w;
+}
+
+/// NHWC max pooling on the lanes of MaxPoolLanes.h (E: float, or
+/// uint16_t for f16 bits), one output row per task, each window's positions
+/// in the order of the general code below.
+template <typename E>
+void maxPoolRowsLanes(const Pool &p, const void *xs, void *ys) {
+  auto *x = static_cast<const E *>(xs);
+  auto *y = static_cast<E *>(ys);
+  parallelFor(p.n * p.oh, 1, [&](int64_t begin, int64_t end) {
+    std::vector<int64_t> offsets(p.kh * p.kw);
+    for (int64_t row = begin; row < end; ++row) {
+      int64_t n = row / p.oh, oy = row % p.oh;
+      for (int64_t ox = 0; ox < p.ow; ++ox)
+        maxPoolWindowLanes(x + n * p.h * p.w * p.c, offsets.data(),
+                           windowOffsets(p, oy, ox, offsets.data()), p.c,
+                           y + (row * p.ow + ox) * p.c);
+    }
+  });
+}
+
+/// The NHWC max-pool gradient of windows that tile the image, on the lanes
+/// of MaxPoolLanes.h: every input is written once, by its window.
+template <typename E>
+void maxPoolGradTiledLanes(const Pool &p, const void *xs, const void *ys,
+                           const void *dys, void *dxs) {
+  auto *x = static_cast<const E *>(xs);
+  auto *y = static_cast<const E *>(ys);
+  auto *dy = static_cast<const E *>(dys);
+  auto *dx = static_cast<E *>(dxs);
+  parallelFor(p.n * p.oh, 1, [&](int64_t begin, int64_t end) {
+    std::vector<int64_t> offsets(p.kh * p.kw);
+    for (int64_t row = begin; row < end; ++row) {
+      int64_t n = row / p.oh, oy = row % p.oh, image = n * p.h * p.w * p.c;
+      for (int64_t ox = 0; ox < p.ow; ++ox) {
+        int64_t out = (row * p.ow + ox) * p.c;
+        maxPoolGradTiledWindowLanes(x + image, offsets.data(),
+                                    windowOffsets(p, oy, ox, offsets.data()),
+                                    p.c, y + out, dy + out, dx + image);
+      }
+    }
+  });
+}
+
+/// The lane element of T's data: f32 and f16 run on MaxPoolLanes.h.
+template <typename T>
+using PoolLaneElement = std::conditional_t<
+    std::is_same_v<T, float>, float,
+    std::conditional_t<std::is_same_v<T, half_t>, uint16_t, void>>;
 
 /// NHWC pooling, one output row per task: each window position adds a
 /// whole channel vector at once (contiguous, vectorisable), with the bounds
@@ -174,8 +230,7 @@ void maxPoolGradNHWC(const Pool &p, const T *xs, const T *ys, const T *dys,
                      T *dxs) {
   using C = typename Compute<T>::type;
   int64_t image = p.h * p.w * p.c, outImage = p.oh * p.ow * p.c;
-  bool tiled = p.sh == p.kh && p.sw == p.kw && p.pt == 0 && p.pl == 0 &&
-               p.oh * p.kh == p.h && p.ow * p.kw == p.w;
+  bool tiled = tilesImage(p);
   parallelFor(p.n, 1, [&](int64_t begin, int64_t end) {
     // f32 and f64 gradients of tiled images go straight to dx.
     std::vector<C> acc(kIs16Bit<T> || !tiled ? image : 0), target(p.c);
@@ -229,6 +284,12 @@ amprt_status pool(Ctx *ctx, bool isMax, const Tensor *x, const Pool &p,
       // kWidenOnce).
       // Max is exact either way; avg rounds double -> f32 -> 16 bits as the
       // per-element store does.
+      using E = PoolLaneElement<T>;
+      if constexpr (!std::is_void_v<E>)
+        if (isMax && hasPoolLanes()) {
+          maxPoolRowsLanes<E>(p, xs, ys);
+          return ok();
+        }
       if constexpr (kWidenOnce<T>) {
         Scratch<float> wide = widenAll(xs, x->numel), out(y->numel);
         run(static_cast<const float *>(wide.data()), out.data());
@@ -335,6 +396,12 @@ amprt_status poolGrad(Ctx *ctx, bool isMax, const Tensor *dy, const Tensor *x,
       T *dxs = static_cast<T *>(dx->data);
       // The gradient accumulates in f32 for f16 data already; widening
       // the operands once makes every window's comparisons f32 loads.
+      using E = PoolLaneElement<T>;
+      if constexpr (!std::is_void_v<E>)
+        if (tilesImage(p) && hasPoolLanes()) {
+          maxPoolGradTiledLanes<E>(p, xs, ys, dys, dxs);
+          return ok();
+        }
       if constexpr (kWidenOnce<T>) {
         Scratch<float> xw = widenAll(xs, x->numel), yw = widenAll(ys, y->numel),
                        dyw = widenAll(dys, dy->numel), dxw(dx->numel);

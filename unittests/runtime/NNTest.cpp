@@ -8,6 +8,7 @@
 
 #include "RuntimeTestUtils.h"
 #include <functional>
+#include <iterator>
 #include <limits>
 #include <string>
 
@@ -428,6 +429,122 @@ TEST(RuntimeNN, LayerNormGradColumnFoldOrder) {
     EXPECT_EQ(gotG[j], (double)(float)wantG) << "dgamma column " << j;
     EXPECT_EQ(gotB[j], (double)(float)wantB) << "dbeta column " << j;
   }
+}
+
+// f32 and f16 max pooling run on 16-channel vectors (cpu/MaxPoolLanes.h),
+// f16 converting in registers instead of on an f32 copy of the tensors.
+// f32 must give the values of the scalar f64 code, and f16 the bits of the
+// f32 pool of the widened input, narrowed (likewise the gradients). Over
+// channel counts below, at and past a vector, tiled and overlapping
+// windows, and bits that stress the comparisons: ties, zeros of both
+// signs, NaNs of several payloads (signalling ones too), infinities and
+// subnormals. NaNs match in sign only: the runtime's scalar f16
+// conversions (the tails of its bulk casts) drop payloads.
+TEST(RuntimeNN, MaxPoolLanesGiveTheScalarBits) {
+  Runtime rt;
+  auto halves = [&](const Tensor &t) {
+    std::vector<uint16_t> bits(amprt_tensor_numel(t));
+    EXPECT_EQ(amprt_tensor_read(t, bits.data(), bits.size() * 2), AMPRT_OK);
+    return bits;
+  };
+  auto expectSameHalves = [](const std::vector<uint16_t> &got,
+                             const std::vector<uint16_t> &want,
+                             const std::string &what) {
+    auto isNaN = [](uint16_t h) { return (h & 0x7FFF) > 0x7C00; };
+    for (size_t i = 0; i < got.size(); ++i)
+      if (isNaN(got[i]) && isNaN(want[i]) ? (got[i] ^ want[i]) & 0x8000
+                                          : got[i] != want[i]) {
+        ADD_FAILURE() << what << ", element " << i << ": 0x" << std::hex
+                      << got[i] << " vs 0x" << want[i];
+        return;
+      }
+  };
+  auto expectSameValues = [&](const Tensor &got, const Tensor &want,
+                              const std::string &what) {
+    std::vector<double> g = rt.read(got), w = rt.read(want);
+    for (size_t i = 0; i < g.size(); ++i)
+      if (std::isnan(g[i]) && std::isnan(w[i])
+              ? std::signbit(g[i]) != std::signbit(w[i])
+              : g[i] != w[i] || std::signbit(g[i]) != std::signbit(w[i])) {
+        ADD_FAILURE() << what << ", element " << i << ": " << g[i] << " vs "
+                      << w[i];
+        return;
+      }
+  };
+  auto narrowed = [&](const Tensor &wide, const Shape &shape) {
+    Tensor t = rt.make(AMPRT_F16, shape);
+    EXPECT_EQ(amprt_cast(rt.ctx, wide, t), AMPRT_OK);
+    return halves(t);
+  };
+  const uint16_t kSpecial[] = {0x0000, 0x8000, 0x7C00, 0xFC00, 0x7E00, 0xFE01,
+                               0x7D23, 0x7C01, 0x0001, 0x83FF, 0x7BFF, 0xFBFF};
+  struct Window {
+    int64_t size, stride, pad;
+  };
+  std::mt19937 rng(71);
+  for (int64_t c : {3, 16, 37})
+    for (Window win : {Window{2, 2, 0}, Window{3, 2, 1}})
+      for (int64_t side : {8, 9}) {
+        int64_t window[2] = {win.size, win.size},
+                strides[2] = {win.stride, win.stride},
+                padding[4] = {win.pad, win.pad, win.pad, win.pad};
+        int64_t o = (side + 2 * win.pad - win.size) / win.stride + 1;
+        Shape xs{3, side, side, c}, ys{3, o, o, c};
+        std::vector<uint16_t> xbits(numel(xs));
+        for (uint16_t &b : xbits) {
+          unsigned r = rng() % 16;
+          b = r < 4 ? kSpecial[rng() % std::size(kSpecial)]
+                    : toHalf(std::round(std::ldexp(int(rng() % 9) - 4.0,
+                                                   int(rng() % 3) - 1)));
+        }
+        Tensor x16 = rt.make(AMPRT_F16, xs), y16 = rt.make(AMPRT_F16, ys),
+               x32 = rt.make(AMPRT_F32, xs), y32 = rt.make(AMPRT_F32, ys);
+        ASSERT_EQ(amprt_tensor_write(x16, xbits.data(), xbits.size() * 2),
+                  AMPRT_OK);
+        ASSERT_EQ(amprt_cast(rt.ctx, x16, x32), AMPRT_OK);
+        ASSERT_EQ(amprt_max_pool2d(rt.ctx, x16, window, strides, padding,
+                                   AMPRT_NHWC, y16),
+                  AMPRT_OK);
+        ASSERT_EQ(amprt_max_pool2d(rt.ctx, x32, window, strides, padding,
+                                   AMPRT_NHWC, y32),
+                  AMPRT_OK);
+        std::string where = "c " + std::to_string(c) + " window " +
+                            std::to_string(win.size) + " side " +
+                            std::to_string(side);
+        Tensor x64 = rt.make(AMPRT_F64, xs), y64 = rt.make(AMPRT_F64, ys);
+        ASSERT_EQ(amprt_cast(rt.ctx, x32, x64), AMPRT_OK);
+        ASSERT_EQ(amprt_max_pool2d(rt.ctx, x64, window, strides, padding,
+                                   AMPRT_NHWC, y64),
+                  AMPRT_OK);
+        expectSameValues(y32, y64, "f32 max_pool2d " + where);
+        expectSameHalves(halves(y16), narrowed(y32, ys), "max_pool2d " + where);
+
+        std::vector<uint16_t> dybits(numel(ys));
+        for (uint16_t &b : dybits)
+          b = rng() % 8 == 0 ? kSpecial[rng() % std::size(kSpecial)]
+                             : toHalf(std::ldexp(int(rng() % 64) - 32.0, -4));
+        Tensor dy16 = rt.make(AMPRT_F16, ys), dy32 = rt.make(AMPRT_F32, ys),
+               dx16 = rt.make(AMPRT_F16, xs), dx32 = rt.make(AMPRT_F32, xs);
+        ASSERT_EQ(amprt_tensor_write(dy16, dybits.data(), dybits.size() * 2),
+                  AMPRT_OK);
+        ASSERT_EQ(amprt_cast(rt.ctx, dy16, dy32), AMPRT_OK);
+        ASSERT_EQ(amprt_max_pool2d_grad(rt.ctx, dy16, x16, y16, window, strides,
+                                        padding, AMPRT_NHWC, dx16),
+                  AMPRT_OK);
+        ASSERT_EQ(amprt_max_pool2d_grad(rt.ctx, dy32, x32, y32, window, strides,
+                                        padding, AMPRT_NHWC, dx32),
+                  AMPRT_OK);
+        Tensor dy64 = rt.make(AMPRT_F64, ys), dx64 = rt.make(AMPRT_F64, xs);
+        ASSERT_EQ(amprt_cast(rt.ctx, dy32, dy64), AMPRT_OK);
+        ASSERT_EQ(amprt_max_pool2d_grad(rt.ctx, dy64, x64, y64, window, strides,
+                                        padding, AMPRT_NHWC, dx64),
+                  AMPRT_OK);
+        // Overlapping windows sum gradients, in f32 and f64 respectively.
+        if (win.size == win.stride)
+          expectSameValues(dx32, dx64, "f32 max_pool2d_grad " + where);
+        expectSameHalves(halves(dx16), narrowed(dx32, xs),
+                         "max_pool2d_grad " + where);
+      }
 }
 
 // Max-pool gradients over windows that tile the image (2x2, stride 2, no
