@@ -66,6 +66,21 @@ bool foldsIntoProducts(amp::CastOp cast) {
   });
 }
 
+/// An f16 or bf16 -> f32 cast read only by bias gradients: they sum the
+/// 16-bit tensor into their f32 result (amprt_bias_add_grad), the sums of
+/// the widened values, so the cast needs no tensor of its own. The policy
+/// keeps reductions in f32, so every 16-bit gradient of a biased layer
+/// meets one of these casts.
+bool foldsIntoBiasGrads(amp::CastOp cast) {
+  if (!isa<Float16Type, BFloat16Type>(
+          getElementTypeOrSelf(cast.getX().getType())) ||
+      !getElementTypeOrSelf(cast.getType()).isF32() || cast->use_empty())
+    return false;
+  return llvm::all_of(cast->getUsers(), [](Operation *user) {
+    return isa<tg::BiasAddGradOp>(user);
+  });
+}
+
 /// The unscales whose results `check` tests, when one amprt call can
 /// unscale them and test the unscaled values in the same pass: every
 /// operand is a distinct amp.unscale by one scale, of f16, bf16 or f32 into
@@ -99,8 +114,9 @@ unscalesCheckedTogether(amp::AllFiniteOp check,
 class FunctionLowering {
 public:
   FunctionLowering(ModuleOp module, func::FuncOp func, bool foldCasts,
-                   bool inPlace)
-      : module(module), func(func), foldCasts(foldCasts), inPlace(inPlace),
+                   bool foldBiasGradCasts, bool inPlace)
+      : module(module), func(func), foldCasts(foldCasts),
+        foldBiasGradCasts(foldBiasGradCasts), inPlace(inPlace),
         b(func.getContext()),
         ptr(LLVM::LLVMPointerType::get(func.getContext())),
         i32(b.getI32Type()) {}
@@ -121,7 +137,7 @@ private:
 
   ModuleOp module;
   func::FuncOp func;
-  bool foldCasts, inPlace;
+  bool foldCasts, foldBiasGradCasts, inPlace;
   OpBuilder b;
   Type ptr, i32;
   unsigned globals = 0;
@@ -243,13 +259,13 @@ LogicalResult FunctionLowering::run() {
                << t;
     }
 
-  // Casts that make no tensor: their result is their f32 input's tensor,
-  // which lives until the last product that reads it.
+  // Casts that make no tensor: their result is their input's tensor,
+  // which lives until the last product or bias gradient that reads it.
   llvm::DenseMap<Value, Value> foldedInto;
-  if (foldCasts)
-    for (auto cast : body.getOps<amp::CastOp>())
-      if (foldsIntoProducts(cast))
-        foldedInto[cast.getResult()] = cast.getX();
+  for (auto cast : body.getOps<amp::CastOp>())
+    if ((foldCasts && foldsIntoProducts(cast)) ||
+        (foldBiasGradCasts && foldsIntoBiasGrads(cast)))
+      foldedInto[cast.getResult()] = cast.getX();
   numFoldedCasts = foldedInto.size();
   auto storage = [&](Value v) {
     Value input = foldedInto.lookup(v);
@@ -417,7 +433,7 @@ struct LowerToRuntimePass
     }
     for (func::FuncOp func : funcs) {
       FunctionLowering lowering(module, func, foldCastsIntoProducts,
-                                inPlaceElementwise);
+                                foldCastsIntoBiasGrads, inPlaceElementwise);
       if (failed(lowering.run()))
         return signalPassFailure();
       numFoldedCasts += lowering.numFoldedCasts;

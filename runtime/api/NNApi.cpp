@@ -141,7 +141,11 @@ amprt_status amprt_bias_add_grad(amprt_context *ctx, const amprt_tensor *dy,
   const char *op = "amprt_bias_add_grad";
   AMPRT_CHECK(checkOperands(op, ctx, {{"dy", dy}, {"db", db}}));
   AMPRT_CHECK(checkFloat(op, "dy", dy));
-  AMPRT_CHECK(checkSameDtype(op, "db", db, dy->dtype));
+  // A 16-bit dy may sum into an f32 db (widening is exact).
+  bool widened = db->dtype == AMPRT_F32 &&
+                 (dy->dtype == AMPRT_F16 || dy->dtype == AMPRT_BF16);
+  if (!widened)
+    AMPRT_CHECK(checkSameDtype(op, "db", db, dy->dtype));
   int64_t dim = 0; // set by the check below
   AMPRT_CHECK(channelDim(op, dy, layout, dim));
   AMPRT_CHECK(checkShape(op, "db", db, {dy->shape[dim]}));

@@ -13,6 +13,7 @@
 #define AMPRT_CPU_BLOCKS_H
 
 #include "../common/amprt_half.h"
+#include "Common.h"
 #include "Convert.h"
 #include "Parallel.h"
 #include "Scratch.h"
@@ -187,6 +188,25 @@ void mapRows(int64_t rows, int64_t inner, T *out, F f, const T *a, const T *b) {
     for (int64_t r = begin; r < end; ++r)
       mapSpan(0, inner, out + r * inner, f, a + r * inner, b);
   });
+}
+
+/// channelSums over 16-bit data whose f(c, v, acc) takes the element's
+/// value: each thread widens its block of rows into f32 scratch with the
+/// vector conversions and sums from there, in channelSums' order, so the
+/// sums are those of the widened tensor without writing all of it (a
+/// scalar conversion per element was 1.7x as slow as summing f32 data).
+template <bool Wide = false, typename T, typename F>
+std::vector<double> channelSumsWidened(const Split &s, int64_t width,
+                                       const T *data, F f) {
+  int64_t row = s.axis * s.inner;
+  return sumRowBlocks<Wide>(
+      s, s.axis * width, [&](int64_t first, int64_t last, double *acc) {
+        Scratch<float> wide((last - first) * row);
+        convert(data + first * row, wide.data(), (last - first) * row);
+        const float *values = wide.data() - first * row;
+        forEachInRows(s, first, last,
+                      [&](int64_t c, int64_t k) { f(c, values[k], acc); });
+      });
 }
 
 } // namespace amprt::cpu

@@ -32,34 +32,21 @@ inline int64_t getIndex(const amprt_tensor *t, int64_t i) {
                                : static_cast<const int64_t *>(t->data)[i];
 }
 
-/// Per-channel sums over a Split, in double: f(c, k, acc) adds element k's
-/// contributions to acc[c], acc[axis + c], ... (`width` sums per channel).
-/// Fixed-size blocks of outer rows go to the threads and their partial sums
-/// are added in block order, so the result does not depend on the thread
-/// count; memory is read in order whatever the layout.
-template <bool Wide = false, typename F>
-std::vector<double> channelSums(const Split &s, int64_t width, F f) {
+/// Per-channel sums over a Split, in double, by blocks of outer rows:
+/// block(first, last, acc) adds rows [first, last) into acc (`stride`
+/// sums). Fixed-size blocks go to the threads and their partial sums are
+/// added in block order, so the result does not depend on the thread
+/// count.
+template <bool Wide = false, typename Block>
+std::vector<double> sumRowBlocks(const Split &s, int64_t stride, Block block) {
   int64_t row = std::max<int64_t>(1, s.axis * s.inner);
   int64_t blockRows = std::max<int64_t>(1, (1 << 15) / row);
   int64_t blocks = (s.outer + blockRows - 1) / blockRows;
-  int64_t stride = s.axis * width;
   std::vector<double> partial(blocks * stride, 0.0);
   auto sumBlocks = [&](int64_t begin, int64_t end) {
-    for (int64_t b = begin; b < end; ++b) {
-      double *acc = partial.data() + b * stride;
-      int64_t last = std::min(s.outer, (b + 1) * blockRows);
-      if (s.inner == 1) { // channels last: a row is one value per channel
-        for (int64_t o = b * blockRows; o < last; ++o)
-          for (int64_t c = 0; c < s.axis; ++c)
-            f(c, o * s.axis + c, acc);
-        continue;
-      }
-      for (int64_t o = b * blockRows; o < last; ++o)
-        for (int64_t c = 0; c < s.axis; ++c)
-          for (int64_t i = 0, k = (o * s.axis + c) * s.inner; i < s.inner;
-               ++i, ++k)
-            f(c, k, acc);
-    }
+    for (int64_t b = begin; b < end; ++b)
+      block(b * blockRows, std::min(s.outer, (b + 1) * blockRows),
+            partial.data() + b * stride);
   };
   if constexpr (Wide)
     parallelForWide(blocks, 1, sumBlocks);
@@ -71,6 +58,36 @@ std::vector<double> channelSums(const Split &s, int64_t width, F f) {
       sums[j] += partial[b * stride + j];
   return sums;
 }
+
+/// Visits the elements of outer rows [first, last) in memory order:
+/// f(c, k) for element k of channel c.
+template <typename F>
+__attribute__((always_inline)) inline void
+forEachInRows(const Split &s, int64_t first, int64_t last, F &&f) {
+  if (s.inner == 1) { // channels last: a row is one value per channel
+    for (int64_t o = first; o < last; ++o)
+      for (int64_t c = 0; c < s.axis; ++c)
+        f(c, o * s.axis + c);
+    return;
+  }
+  for (int64_t o = first; o < last; ++o)
+    for (int64_t c = 0; c < s.axis; ++c)
+      for (int64_t i = 0, k = (o * s.axis + c) * s.inner; i < s.inner; ++i, ++k)
+        f(c, k);
+}
+
+/// Per-channel sums over a Split, in double: f(c, k, acc) adds element k's
+/// contributions to acc[c], acc[axis + c], ... (`width` sums per channel),
+/// memory read in order whatever the layout (sumRowBlocks).
+template <bool Wide = false, typename F>
+std::vector<double> channelSums(const Split &s, int64_t width, F f) {
+  return sumRowBlocks<Wide>(
+      s, s.axis * width, [&](int64_t first, int64_t last, double *acc) {
+        forEachInRows(s, first, last,
+                      [&](int64_t c, int64_t k) { f(c, k, acc); });
+      });
+}
+
 /// Calls f(channel, flat index) for independent elements in memory order,
 /// split over `outer` by threads.
 template <typename F> void parallelForInOrder(const Split &s, F f) {

@@ -361,9 +361,13 @@ amprt_status biasAddGrad(Ctx *ctx, const Tensor *dy, const Split &s,
   std::vector<double> sums;
   AMPRT_FLOAT_DISPATCH(dy->dtype, T, {
     const T *g = static_cast<const T *>(dy->data);
-    sums = channelSums<true>(s, 1, [&](int64_t c, int64_t k, double *acc) {
-      acc[c] += (double)load(g, k);
-    });
+    if constexpr (kWidenOnce<T>)
+      sums = channelSumsWidened<true>(
+          s, 1, g, [](int64_t c, float v, double *acc) { acc[c] += v; });
+    else
+      sums = channelSums<true>(s, 1, [&](int64_t c, int64_t k, double *acc) {
+        acc[c] += (double)load(g, k);
+      });
   });
   for (int64_t c = 0; c < s.axis; ++c)
     set(db, c, sums[c]);

@@ -607,10 +607,16 @@ amprt_status biasAddGrad(Exec &e, const amprt_tensor *dy, const Split &s,
   channelIndices(s, outer, inner);
   amprt_status status = AMPRT_OK;
   AMPRT_FLOAT_DISPATCH(dy->dtype, T, {
-    status = reduceInto(e, "amprt_bias_add_grad",
+    auto sumInto = [&](auto finish) {
+      return reduceInto(e, "amprt_bias_add_grad",
                         LoadValue<T>{static_cast<const T *>(dy->data)}, outer,
-                        inner, s.axis, s.outer * s.inner, false,
-                        StoreFinish<T>{static_cast<T *>(db->data), 1.0});
+                        inner, s.axis, s.outer * s.inner, false, finish);
+    };
+    // db is dy's type, or f32 for a 16-bit dy (amprt_bias_add_grad).
+    status =
+        db->dtype == dy->dtype
+            ? sumInto(StoreFinish<T>{static_cast<T *>(db->data), 1.0})
+            : sumInto(StoreFinish<float>{static_cast<float *>(db->data), 1.0});
   });
   return status;
 }

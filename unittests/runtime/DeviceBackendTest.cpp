@@ -396,6 +396,14 @@ TEST_F(DeviceBackendTest, BiasAndPooling) {
             return amprt_bias_add_grad(ctx, x.on(d), layout, db.on(d));
           },
           {&db}, tolerance(t), name("bias_add_grad", t));
+      if (t == AMPRT_F16 || t == AMPRT_BF16) {
+        Pair db32 = output(AMPRT_F32, {3});
+        check(
+            [&](amprt_context *ctx, bool d) {
+              return amprt_bias_add_grad(ctx, x.on(d), layout, db32.on(d));
+            },
+            {&db32}, tolerance(AMPRT_F32), name("bias_add_grad into f32", t));
+      }
       // Overlapping windows with padding; a tie to test "first maximum".
       int64_t window[2] = {3, 3}, strides[2] = {2, 1},
               padding[4] = {1, 1, 0, 1};

@@ -64,13 +64,23 @@ TEST(RuntimeErrors, OpsRejectBadOperands) {
               "must have shape 2x4");
   expectError(amprt_matmul(rt.ctx, a, a, 0, 0, c), AMPRT_ERROR_SHAPE,
               "contracting dimensions differ");
-  // Only a 16-bit product rounds f32 operands; nothing else mixes types.
+  // Only a 16-bit product rounds f32 operands, and only a bias gradient of
+  // 16-bit data sums into f32; nothing else mixes types.
   Tensor h32 = rt.make(AMPRT_F16, {3, 2}), hc = rt.make(AMPRT_F16, {2, 2});
   Tensor d32 = rt.make(AMPRT_F64, {2, 3});
   expectError(amprt_matmul(rt.ctx, h, wrong, 0, 0, rt.make(AMPRT_F32, {2, 2})),
               AMPRT_ERROR_DTYPE, "a must be c's type (got f16, c is f32)");
   expectError(amprt_matmul(rt.ctx, d32, h32, 0, 0, hc), AMPRT_ERROR_DTYPE,
               "a must be c's type or f32 (got f64, c is f16)");
+  expectError(
+      amprt_bias_add_grad(rt.ctx, a, AMPRT_NHWC, rt.make(AMPRT_F16, {3})),
+      AMPRT_ERROR_DTYPE, "db must be f32");
+  expectError(
+      amprt_bias_add_grad(rt.ctx, h, AMPRT_NHWC, rt.make(AMPRT_F64, {3})),
+      AMPRT_ERROR_DTYPE, "db must be f16");
+  expectError(
+      amprt_bias_add_grad(rt.ctx, h, AMPRT_NHWC, rt.make(AMPRT_F32, {2})),
+      AMPRT_ERROR_SHAPE, "db must have shape 3");
   Tensor x4 = rt.make(AMPRT_F32, {1, 4, 4, 2}), w4 = rt.make(AMPRT_F32, {3, 3, 3, 2});
   Tensor y4 = rt.make(AMPRT_F32, {1, 4, 4, 3});
   int64_t s[2] = {1, 1}, p[4] = {0, 0, 0, 0}, d[2] = {1, 1}, neg[2] = {-1, 1};

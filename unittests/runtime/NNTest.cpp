@@ -431,6 +431,28 @@ TEST(RuntimeNN, LayerNormGradColumnFoldOrder) {
   }
 }
 
+// amprt_bias_add_grad sums a 16-bit dy into an f32 db (the lowering folds
+// the widening cast of a gradient into its bias gradient): the bits of the
+// bias gradient of the widened dy, over both layouts and tensors large
+// enough for several blocks of partial sums.
+TEST(RuntimeNN, BiasAddGradSumsSixteenBitDataIntoF32) {
+  Runtime rt;
+  for (amprt_dtype dtype : {AMPRT_F16, AMPRT_BF16})
+    for (amprt_layout layout : {AMPRT_NHWC, AMPRT_NCHW}) {
+      Shape xs =
+          layout == AMPRT_NHWC ? Shape{64, 29, 17, 21} : Shape{64, 21, 29, 17};
+      Tensor dy = rt.make(dtype, xs, randomValues(numel(xs), 81, -3, 3));
+      Tensor wide = rt.make(AMPRT_F32, xs), db = rt.make(AMPRT_F32, {21}),
+             want = rt.make(AMPRT_F32, {21});
+      ASSERT_EQ(amprt_cast(rt.ctx, dy, wide), AMPRT_OK);
+      ASSERT_EQ(amprt_bias_add_grad(rt.ctx, dy, layout, db), AMPRT_OK)
+          << amprt_last_error();
+      ASSERT_EQ(amprt_bias_add_grad(rt.ctx, wide, layout, want), AMPRT_OK);
+      EXPECT_EQ(rt.read(db), rt.read(want))
+          << "dtype " << dtype << " layout " << layout;
+    }
+}
+
 // f32 and f16 max pooling run on 16-channel vectors (cpu/MaxPoolLanes.h),
 // f16 converting in registers instead of on an f32 copy of the tensors.
 // f32 must give the values of the scalar f64 code, and f16 the bits of the

@@ -31,6 +31,13 @@ def LowerToRuntimePass : Pass<"amp-lower-to-runtime", "::mlir::ModuleOp"> {
     write and a read of every weight per step. `fold-casts-into-products=0`
     lowers every cast as written.
 
+    Likewise an `amp.cast` from f16 or bf16 to f32 whose every user is a
+    `tg.bias_add_grad` (the policy keeps that reduction in f32): the bias
+    gradient sums the 16-bit tensor into its f32 result
+    (`amprt_bias_add_grad`, the same bits), which saves a widened copy of
+    every biased layer's gradient per step.
+    `fold-casts-into-bias-grads=0` lowers these casts as written.
+
     An `amp.all_finite` whose operands are all `amp.unscale` results (one
     scale, f16, bf16 or f32 gradients into f32) that nothing reads before
     it runs with those unscales as one `amprt_unscale_all_finite` call:
@@ -52,6 +59,10 @@ def LowerToRuntimePass : Pass<"amp-lower-to-runtime", "::mlir::ModuleOp"> {
            /*default=*/"true",
            "Let products round their f32 operands instead of lowering the "
            "f32 -> f16 casts that only feed them">,
+    Option<"foldCastsIntoBiasGrads", "fold-casts-into-bias-grads", "bool",
+           /*default=*/"true",
+           "Let bias gradients sum 16-bit tensors into f32 instead of "
+           "lowering the 16-bit -> f32 casts that only feed them">,
     Option<"inPlaceElementwise", "in-place-elementwise", "bool",
            /*default=*/"true",
            "Let elementwise ops write their result over an operand of the "
@@ -59,7 +70,8 @@ def LowerToRuntimePass : Pass<"amp-lower-to-runtime", "::mlir::ModuleOp"> {
   ];
   let statistics = [
     Statistic<"numFoldedCasts", "folded-casts",
-              "Casts folded into the products that use them">,
+              "Casts folded into the products or bias gradients that use "
+              "them">,
     Statistic<"numFusedChecks", "fused-finite-checks",
               "amp.all_finite ops run with the unscales they test">,
     Statistic<"numInPlaceResults", "in-place-results",

@@ -228,6 +228,11 @@ amprt_status amprt_conv2d_backward_filter(
 amprt_status amprt_bias_add(amprt_context *ctx, const amprt_tensor *x,
                             const amprt_tensor *b, amprt_layout layout,
                             amprt_tensor *y);
+/* db = the sums of dy over every dimension but the channel one. db is dy's
+ * type, or f32 when dy is f16 or bf16: the sums are those of dy widened to
+ * f32 (exact), so a bias gradient of a cast gradient needs no cast tensor
+ * (the lowering folds amp.cast f16/bf16 -> f32 into the tg.bias_add_grad
+ * that is its only user). */
 amprt_status amprt_bias_add_grad(amprt_context *ctx, const amprt_tensor *dy,
                                  amprt_layout layout, amprt_tensor *db);
 /* window[2], strides[2], padding[4]. */
