@@ -5,9 +5,10 @@
 eager PyTorch CPU step, side by side in one script.
 
 Usage: step_time.py BUILD_DIR [STEPS] [REPEATS]
-Prints a Markdown table of medians (the first 5 steps are warm-up); amp and
-PyTorch alternate REPEATS times per model and the median run is shown, as
-the machine is shared and noisy.
+Each run's step time is the median of its steps after 5 warm-up steps; amp
+and PyTorch alternate REPEATS times per model. The table gives each side's
+minimum over the runs (the run least disturbed by other load on the shared
+machine), their ratio, and the median of the per-round ratios.
 """
 import os
 import statistics
@@ -114,9 +115,9 @@ try:
 except ImportError:
     torch_step_ms = None
 
-print(f"| model | batch | amp f32 step ms | PyTorch eager step ms | "
-      f"PyTorch / amp |")
-print("|---|---:|---:|---:|---:|")
+print("| model | batch | amp f32 step ms (min) | PyTorch eager step ms (min) "
+      "| PyTorch / amp (minima) | PyTorch / amp (median per round) |")
+print("|---|---:|---:|---:|---:|---:|")
 version = None
 for name, example, batch, lr in MODELS:
     amps, refs = [], []
@@ -125,12 +126,14 @@ for name, example, batch, lr in MODELS:
         if torch_step_ms:
             ref, version = torch_step_ms(name, batch, lr)
             refs.append(ref)
-    amp = statistics.median(amps)
+    amp = min(amps)
     if refs:
-        ref = statistics.median(refs)
-        print(f"| {name} | {batch} | {amp:.3f} | {ref:.3f} | {ref / amp:.2f} |")
+        ref = min(refs)
+        per_round = statistics.median(r / a for r, a in zip(refs, amps))
+        print(f"| {name} | {batch} | {amp:.3f} | {ref:.3f} | {ref / amp:.2f} "
+              f"| {per_round:.2f} |", flush=True)
     else:
-        print(f"| {name} | {batch} | {amp:.3f} | n/a | n/a |")
+        print(f"| {name} | {batch} | {amp:.3f} | n/a | n/a | n/a |")
 print()
 print(f"PyTorch {version}, eager mode" if version else
       "PyTorch is not installed (apt install python3-torch) so only amp "

@@ -13,8 +13,17 @@
 #include "../device/HostExec.h"
 #include "Parallel.h"
 #include <algorithm>
+#include <type_traits>
+#include <utility>
 
 namespace amprt::cpu {
+
+/// Whether kernel K runs a range of indices itself (`rows(first, last)`:
+/// layer norm's host loops, which overlap or share work across rows).
+template <typename K, typename = void> struct HasRows : std::false_type {};
+template <typename K>
+struct HasRows<K, std::void_t<decltype(std::declval<const K &>().rows(
+                      int64_t(0), int64_t(0)))>> : std::true_type {};
 
 class CpuExec : public device::HostMemory {
 public:
@@ -26,8 +35,11 @@ public:
   /// bits, see parallelForWide).
   template <typename K> amprt_status launch(const K &kernel, int64_t n) {
     parallelForWide(n, grain, [&](int64_t begin, int64_t end) {
-      for (int64_t i = begin; i < end; ++i)
-        kernel(i);
+      if constexpr (HasRows<K>::value)
+        kernel.rows(begin, end);
+      else
+        for (int64_t i = begin; i < end; ++i)
+          kernel(i);
     });
     return AMPRT_OK;
   }

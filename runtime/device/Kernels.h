@@ -479,6 +479,15 @@ template <typename Term> AMPRT_HD inline double laneMax(int64_t n, Term term) {
                   [](double a, double b) { return foldMax(a, b); });
 }
 
+/// The rows of a host launch in groups of kRowGroup, each stage of a row
+/// kernel over the group before the next: a row's stages are a chain of
+/// dependent lane sums, divisions and a square root (100 cycles for a row
+/// of 32 in layer norm) that one row at a time left the cores waiting on;
+/// across a group the chains overlap and the per-row divisions and roots
+/// run as vector operations. Each row sees the same operations in the same
+/// order, so the same bits.
+constexpr int kRowGroup = 8;
+
 /// One row of d elements per index, as the CPU's layer norm.
 template <typename T, typename S> struct LayerNormKernel {
   const T *x;
@@ -487,15 +496,23 @@ template <typename T, typename S> struct LayerNormKernel {
   S *mean, *invStd;
   int64_t d;
   double epsilon;
-  AMPRT_HD void operator()(int64_t r) const {
+  AMPRT_HD double sum(int64_t r) const {
     const T *xr = x + r * d;
-    T *yr = y + r * d;
-    double mu = laneSum(d, [&](int64_t j) { return (double)load(xr, j); }) / d;
-    double sq = laneSum(d, [&](int64_t j) {
+    return laneSum(d, [&](int64_t j) { return (double)load(xr, j); });
+  }
+  AMPRT_HD double squares(int64_t r, double mu) const {
+    const T *xr = x + r * d;
+    return laneSum(d, [&](int64_t j) {
       double v = (double)load(xr, j) - mu;
       return v * v;
     });
-    double is = 1.0 / sqrt(sq / d + epsilon);
+  }
+  AMPRT_HD double inverseStd(double sq) const {
+    return 1.0 / sqrt(sq / d + epsilon);
+  }
+  AMPRT_HD void write(int64_t r, double mu, double is) const {
+    const T *xr = x + r * d;
+    T *yr = y + r * d;
     for (int64_t j = 0; j < d; ++j)
       store(yr, j,
             (typename Compute<T>::type)(((double)load(xr, j) - mu) * is *
@@ -504,6 +521,29 @@ template <typename T, typename S> struct LayerNormKernel {
     mean[r] = (S)mu;
     invStd[r] = (S)is;
   }
+  AMPRT_HD void operator()(int64_t r) const {
+    double mu = sum(r) / d;
+    write(r, mu, inverseStd(squares(r, mu)));
+  }
+#ifndef __CUDA_ARCH__
+  /// Rows [first, last) by groups (kRowGroup).
+  void rows(int64_t first, int64_t last) const {
+    for (; first < last; first += kRowGroup) {
+      int n = (int)(last - first < kRowGroup ? last - first : kRowGroup);
+      double mu[kRowGroup] = {}, is[kRowGroup] = {};
+      for (int i = 0; i < n; ++i)
+        mu[i] = sum(first + i);
+      for (int i = 0; i < kRowGroup; ++i)
+        mu[i] /= d;
+      for (int i = 0; i < n; ++i)
+        is[i] = squares(first + i, mu[i]);
+      for (int i = 0; i < kRowGroup; ++i)
+        is[i] = inverseStd(is[i]);
+      for (int i = 0; i < n; ++i)
+        write(first + i, mu[i], is[i]);
+    }
+  }
+#endif
 };
 
 template <typename T, typename S> struct LayerNormGradKernel {
@@ -511,19 +551,63 @@ template <typename T, typename S> struct LayerNormGradKernel {
   const S *gamma, *mean, *invStd;
   T *dx;
   int64_t d;
-  AMPRT_HD void operator()(int64_t r) const {
+  struct Sums {
+    double g = 0, gXhat = 0;
+  };
+  AMPRT_HD double g(const T *dyr, int64_t j) const {
+    return (double)load(dyr, j) * (double)gamma[j];
+  }
+  AMPRT_HD Sums sums(int64_t r) const {
     const T *xr = x + r * d, *dyr = dy + r * d;
     double mu = mean[r], is = invStd[r];
-    auto g = [&](int64_t j) { return (double)load(dyr, j) * (double)gamma[j]; };
-    auto xhat = [&](int64_t j) { return ((double)load(xr, j) - mu) * is; };
-    double sumG = laneSum(d, g);
-    double sumGXhat = laneSum(d, [&](int64_t j) { return g(j) * xhat(j); });
+    Sums out;
+    out.g = laneSum(d, [&](int64_t j) { return g(dyr, j); });
+    out.gXhat = laneSum(d, [&](int64_t j) {
+      return g(dyr, j) * (((double)load(xr, j) - mu) * is);
+    });
+    return out;
+  }
+  AMPRT_HD void write(int64_t r, Sums sum) const {
+    const T *xr = x + r * d, *dyr = dy + r * d;
+    double mu = mean[r], is = invStd[r];
     T *dxr = dx + r * d;
-    for (int64_t j = 0; j < d; ++j)
+    for (int64_t j = 0; j < d; ++j) {
+      double xhat = ((double)load(xr, j) - mu) * is;
       store(dxr, j,
             (typename Compute<T>::type)(
-                is / d * (d * g(j) - sumG - xhat(j) * sumGXhat)));
+                is / d * (d * g(dyr, j) - sum.g - xhat * sum.gXhat)));
+    }
   }
+  AMPRT_HD void operator()(int64_t r) const { write(r, sums(r)); }
+#ifndef __CUDA_ARCH__
+  /// Rows [first, last); a short row computes its terms dy * gamma and
+  /// xhat once into arrays (one row at a time read them three and two
+  /// times), the same values.
+  void rows(int64_t first, int64_t last) const {
+    constexpr int64_t kKept = 64;
+    if (d > kKept) {
+      for (int64_t r = first; r < last; ++r)
+        (*this)(r);
+      return;
+    }
+    double gs[kKept], xhat[kKept];
+    for (int64_t r = first; r < last; ++r) {
+      const T *xr = x + r * d, *dyr = dy + r * d;
+      double mu = mean[r], is = invStd[r];
+      for (int64_t j = 0; j < d; ++j) {
+        gs[j] = g(dyr, j);
+        xhat[j] = ((double)load(xr, j) - mu) * is;
+      }
+      double sumG = laneSum(d, [&](int64_t j) { return gs[j]; });
+      double sumGXhat = laneSum(d, [&](int64_t j) { return gs[j] * xhat[j]; });
+      T *dxr = dx + r * d;
+      for (int64_t j = 0; j < d; ++j)
+        store(dxr, j,
+              (typename Compute<T>::type)(
+                  is / d * (d * gs[j] - sumG - xhat[j] * sumGXhat)));
+    }
+  }
+#endif
 };
 
 //===--------------------------------------------------------------------===//

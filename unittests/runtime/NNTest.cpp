@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "RuntimeTestUtils.h"
+#include "device/Kernels.h"
 #include <functional>
 #include <iterator>
 #include <limits>
@@ -254,6 +255,71 @@ TEST(RuntimeNN, LayerNormForwardAndGrad) {
   for (int i = 0; i < 72; ++i)
     wantDb[i % 6] += r[i];
   expectNear(rt.read(db), wantDb, 1e-12, "layer_norm_grad dbeta");
+}
+
+/// The CPU runs layer norm's rows in groups, stage by stage
+/// (device::kRowGroup); each row must get the bits of the one-row kernel
+/// the device backends run, whatever the row count and width (groups cut
+/// short, widths with lane tails).
+template <typename T> void expectGroupedLayerNormRows(amprt_dtype dtype) {
+  Runtime rt;
+  auto raw = [](const Tensor &t) {
+    std::vector<T> v(amprt_tensor_numel(t));
+    EXPECT_EQ(amprt_tensor_read(t, v.data(), v.size() * sizeof(T)), AMPRT_OK);
+    return v;
+  };
+  auto expectSame = [](const std::vector<T> &got, const std::vector<T> &want,
+                       const std::string &what) {
+    ASSERT_EQ(got.size(), want.size());
+    if (std::memcmp(got.data(), want.data(), got.size() * sizeof(T)) == 0)
+      return;
+    for (size_t i = 0; i < got.size(); ++i)
+      if (std::memcmp(&got[i], &want[i], sizeof(T))) {
+        ADD_FAILURE() << what << ", element " << i << ": " << got[i] << " vs "
+                      << want[i];
+        return;
+      }
+  };
+  for (int64_t rows : {1, 7, 8, 9, 23, 40, 301})
+    for (int64_t d : {1, 5, 16, 28, 37}) {
+      std::string at =
+          " (rows " + std::to_string(rows) + ", d " + std::to_string(d) + ")";
+      Shape xs{rows, d};
+      Tensor x = rt.make(dtype, xs, randomValues(rows * d, 61, -3, 5)),
+             dy = rt.make(dtype, xs, randomValues(rows * d, 62)),
+             g = rt.make(dtype, {d}, randomValues(d, 63)),
+             b = rt.make(dtype, {d}, randomValues(d, 64));
+      Tensor y = rt.make(dtype, xs), mean = rt.make(dtype, {rows}),
+             inv = rt.make(dtype, {rows}), dx = rt.make(dtype, xs),
+             dg = rt.make(dtype, {d}), db = rt.make(dtype, {d});
+      ASSERT_EQ(amprt_layer_norm(rt.ctx, x, g, b, 1e-5, y, mean, inv), AMPRT_OK)
+          << amprt_last_error();
+      ASSERT_EQ(amprt_layer_norm_grad(rt.ctx, dy, x, g, mean, inv, dx, dg, db),
+                AMPRT_OK)
+          << amprt_last_error();
+      std::vector<T> xv = raw(x), dyv = raw(dy), gv = raw(g), bv = raw(b);
+      std::vector<T> wantY(rows * d), wantMean(rows), wantInv(rows),
+          wantDx(rows * d);
+      amprt::device::LayerNormKernel<T, T> forward{
+          xv.data(),       gv.data(),      bv.data(), wantY.data(),
+          wantMean.data(), wantInv.data(), d,         1e-5};
+      for (int64_t r = 0; r < rows; ++r)
+        forward(r);
+      expectSame(raw(y), wantY, "layer_norm y" + at);
+      expectSame(raw(mean), wantMean, "layer_norm mean" + at);
+      expectSame(raw(inv), wantInv, "layer_norm inv_std" + at);
+      amprt::device::LayerNormGradKernel<T, T> backward{
+          dyv.data(),     xv.data(),     gv.data(), wantMean.data(),
+          wantInv.data(), wantDx.data(), d};
+      for (int64_t r = 0; r < rows; ++r)
+        backward(r);
+      expectSame(raw(dx), wantDx, "layer_norm_grad dx" + at);
+    }
+}
+
+TEST(RuntimeNN, LayerNormGroupedRowsGiveTheOneRowBits) {
+  expectGroupedLayerNormRows<float>(AMPRT_F32);
+  expectGroupedLayerNormRows<double>(AMPRT_F64);
 }
 
 TEST(RuntimeNN, SoftmaxFamilyAndCrossEntropy) {
