@@ -598,7 +598,7 @@ public:
     Tensor *wide = standIn(t);
     if (wide != t)
       forEachFloat16(t, [&](auto *data) {
-        parallelFor(t->numel, int64_t(1) << 16, [&](int64_t b, int64_t e) {
+        parallelFor(t->numel, kConvertGrain, [&](int64_t b, int64_t e) {
           convert(data + b, static_cast<float *>(wide->data) + b, e - b);
         });
       });
@@ -620,7 +620,7 @@ public:
       Tensor *wide = output.first, *t = output.second;
       forEachFloat16(t, [&](auto *data) {
         using T = std::remove_const_t<std::remove_pointer_t<decltype(data)>>;
-        parallelFor(t->numel, int64_t(1) << 16, [&](int64_t b, int64_t e) {
+        parallelFor(t->numel, kConvertGrain, [&](int64_t b, int64_t e) {
           convert(static_cast<const float *>(wide->data) + b,
                   const_cast<T *>(data) + b, e - b);
         });
