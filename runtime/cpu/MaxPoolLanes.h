@@ -1,12 +1,12 @@
 //===- MaxPoolLanes.h - Max-pool windows on AVX-512 lanes -------*- C++ -*-===//
 //
-// NHWC max pooling of f32 and f16 data, 16 channels per vector. f16 window
-// positions are converted in registers (vcvtph2ps), folded in f32 and the
-// result converted back, so an f16 pool never writes an f32 copy of its
-// tensors: widening the whole tensor first (Blocks.h widenAll) cost the
-// CNN's f16 step more than the pooling itself. The comparisons and selects
-// are those of the scalar code (foldMax, the first maximum), lane by lane:
-// the same bits.
+// NHWC max pooling of f32, f16 and bf16 data, 16 channels per vector.
+// 16-bit window positions are converted in registers (vcvtph2ps, or a
+// shift for bf16), folded in f32 and the result converted back, so a
+// 16-bit pool never writes an f32 copy of its tensors: widening the whole
+// tensor first (Blocks.h widenAll) cost the CNN's f16 step more than the
+// pooling itself. The comparisons and selects are those of the scalar code
+// (foldMax, the first maximum), lane by lane: the same bits.
 //
 //===----------------------------------------------------------------------===//
 
@@ -48,6 +48,11 @@ AMPRT_POOL_LANES_TARGET inline __m512 loadLanes(__mmask16 lanes,
                                                 const uint16_t *src) {
   return _mm512_cvtph_ps(_mm256_maskz_loadu_epi16(lanes, src));
 }
+AMPRT_POOL_LANES_TARGET inline __m512 loadLanes(__mmask16 lanes,
+                                                const bf16_t *src) {
+  __m512i bits = _mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(lanes, src));
+  return _mm512_castsi512_ps(_mm512_slli_epi32(bits, 16));
+}
 
 /// Lanes stored back; to f16 rounding to nearest-even, as the bulk
 /// conversions do (exact for values that came from f16).
@@ -59,6 +64,21 @@ AMPRT_POOL_LANES_TARGET inline void storeLanes(__mmask16 lanes, uint16_t *dst,
                                                __m512 v) {
   _mm256_mask_storeu_epi16(dst, lanes,
                            _mm512_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT));
+}
+/// To bf16 as floatToBf16 rounds: nearest-even, a NaN kept quiet (exact
+/// for values that came from bf16, but for NaN payloads' quiet bit).
+AMPRT_POOL_LANES_TARGET inline void storeLanes(__mmask16 lanes, bf16_t *dst,
+                                               __m512 v) {
+  __m512i u = _mm512_castps_si512(v);
+  __m512i high = _mm512_srli_epi32(u, 16);
+  __m512i rounding = _mm512_add_epi32(
+      _mm512_set1_epi32(0x7FFF), _mm512_and_si512(high, _mm512_set1_epi32(1)));
+  __m512i rounded = _mm512_srli_epi32(_mm512_add_epi32(u, rounding), 16);
+  __m512i quiet = _mm512_or_si512(high, _mm512_set1_epi32(0x40));
+  __mmask16 nan = _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q);
+  _mm256_mask_storeu_epi16(
+      dst, lanes,
+      _mm512_cvtepi32_epi16(_mm512_mask_blend_epi32(nan, rounded, quiet)));
 }
 
 /// out[c] = the maximum over the window's positions (image + offsets[k])

@@ -94,7 +94,7 @@ bool tilesImage(const Pool &p) {
          p.oh * p.kh == p.h && p.ow * p.kw == p.w;
 }
 
-/// NHWC max pooling on the lanes of MaxPoolLanes.h (E: float, or
+/// NHWC max pooling on the lanes of MaxPoolLanes.h (E: float, bf16_t, or
 /// uint16_t for f16 bits), one output row per task, each window's positions
 /// in the order of the general code below.
 template <typename E>
@@ -136,10 +136,11 @@ void maxPoolGradTiledLanes(const Pool &p, const void *xs, const void *ys,
   });
 }
 
-/// The lane element of T's data: f32 and f16 run on MaxPoolLanes.h.
+/// The lane element of T's data: f32, f16 (as its bits) and bf16 run on
+/// MaxPoolLanes.h.
 template <typename T>
 using PoolLaneElement = std::conditional_t<
-    std::is_same_v<T, float>, float,
+    std::is_same_v<T, float> || std::is_same_v<T, bf16_t>, T,
     std::conditional_t<std::is_same_v<T, half_t>, uint16_t, void>>;
 
 /// NHWC pooling, one output row per task: each window position adds a

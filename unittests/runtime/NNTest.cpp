@@ -519,26 +519,31 @@ TEST(RuntimeNN, BiasAddGradSumsSixteenBitDataIntoF32) {
     }
 }
 
-// f32 and f16 max pooling run on 16-channel vectors (cpu/MaxPoolLanes.h),
-// f16 converting in registers instead of on an f32 copy of the tensors.
-// f32 must give the values of the scalar f64 code, and f16 the bits of the
-// f32 pool of the widened input, narrowed (likewise the gradients). Over
-// channel counts below, at and past a vector, tiled and overlapping
-// windows, and bits that stress the comparisons: ties, zeros of both
-// signs, NaNs of several payloads (signalling ones too), infinities and
-// subnormals. NaNs match in sign only: the runtime's scalar f16
-// conversions (the tails of its bulk casts) drop payloads.
-TEST(RuntimeNN, MaxPoolLanesGiveTheScalarBits) {
+// f32, f16 and bf16 max pooling run on 16-channel vectors
+// (cpu/MaxPoolLanes.h), 16-bit data converted in registers instead of on an
+// f32 copy of the tensors. f32 must give the values of the scalar f64 code,
+// and 16-bit data the bits of the f32 pool of the widened input, narrowed
+// (likewise the gradients). Over channel counts below, at and past a
+// vector, tiled and overlapping windows, and bits that stress the
+// comparisons: ties, zeros of both signs, NaNs of several payloads
+// (signalling ones too), infinities and subnormals. NaNs match in sign
+// only: the runtime's scalar conversions (the tails of its bulk casts)
+// drop payloads.
+void expectPoolLanesGiveTheScalarBits(amprt_dtype dtype) {
   Runtime rt;
+  bool bf16 = dtype == AMPRT_BF16;
+  auto toBits = [&](double v) { return bf16 ? toBf16(v) : toHalf(v); };
   auto halves = [&](const Tensor &t) {
     std::vector<uint16_t> bits(amprt_tensor_numel(t));
     EXPECT_EQ(amprt_tensor_read(t, bits.data(), bits.size() * 2), AMPRT_OK);
     return bits;
   };
-  auto expectSameHalves = [](const std::vector<uint16_t> &got,
-                             const std::vector<uint16_t> &want,
-                             const std::string &what) {
-    auto isNaN = [](uint16_t h) { return (h & 0x7FFF) > 0x7C00; };
+  auto expectSameHalves = [&](const std::vector<uint16_t> &got,
+                              const std::vector<uint16_t> &want,
+                              const std::string &what) {
+    auto isNaN = [&](uint16_t h) {
+      return (h & 0x7FFF) > (bf16 ? 0x7F80 : 0x7C00);
+    };
     for (size_t i = 0; i < got.size(); ++i)
       if (isNaN(got[i]) && isNaN(want[i]) ? (got[i] ^ want[i]) & 0x8000
                                           : got[i] != want[i]) {
@@ -560,12 +565,19 @@ TEST(RuntimeNN, MaxPoolLanesGiveTheScalarBits) {
       }
   };
   auto narrowed = [&](const Tensor &wide, const Shape &shape) {
-    Tensor t = rt.make(AMPRT_F16, shape);
+    Tensor t = rt.make(dtype, shape);
     EXPECT_EQ(amprt_cast(rt.ctx, wide, t), AMPRT_OK);
     return halves(t);
   };
-  const uint16_t kSpecial[] = {0x0000, 0x8000, 0x7C00, 0xFC00, 0x7E00, 0xFE01,
-                               0x7D23, 0x7C01, 0x0001, 0x83FF, 0x7BFF, 0xFBFF};
+  // Zeros, infinities, quiet and signalling NaNs with payloads, the
+  // smallest subnormals and the largest finite values.
+  const std::vector<uint16_t> kSpecial =
+      bf16 ? std::vector<uint16_t>{0x0000, 0x8000, 0x7F80, 0xFF80,
+                                   0x7FC0, 0xFFC1, 0x7FA3, 0x7F81,
+                                   0x0001, 0x807F, 0x7F7F, 0xFF7F}
+           : std::vector<uint16_t>{0x0000, 0x8000, 0x7C00, 0xFC00,
+                                   0x7E00, 0xFE01, 0x7D23, 0x7C01,
+                                   0x0001, 0x83FF, 0x7BFF, 0xFBFF};
   struct Window {
     int64_t size, stride, pad;
   };
@@ -581,11 +593,11 @@ TEST(RuntimeNN, MaxPoolLanesGiveTheScalarBits) {
         std::vector<uint16_t> xbits(numel(xs));
         for (uint16_t &b : xbits) {
           unsigned r = rng() % 16;
-          b = r < 4 ? kSpecial[rng() % std::size(kSpecial)]
-                    : toHalf(std::round(std::ldexp(int(rng() % 9) - 4.0,
+          b = r < 4 ? kSpecial[rng() % kSpecial.size()]
+                    : toBits(std::round(std::ldexp(int(rng() % 9) - 4.0,
                                                    int(rng() % 3) - 1)));
         }
-        Tensor x16 = rt.make(AMPRT_F16, xs), y16 = rt.make(AMPRT_F16, ys),
+        Tensor x16 = rt.make(dtype, xs), y16 = rt.make(dtype, ys),
                x32 = rt.make(AMPRT_F32, xs), y32 = rt.make(AMPRT_F32, ys);
         ASSERT_EQ(amprt_tensor_write(x16, xbits.data(), xbits.size() * 2),
                   AMPRT_OK);
@@ -609,10 +621,10 @@ TEST(RuntimeNN, MaxPoolLanesGiveTheScalarBits) {
 
         std::vector<uint16_t> dybits(numel(ys));
         for (uint16_t &b : dybits)
-          b = rng() % 8 == 0 ? kSpecial[rng() % std::size(kSpecial)]
-                             : toHalf(std::ldexp(int(rng() % 64) - 32.0, -4));
-        Tensor dy16 = rt.make(AMPRT_F16, ys), dy32 = rt.make(AMPRT_F32, ys),
-               dx16 = rt.make(AMPRT_F16, xs), dx32 = rt.make(AMPRT_F32, xs);
+          b = rng() % 8 == 0 ? kSpecial[rng() % kSpecial.size()]
+                             : toBits(std::ldexp(int(rng() % 64) - 32.0, -4));
+        Tensor dy16 = rt.make(dtype, ys), dy32 = rt.make(AMPRT_F32, ys),
+               dx16 = rt.make(dtype, xs), dx32 = rt.make(AMPRT_F32, xs);
         ASSERT_EQ(amprt_tensor_write(dy16, dybits.data(), dybits.size() * 2),
                   AMPRT_OK);
         ASSERT_EQ(amprt_cast(rt.ctx, dy16, dy32), AMPRT_OK);
@@ -633,6 +645,11 @@ TEST(RuntimeNN, MaxPoolLanesGiveTheScalarBits) {
         expectSameHalves(halves(dx16), narrowed(dx32, xs),
                          "max_pool2d_grad " + where);
       }
+}
+
+TEST(RuntimeNN, MaxPoolLanesGiveTheScalarBits) {
+  expectPoolLanesGiveTheScalarBits(AMPRT_F16);
+  expectPoolLanesGiveTheScalarBits(AMPRT_BF16);
 }
 
 // Max-pool gradients over windows that tile the image (2x2, stride 2, no
