@@ -461,13 +461,13 @@ amprt_status batchNorm(Ctx *ctx, const Tensor *x, const Tensor *scale,
     using C = typename Compute<
         std::remove_const_t<std::remove_pointer_t<decltype(xs)>>>::type;
     std::vector<double> sum =
-        channelSums(s, 1, [&](int64_t c, int64_t k, double *acc) {
+        channelSums<true>(s, 1, [&](int64_t c, int64_t k, double *acc) {
           acc[c] += (double)load(xs, k);
         });
     for (int64_t c = 0; c < s.axis; ++c)
       mu[c] = sum[c] / count;
     std::vector<double> sq =
-        channelSums(s, 1, [&](int64_t c, int64_t k, double *acc) {
+        channelSums<true>(s, 1, [&](int64_t c, int64_t k, double *acc) {
           double d = (double)load(xs, k) - mu[c];
           acc[c] += d * d;
         });
@@ -526,7 +526,7 @@ amprt_status batchNormGrad(Ctx *ctx, const Tensor *dy, const Tensor *x,
     using C = typename Compute<
         std::remove_const_t<std::remove_pointer_t<decltype(xs)>>>::type;
     std::vector<double> sums =
-        channelSums(s, 2, [&](int64_t c, int64_t k, double *acc) {
+        channelSums<true>(s, 2, [&](int64_t c, int64_t k, double *acc) {
           double d = load(dys, k);
           acc[c] += d;
           acc[s.axis + c] += d * (load(xs, k) - mu[c]) * is[c];
