@@ -210,8 +210,10 @@ std::vector<double> channelSumsWidened(const Split &s, int64_t width,
         Scratch<float> wide((last - first) * row);
         convert(data + first * row, wide.data(), (last - first) * row);
         const float *values = wide.data() - first * row;
-        forEachInRows(s, first, last,
-                      [&](int64_t c, int64_t k) { f(c, values[k], acc); });
+        auto term = [&](int64_t c, int64_t k, double *sums) {
+          f(c, values[k], sums);
+        };
+        sumRows(s, width, first, last, term, acc);
       });
 }
 

@@ -93,25 +93,34 @@ sumChannelsLast(int64_t first, int64_t last, F &f, double *acc) {
     acc[j] += local[j];
 }
 
+/// Rows [first, last) of a block summed into acc by f(c, k, acc) (`width`
+/// sums per channel) in memory order: the register path for the CNNs'
+/// channels-last rows of 16 or 32 channels, one or two sums each; the
+/// generic visit otherwise.
+template <typename F>
+__attribute__((always_inline)) inline void
+sumRows(const Split &s, int64_t width, int64_t first, int64_t last, F &f,
+        double *acc) {
+  if (s.inner == 1 && (width == 1 || width == 2) &&
+      (s.axis == 16 || s.axis == 32)) {
+    if (width == 1)
+      return s.axis == 16 ? sumChannelsLast<16, 1>(first, last, f, acc)
+                          : sumChannelsLast<32, 1>(first, last, f, acc);
+    return s.axis == 16 ? sumChannelsLast<16, 2>(first, last, f, acc)
+                        : sumChannelsLast<32, 2>(first, last, f, acc);
+  }
+  forEachInRows(s, first, last, [&](int64_t c, int64_t k) { f(c, k, acc); });
+}
+
 /// Per-channel sums over a Split, in double: f(c, k, acc) adds element k's
 /// contributions to acc[c], acc[axis + c], ... (`width` sums per channel),
 /// memory read in order whatever the layout (sumRowBlocks).
 template <bool Wide = false, typename F>
 std::vector<double> channelSums(const Split &s, int64_t width, F f) {
-  return sumRowBlocks<Wide>(
-      s, s.axis * width, [&](int64_t first, int64_t last, double *acc) {
-        // The CNNs' channel counts (16, 32), one or two sums each.
-        if (s.inner == 1 && (width == 1 || width == 2) &&
-            (s.axis == 16 || s.axis == 32)) {
-          if (width == 1)
-            return s.axis == 16 ? sumChannelsLast<16, 1>(first, last, f, acc)
-                                : sumChannelsLast<32, 1>(first, last, f, acc);
-          return s.axis == 16 ? sumChannelsLast<16, 2>(first, last, f, acc)
-                              : sumChannelsLast<32, 2>(first, last, f, acc);
-        }
-        forEachInRows(s, first, last,
-                      [&](int64_t c, int64_t k) { f(c, k, acc); });
-      });
+  return sumRowBlocks<Wide>(s, s.axis * width,
+                            [&](int64_t first, int64_t last, double *acc) {
+                              sumRows(s, width, first, last, f, acc);
+                            });
 }
 
 /// Calls f(channel, flat index) for independent elements in memory order,

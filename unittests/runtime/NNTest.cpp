@@ -503,20 +503,22 @@ TEST(RuntimeNN, LayerNormGradColumnFoldOrder) {
 // enough for several blocks of partial sums.
 TEST(RuntimeNN, BiasAddGradSumsSixteenBitDataIntoF32) {
   Runtime rt;
+  // 16 and 32 channels last take the sums' register path (sumChannelsLast).
   for (amprt_dtype dtype : {AMPRT_F16, AMPRT_BF16})
-    for (amprt_layout layout : {AMPRT_NHWC, AMPRT_NCHW}) {
-      Shape xs =
-          layout == AMPRT_NHWC ? Shape{64, 29, 17, 21} : Shape{64, 21, 29, 17};
-      Tensor dy = rt.make(dtype, xs, randomValues(numel(xs), 81, -3, 3));
-      Tensor wide = rt.make(AMPRT_F32, xs), db = rt.make(AMPRT_F32, {21}),
-             want = rt.make(AMPRT_F32, {21});
-      ASSERT_EQ(amprt_cast(rt.ctx, dy, wide), AMPRT_OK);
-      ASSERT_EQ(amprt_bias_add_grad(rt.ctx, dy, layout, db), AMPRT_OK)
-          << amprt_last_error();
-      ASSERT_EQ(amprt_bias_add_grad(rt.ctx, wide, layout, want), AMPRT_OK);
-      EXPECT_EQ(rt.read(db), rt.read(want))
-          << "dtype " << dtype << " layout " << layout;
-    }
+    for (amprt_layout layout : {AMPRT_NHWC, AMPRT_NCHW})
+      for (int64_t c : {21, 16, 32}) {
+        Shape xs =
+            layout == AMPRT_NHWC ? Shape{64, 29, 17, c} : Shape{64, c, 29, 17};
+        Tensor dy = rt.make(dtype, xs, randomValues(numel(xs), 81, -3, 3));
+        Tensor wide = rt.make(AMPRT_F32, xs), db = rt.make(AMPRT_F32, {c}),
+               want = rt.make(AMPRT_F32, {c});
+        ASSERT_EQ(amprt_cast(rt.ctx, dy, wide), AMPRT_OK);
+        ASSERT_EQ(amprt_bias_add_grad(rt.ctx, dy, layout, db), AMPRT_OK)
+            << amprt_last_error();
+        ASSERT_EQ(amprt_bias_add_grad(rt.ctx, wide, layout, want), AMPRT_OK);
+        EXPECT_EQ(rt.read(db), rt.read(want))
+            << "dtype " << dtype << " layout " << layout << " channels " << c;
+      }
 }
 
 // f32, f16 and bf16 max pooling run on 16-channel vectors
