@@ -551,34 +551,22 @@ template <typename T, typename S> struct LayerNormGradKernel {
   const S *gamma, *mean, *invStd;
   T *dx;
   int64_t d;
-  struct Sums {
-    double g = 0, gXhat = 0;
-  };
   AMPRT_HD double g(const T *dyr, int64_t j) const {
     return (double)load(dyr, j) * (double)gamma[j];
   }
-  AMPRT_HD Sums sums(int64_t r) const {
+  AMPRT_HD void operator()(int64_t r) const {
     const T *xr = x + r * d, *dyr = dy + r * d;
     double mu = mean[r], is = invStd[r];
-    Sums out;
-    out.g = laneSum(d, [&](int64_t j) { return g(dyr, j); });
-    out.gXhat = laneSum(d, [&](int64_t j) {
-      return g(dyr, j) * (((double)load(xr, j) - mu) * is);
-    });
-    return out;
-  }
-  AMPRT_HD void write(int64_t r, Sums sum) const {
-    const T *xr = x + r * d, *dyr = dy + r * d;
-    double mu = mean[r], is = invStd[r];
+    auto xhat = [&](int64_t j) { return ((double)load(xr, j) - mu) * is; };
+    double sumG = laneSum(d, [&](int64_t j) { return g(dyr, j); });
+    double sumGXhat =
+        laneSum(d, [&](int64_t j) { return g(dyr, j) * xhat(j); });
     T *dxr = dx + r * d;
-    for (int64_t j = 0; j < d; ++j) {
-      double xhat = ((double)load(xr, j) - mu) * is;
+    for (int64_t j = 0; j < d; ++j)
       store(dxr, j,
             (typename Compute<T>::type)(
-                is / d * (d * g(dyr, j) - sum.g - xhat * sum.gXhat)));
-    }
+                is / d * (d * g(dyr, j) - sumG - xhat(j) * sumGXhat)));
   }
-  AMPRT_HD void operator()(int64_t r) const { write(r, sums(r)); }
 #ifndef __CUDA_ARCH__
   /// Rows [first, last); a short row computes its terms dy * gamma and
   /// xhat once into arrays (one row at a time read them three and two
