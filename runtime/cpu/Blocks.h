@@ -18,6 +18,7 @@
 #include "Parallel.h"
 #include "Scratch.h"
 #include <algorithm>
+#include <array>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -35,6 +36,10 @@ constexpr int64_t kConvertGrain = 1 << 13;
 
 /// Elements per block when 16-bit operands are widened to f32.
 constexpr int64_t kBlock = 256;
+
+/// Elements of each operand in a block of staged rows (stagedRows): a
+/// block's operands stay in L1 together.
+constexpr int64_t kStagedRowElements = 2048;
 
 template <typename T>
 constexpr bool kIs16Bit =
@@ -196,25 +201,80 @@ void mapRows(int64_t rows, int64_t inner, T *out, F f, const T *a, const T *b) {
   });
 }
 
-/// channelSums over 16-bit data whose f(c, v, acc) takes the element's
-/// value: each thread widens its block of rows into f32 scratch with the
-/// vector conversions and sums from there, in channelSums' order, so the
-/// sums are those of the widened tensor without writing all of it (a
-/// scalar conversion per element was 1.7x as slow as summing f32 data).
-template <bool Wide = false, typename T, typename F>
-std::vector<double> channelSumsWidened(const Split &s, int64_t width,
-                                       const T *data, F f) {
+/// f(c, values[i * n + k]..., sums): element k of each of the widened
+/// inputs laid out one after another, n elements each.
+template <typename F, size_t... Is>
+__attribute__((always_inline)) inline void
+callWithInputs(F &f, int64_t c, const float *values, int64_t n, int64_t k,
+               double *sums, std::index_sequence<Is...>) {
+  f(c, values[int64_t(Is) * n + k]..., sums);
+}
+
+/// channelSums over 16-bit data whose f(c, v..., acc) takes the element's
+/// value in each input: each thread widens its block of rows into f32
+/// scratch with the vector conversions and sums from there, in
+/// channelSums' order, so the sums are those of the widened tensors without
+/// writing all of them (a scalar conversion per element was 1.7x as slow as
+/// summing f32 data).
+template <bool Wide = false, typename F, typename T, typename... More>
+std::vector<double> channelSumsWidened(const Split &s, int64_t width, F f,
+                                       const T *data, const More *...more) {
+  static_assert((std::is_same_v<T, More> && ...), "one storage type");
+  constexpr int64_t inputs = 1 + sizeof...(More);
   int64_t row = s.axis * s.inner;
   return sumRowBlocks<Wide>(
       s, s.axis * width, [&](int64_t first, int64_t last, double *acc) {
-        Scratch<float> wide((last - first) * row);
-        convert(data + first * row, wide.data(), (last - first) * row);
-        const float *values = wide.data() - first * row;
+        int64_t n = (last - first) * row;
+        Scratch<float> wide(inputs * n);
+        const T *sources[inputs] = {data, more...};
+        for (int64_t i = 0; i < inputs; ++i)
+          convert(sources[i] + first * row, wide.data() + i * n, n);
+        const float *values = wide.data();
+        int64_t offset = first * row;
         auto term = [&](int64_t c, int64_t k, double *sums) {
-          f(c, values[k], sums);
+          callWithInputs(f, c, values, n, k - offset, sums,
+                         std::make_index_sequence<inputs>());
         };
         sumRows(s, width, first, last, term, acc);
       });
+}
+
+/// Rows [0, rows) of 16-bit tensors with `length`-element rows through an
+/// f32 row kernel a block of rows at a time: each thread widens its block's
+/// rows of every input into scratch with the vector conversions, runs
+/// kernel(first, count, wideIn, wideOut) on them and narrows the outputs'
+/// rows back. The values are those of the kernel run on whole f32 copies of
+/// the tensors (widening is exact; each result rounds once, f32 -> 16
+/// bits), without writing and reading the copies: for the transformer's
+/// rows, one pass over the 16-bit data where the copies took three
+/// parallel regions more per op.
+template <typename T, size_t In, size_t Out, typename Kernel>
+void stagedRows(int64_t rows, int64_t length, int64_t grain,
+                const std::array<const T *, In> &in,
+                const std::array<T *, Out> &out, Kernel kernel) {
+  static_assert(kIs16Bit<T>, "f32 kernels over 16-bit storage");
+  if (rows <= 0 || length <= 0)
+    return;
+  int64_t blockRows = std::max<int64_t>(1, kStagedRowElements / length);
+  parallelForWide(rows, grain, [&](int64_t begin, int64_t end) {
+    int64_t span = std::min(blockRows, end - begin) * length;
+    Scratch<float> wide(int64_t(In + Out) * span);
+    std::array<const float *, In> wideIn;
+    std::array<float *, Out> wideOut;
+    for (size_t i = 0; i < In; ++i)
+      wideIn[i] = wide.data() + i * span;
+    for (size_t o = 0; o < Out; ++o)
+      wideOut[o] = wide.data() + (In + o) * span;
+    for (int64_t first = begin; first < end; first += blockRows) {
+      int64_t count = std::min(blockRows, end - first), n = count * length;
+      for (size_t i = 0; i < In; ++i)
+        convert(in[i] + first * length, wide.data() + i * span, n);
+      kernel(first, count, wideIn, wideOut);
+      for (size_t o = 0; o < Out; ++o)
+        convert(static_cast<const float *>(wideOut[o]), out[o] + first * length,
+                n);
+    }
+  });
 }
 
 } // namespace amprt::cpu

@@ -35,13 +35,19 @@ public:
   /// bits, see parallelForWide).
   template <typename K> amprt_status launch(const K &kernel, int64_t n) {
     parallelForWide(n, grain, [&](int64_t begin, int64_t end) {
-      if constexpr (HasRows<K>::value)
-        kernel.rows(begin, end);
-      else
-        for (int64_t i = begin; i < end; ++i)
-          kernel(i);
+      runRange(kernel, begin, end);
     });
     return AMPRT_OK;
+  }
+
+  /// Indices [begin, end) of `kernel` on this thread.
+  template <typename K>
+  static void runRange(const K &kernel, int64_t begin, int64_t end) {
+    if constexpr (HasRows<K>::value)
+      kernel.rows(begin, end);
+    else
+      for (int64_t i = begin; i < end; ++i)
+        kernel(i);
   }
 
   /// A reduction's partial sums (device::reduceInto) in blocks of outputs

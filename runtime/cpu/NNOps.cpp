@@ -28,15 +28,36 @@ using namespace amprt::cpu;
 namespace {
 
 /// Kernels that read each element several times (pooling windows, the
-/// passes of batch and layer norm, softmax) run on an f32 copy of f16 data:
-/// one vector conversion (F16C) per element beats a scalar one per read
-/// (CNN f16 step 8.9 -> 4.2 ms with the select copy, transformer f16
-/// 2.2 -> 1.8 ms). Not bf16: its load is a shift, and the copy made the
-/// bf16 CNN step slower (4.24 -> 4.57 ms, medians of 7 alternated runs).
+/// passes of batch norm) read f16 data through the vector conversions (F16C),
+/// not a scalar conversion per read: from a whole f32 copy, or a block of
+/// rows at a time (CNN f16 step 8.9 -> 4.2 ms with the select copy,
+/// transformer f16 2.2 -> 1.8 ms). Not bf16: its load is a shift, and the
+/// copy made the bf16 CNN step slower (4.24 -> 4.57 ms, medians of 7
+/// alternated runs). Layer norm and softmax rows of both types go through
+/// stagedRows.
 template <typename T> constexpr bool kWidenOnce = std::is_same_v<T, half_t>;
+
+bool isSixteenBit(const Tensor *t) {
+  return t->dtype == AMPRT_F16 || t->dtype == AMPRT_BF16;
+}
 
 /// Rows (of softmax, cross-entropy, layer norm) worth a thread.
 constexpr int64_t kRowGrain = 16;
+
+/// channelSums<true> whose f(c, v..., acc) takes each input's element value
+/// (as double): f16 inputs are widened a block of rows at a time
+/// (channelSumsWidened), other types read in place. The same sums in the
+/// same order either way.
+template <typename F, typename T, typename... More>
+std::vector<double> channelValueSums(const Split &s, int64_t width, F f,
+                                     const T *data, const More *...more) {
+  if constexpr (kWidenOnce<T>)
+    return channelSumsWidened<true>(s, width, f, data, more...);
+  else
+    return channelSums<true>(s, width, [&](int64_t c, int64_t k, double *acc) {
+      f(c, load(data, k), load(more, k)..., acc);
+    });
+}
 
 /// Visits every window: fn(outIndex, n, c, y0, x0), in the output's memory
 /// order (channel innermost for NHWC, so reads stay in cache lines), one
@@ -364,7 +385,7 @@ amprt_status biasAddGrad(Ctx *ctx, const Tensor *dy, const Split &s,
     const T *g = static_cast<const T *>(dy->data);
     if constexpr (kWidenOnce<T>)
       sums = channelSumsWidened<true>(
-          s, 1, g, [](int64_t c, float v, double *acc) { acc[c] += v; });
+          s, 1, [](int64_t c, float v, double *acc) { acc[c] += v; }, g);
     else
       sums = channelSums<true>(s, 1, [&](int64_t c, int64_t k, double *acc) {
         acc[c] += (double)load(g, k);
@@ -453,24 +474,27 @@ amprt_status batchNorm(Ctx *ctx, const Tensor *x, const Tensor *scale,
   // Statistics in double, visiting memory in order (channels-last data
   // strided per channel was 14% of the CNN step), on all cores.
   std::vector<double> mu(s.axis), is(s.axis);
-  // Runs on the data's own type, or on f32 copies of f16 data: x is read
-  // three times, and one vector conversion beats three scalar ones (the
-  // values are the same: widening is exact, the result rounds f32 -> 16
-  // bits as the per-element store does).
+  // Runs on the data's own type. x is read three times, so f16 goes through
+  // the vector conversions, not three scalar ones: a block of rows at a time
+  // when channels last (channelValueSums, mapChannelsLast: 401K-element
+  // CNN batch norm's gradient 325 -> 240 us, the forward even), else from a
+  // whole f32 copy. The values are
+  // the same: widening is exact, and the result rounds f32 -> 16 bits as
+  // the per-element store does.
   auto run = [&](const auto *xs, auto *ys) {
     using C = typename Compute<
         std::remove_const_t<std::remove_pointer_t<decltype(xs)>>>::type;
-    std::vector<double> sum =
-        channelSums<true>(s, 1, [&](int64_t c, int64_t k, double *acc) {
-          acc[c] += (double)load(xs, k);
-        });
+    std::vector<double> sum = channelValueSums(
+        s, 1, [](int64_t c, double x, double *acc) { acc[c] += x; }, xs);
     for (int64_t c = 0; c < s.axis; ++c)
       mu[c] = sum[c] / count;
-    std::vector<double> sq =
-        channelSums<true>(s, 1, [&](int64_t c, int64_t k, double *acc) {
-          double d = (double)load(xs, k) - mu[c];
+    std::vector<double> sq = channelValueSums(
+        s, 1,
+        [&](int64_t c, double x, double *acc) {
+          double d = x - mu[c];
           acc[c] += d * d;
-        });
+        },
+        xs);
     std::vector<double> g(s.axis), b(s.axis);
     for (int64_t c = 0; c < s.axis; ++c) {
       is[c] = 1.0 / std::sqrt(sq[c] / count + epsilon);
@@ -498,13 +522,18 @@ amprt_status batchNorm(Ctx *ctx, const Tensor *x, const Tensor *scale,
   AMPRT_FLOAT_DISPATCH(x->dtype, T, {
     const T *xs = static_cast<const T *>(x->data);
     T *ys = static_cast<T *>(y->data);
+    // Channels last, f16 goes a block of rows at a time through the sums
+    // and mapChannelsLast; other layouts read x per channel, from a copy.
+    bool copy = kWidenOnce<T> && s.inner != 1;
     if constexpr (kWidenOnce<T>) {
-      Scratch<float> xw = widenAll(xs, x->numel), yw(y->numel);
-      run(static_cast<const float *>(xw.data()), yw.data());
-      narrowAll(yw, ys);
-    } else {
-      run(xs, ys);
+      if (copy) {
+        Scratch<float> xw = widenAll(xs, x->numel), yw(y->numel);
+        run(static_cast<const float *>(xw.data()), yw.data());
+        narrowAll(yw, ys);
+      }
     }
+    if (!copy)
+      run(xs, ys);
   });
   return ok();
 }
@@ -521,16 +550,16 @@ amprt_status batchNormGrad(Ctx *ctx, const Tensor *dy, const Tensor *x,
     is[c] = get(inv_std, c);
     g[c] = get(scale, c);
   }
-  // As batchNorm: f16 x and dy are widened once (each is read twice).
   auto run = [&](const auto *xs, const auto *dys, auto *dxs) {
     using C = typename Compute<
         std::remove_const_t<std::remove_pointer_t<decltype(xs)>>>::type;
-    std::vector<double> sums =
-        channelSums<true>(s, 2, [&](int64_t c, int64_t k, double *acc) {
-          double d = load(dys, k);
+    std::vector<double> sums = channelValueSums(
+        s, 2,
+        [&](int64_t c, double d, double x, double *acc) {
           acc[c] += d;
-          acc[s.axis + c] += d * (load(xs, k) - mu[c]) * is[c];
-        });
+          acc[s.axis + c] += d * (x - mu[c]) * is[c];
+        },
+        dys, xs);
     std::copy(sums.begin(), sums.begin() + s.axis, sumDy.begin());
     std::copy(sums.begin() + s.axis, sums.end(), sumDyXhat.begin());
     // g * is / count is the first factor of every element's product, so
@@ -563,15 +592,19 @@ amprt_status batchNormGrad(Ctx *ctx, const Tensor *dy, const Tensor *x,
     const T *xs = static_cast<const T *>(x->data);
     const T *dys = static_cast<const T *>(dy->data);
     T *dxs = static_cast<T *>(dx->data);
+    // As batchNorm: only f16 in other layouts than channels last is copied.
+    bool copy = kWidenOnce<T> && s.inner != 1;
     if constexpr (kWidenOnce<T>) {
-      Scratch<float> xw = widenAll(xs, x->numel),
-                     dyw = widenAll(dys, dy->numel), dxw(dx->numel);
-      run(static_cast<const float *>(xw.data()),
-          static_cast<const float *>(dyw.data()), dxw.data());
-      narrowAll(dxw, dxs);
-    } else {
-      run(xs, dys, dxs);
+      if (copy) {
+        Scratch<float> xw = widenAll(xs, x->numel),
+                       dyw = widenAll(dys, dy->numel), dxw(dx->numel);
+        run(static_cast<const float *>(xw.data()),
+            static_cast<const float *>(dyw.data()), dxw.data());
+        narrowAll(dxw, dxs);
+      }
     }
+    if (!copy)
+      run(xs, dys, dxs);
   });
   for (int64_t c = 0; c < s.axis; ++c) {
     set(dscale, c, sumDyXhat[c]);
@@ -582,12 +615,11 @@ amprt_status batchNormGrad(Ctx *ctx, const Tensor *dy, const Tensor *x,
 
 namespace {
 /// f32 stand-ins for f16 and bf16 tensors, so that the shared row kernels
-/// (layer norm, softmax), which read each element more than once, run on f32
-/// arrays: inputs are widened once with the vector conversions and outputs
-/// narrowed back (nearest-even, as the kernels' own 16-bit stores round:
-/// they compute in f32 for both). Other tensors pass through. For bf16
-/// since the AVX-512 conversions: the bf16 transformer step 1.99 -> 1.87 ms
-/// on one thread, bit-identical (before them it was even).
+/// run on f32 arrays where their rows are strided (softmax over an axis
+/// other than the last; rows in memory go through stagedRows): inputs are
+/// widened once with the vector conversions and outputs narrowed back
+/// (nearest-even, as the kernels' own 16-bit stores round: they compute in
+/// f32 for both). Other tensors pass through.
 class F32StandIns {
 public:
   explicit F32StandIns(Ctx *ctx) : ctx(ctx) {}
@@ -657,17 +689,92 @@ private:
 };
 } // namespace
 
+/// Calls f(data) with a 16-bit tensor's typed data pointer.
+template <typename F> void withSixteenBitData(const Tensor *t, F f) {
+  if (t->dtype == AMPRT_F16)
+    f(static_cast<const half_t *>(t->data));
+  else
+    f(static_cast<const bf16_t *>(t->data));
+}
+
+template <typename T> T *mutableData(Tensor *t) {
+  return static_cast<T *>(t->data);
+}
+
 amprt_status layerNorm(Ctx *ctx, const Tensor *x, const Tensor *gamma,
                        const Tensor *beta, double epsilon, Tensor *y,
                        Tensor *mean, Tensor *inv_std) {
   CpuExec exec(kRowGrain);
-  F32StandIns f32(ctx);
-  const Tensor *xw = f32.in(x);
-  Tensor *yw = f32.out(y);
-  if (!f32.ok()) // no memory for the copies: the 16-bit kernel needs none
+  if (!isSixteenBit(x))
     return device::layerNorm(exec, x, gamma, beta, epsilon, y, mean, inv_std);
-  return f32.finish(
-      device::layerNorm(exec, xw, gamma, beta, epsilon, yw, mean, inv_std));
+  // 16-bit rows go through the f32 kernel a block at a time (stagedRows).
+  int64_t d = x->shape.back(), rows = d ? x->numel / d : 0;
+  const float *g = static_cast<const float *>(gamma->data),
+              *b = static_cast<const float *>(beta->data);
+  float *mu = static_cast<float *>(mean->data),
+        *is = static_cast<float *>(inv_std->data);
+  withSixteenBitData(x, [&](const auto *xs) {
+    using T = std::remove_const_t<std::remove_pointer_t<decltype(xs)>>;
+    stagedRows<T, 1, 1>(
+        rows, d, kRowGrain, {xs}, {mutableData<T>(y)},
+        [&](int64_t first, int64_t count, const auto &in, const auto &out) {
+          CpuExec::runRange(
+              device::LayerNormKernel<float, float>{
+                  in[0], g, b, out[0], mu + first, is + first, d, epsilon},
+              0, count);
+        });
+  });
+  return ok();
+}
+
+/// Layer norm's dgamma and dbeta over 16-bit dy and x in one pass: the
+/// folds of device::layerNormGradSums (each column's rows in order from zero
+/// within chunks of device::kReduceChunk, the chunks' sums in order) over
+/// rows widened a block of columns at a time, so the same sums. Read in
+/// place, the 16-bit loads made f16's column sums slower than the whole
+/// gradient on f32 copies.
+template <typename T>
+void layerNormColumnSums(const T *dy, const T *x, const float *mean,
+                         const float *invStd, int64_t rows, int64_t d,
+                         float *dgamma, float *dbeta) {
+  constexpr int64_t kColumns = 64;
+  int64_t chunk = std::max<int64_t>(1, std::min(rows, device::kReduceChunk));
+  int64_t chunks = std::max<int64_t>(1, (rows + chunk - 1) / chunk);
+  int64_t blocks = (d + kColumns - 1) / kColumns;
+  std::vector<double> partial(2 * d * chunks);
+  double *gammaPartial = partial.data(),
+         *betaPartial = partial.data() + d * chunks;
+  parallelForWide(blocks * chunks, 1, [&](int64_t begin, int64_t end) {
+    float wideDy[kColumns], wideX[kColumns];
+    for (int64_t i = begin; i < end; ++i) {
+      int64_t o0 = i / chunks * kColumns, k = i % chunks;
+      int64_t n = std::min(kColumns, d - o0);
+      double sumG[kColumns] = {}, sumB[kColumns] = {};
+      for (int64_t r = k * chunk; r < std::min(rows, (k + 1) * chunk); ++r) {
+        convert(dy + r * d + o0, wideDy, n);
+        convert(x + r * d + o0, wideX, n);
+        double mu = mean[r], is = invStd[r];
+        for (int64_t q = 0; q < n; ++q) {
+          double g = wideDy[q];
+          sumG[q] += g * (((double)wideX[q] - mu) * is);
+          sumB[q] += g;
+        }
+      }
+      for (int64_t q = 0; q < n; ++q) {
+        gammaPartial[(o0 + q) * chunks + k] = sumG[q];
+        betaPartial[(o0 + q) * chunks + k] = sumB[q];
+      }
+    }
+  });
+  for (int64_t o = 0; o < d; ++o) {
+    double g = 0, b = 0;
+    for (int64_t k = 0; k < chunks; ++k) {
+      g += gammaPartial[o * chunks + k];
+      b += betaPartial[o * chunks + k];
+    }
+    dgamma[o] = (float)g;
+    dbeta[o] = (float)b;
+  }
 }
 
 amprt_status layerNormGrad(Ctx *ctx, const Tensor *dy, const Tensor *x,
@@ -677,14 +784,31 @@ amprt_status layerNormGrad(Ctx *ctx, const Tensor *dy, const Tensor *x,
   // dgamma and dbeta fold each column over the rows in chunks added in
   // order, so the result does not depend on the thread count.
   CpuExec exec(kRowGrain);
-  F32StandIns f32(ctx);
-  const Tensor *dyw = f32.in(dy), *xw = f32.in(x);
-  Tensor *dxw = f32.out(dx);
-  if (!f32.ok())
+  if (!isSixteenBit(x))
     return device::layerNormGrad(exec, dy, x, gamma, mean, inv_std, dx, dgamma,
                                  dbeta);
-  return f32.finish(device::layerNormGrad(exec, dyw, xw, gamma, mean, inv_std,
-                                          dxw, dgamma, dbeta));
+  // dx's rows through the f32 kernel a block at a time (stagedRows), then
+  // the column sums.
+  int64_t d = x->shape.back(), rows = d ? x->numel / d : 0;
+  const float *g = static_cast<const float *>(gamma->data),
+              *mu = static_cast<const float *>(mean->data),
+              *is = static_cast<const float *>(inv_std->data);
+  withSixteenBitData(x, [&](const auto *xs) {
+    using T = std::remove_const_t<std::remove_pointer_t<decltype(xs)>>;
+    stagedRows<T, 2, 1>(
+        rows, d, kRowGrain, {static_cast<const T *>(dy->data), xs},
+        {mutableData<T>(dx)},
+        [&](int64_t first, int64_t count, const auto &in, const auto &out) {
+          CpuExec::runRange(
+              device::LayerNormGradKernel<float, float>{
+                  in[0], in[1], g, mu + first, is + first, out[0], d},
+              0, count);
+        });
+    layerNormColumnSums(static_cast<const T *>(dy->data), xs, mu, is, rows, d,
+                        static_cast<float *>(dgamma->data),
+                        static_cast<float *>(dbeta->data));
+  });
+  return ok();
 }
 
 /// The rows ops run the device backends' code on the cores.
@@ -692,6 +816,34 @@ amprt_status softmax(Ctx *ctx, int kind, const Tensor *a, const Tensor *b,
                      const Split &s, Tensor *out) {
   CpuExec exec(kRowGrain);
   auto softmaxKind = static_cast<device::SoftmaxKind>(kind);
+  if (!isSixteenBit(a))
+    return device::softmax(exec, softmaxKind, a, b, s, out);
+  if (s.inner == 1) {
+    // Rows in memory: through the f32 kernel a block at a time.
+    withSixteenBitData(a, [&](const auto *as) {
+      using T = std::remove_const_t<std::remove_pointer_t<decltype(as)>>;
+      device::withSoftmaxKind(softmaxKind, [&](auto kindTag) {
+        constexpr device::SoftmaxKind K = decltype(kindTag)::value;
+        auto rows = [&](int64_t first, int64_t count, const auto &in,
+                        const auto &outs) {
+          Split block{count, s.axis, 1};
+          CpuExec::runRange(
+              device::SoftmaxKernel<float, K, true>{
+                  in[0], device::isSoftmaxGrad(K) ? in.back() : nullptr,
+                  outs[0], block},
+              0, count);
+        };
+        T *o = mutableData<T>(out);
+        if constexpr (device::isSoftmaxGrad(K))
+          stagedRows<T, 2, 1>(s.outer, s.axis, kRowGrain,
+                              {as, static_cast<const T *>(b->data)}, {o}, rows);
+        else
+          stagedRows<T, 1, 1>(s.outer, s.axis, kRowGrain, {as}, {o}, rows);
+      });
+    });
+    return ok();
+  }
+  // Other layouts read strided rows: from whole f32 copies.
   F32StandIns f32(ctx);
   const Tensor *aw = f32.in(a), *bw = f32.in(b);
   Tensor *outw = f32.out(out);

@@ -346,17 +346,21 @@ amprt_status recordAmax(Exec &e, const amprt_tensor *history,
 // Reductions
 //===--------------------------------------------------------------------===//
 
+/// Reduced indices per partial sum in reduceInto.
+constexpr int64_t kReduceChunk = 1024;
+
 /// Folds `count` values per output (value(o, outer.offset(o) +
 /// inner.offset(j))) into finish(o, acc), in chunks of fixed length so the
-/// work spreads over many threads and the order is fixed.
+/// work spreads over many threads and the order is fixed: each output's
+/// values in order from zero within a chunk of kReduceChunk, then the
+/// chunks' sums in order from zero.
 template <typename Exec, typename Value, typename Finish>
 amprt_status reduceInto(Exec &e, const char *op, Value value,
                         const Index &outer, const Index &inner, int64_t numOut,
                         int64_t count, bool isMax, Finish finish) {
   if (numOut == 0)
     return AMPRT_OK;
-  constexpr int64_t kChunk = 1024;
-  int64_t chunk = count < kChunk ? (count > 0 ? count : 1) : kChunk;
+  int64_t chunk = count < kReduceChunk ? (count > 0 ? count : 1) : kReduceChunk;
   int64_t chunks = count > 0 ? (count + chunk - 1) / chunk : 1;
   Scratch<Exec> partial(e, (size_t)(numOut * chunks) * sizeof(double));
   AMPRT_CHECK(partial.status(op));
@@ -753,15 +757,15 @@ amprt_status layerNorm(Exec &e, const amprt_tensor *x,
   return status;
 }
 
+/// dgamma[j] and dbeta[j]: column j of dy * xhat and of dy folded over the
+/// rows in chunks added in order.
 template <typename Exec>
-amprt_status layerNormGrad(Exec &e, const amprt_tensor *dy,
-                           const amprt_tensor *x, const amprt_tensor *gamma,
-                           const amprt_tensor *mean, const amprt_tensor *invStd,
-                           amprt_tensor *dx, amprt_tensor *dgamma,
-                           amprt_tensor *dbeta) {
+amprt_status layerNormGradSums(Exec &e, const amprt_tensor *dy,
+                               const amprt_tensor *x, const amprt_tensor *mean,
+                               const amprt_tensor *invStd, amprt_tensor *dgamma,
+                               amprt_tensor *dbeta) {
   const char *op = "amprt_layer_norm_grad";
   int64_t d = x->shape.back(), rows = d ? x->numel / d : 0;
-  // dgamma[j] and dbeta[j] fold column j over the rows.
   Index outer, inner;
   outer.rank = inner.rank = 1;
   outer.shape[0] = d;
@@ -775,20 +779,39 @@ amprt_status layerNormGrad(Exec &e, const amprt_tensor *dy,
     const T *dys = static_cast<const T *>(dy->data);
     const S *mu = static_cast<const S *>(mean->data);
     const S *is = static_cast<const S *>(invStd->data);
-    status = e.launch(
-        LayerNormGradKernel<T, S>{dys, xs, static_cast<const S *>(gamma->data),
-                                  mu, is, static_cast<T *>(dx->data), d},
-        rows);
-    if (status == AMPRT_OK)
-      status = reduceInto(e, op, DyXhatRowValue<T, S>{dys, xs, mu, is}, outer,
-                          inner, d, rows, false,
-                          StoreFinish<S>{static_cast<S *>(dgamma->data), 1.0});
+    status = reduceInto(e, op, DyXhatRowValue<T, S>{dys, xs, mu, is}, outer,
+                        inner, d, rows, false,
+                        StoreFinish<S>{static_cast<S *>(dgamma->data), 1.0});
     if (status == AMPRT_OK)
       status =
           reduceInto(e, op, LoadValue<T>{dys}, outer, inner, d, rows, false,
                      StoreFinish<S>{static_cast<S *>(dbeta->data), 1.0});
   });
   return status;
+}
+
+template <typename Exec>
+amprt_status layerNormGrad(Exec &e, const amprt_tensor *dy,
+                           const amprt_tensor *x, const amprt_tensor *gamma,
+                           const amprt_tensor *mean, const amprt_tensor *invStd,
+                           amprt_tensor *dx, amprt_tensor *dgamma,
+                           amprt_tensor *dbeta) {
+  int64_t d = x->shape.back(), rows = d ? x->numel / d : 0;
+  amprt_status status = AMPRT_OK;
+  AMPRT_FLOAT_DISPATCH(x->dtype, T, {
+    using S = StatsType<T>;
+    status =
+        e.launch(LayerNormGradKernel<T, S>{static_cast<const T *>(dy->data),
+                                           static_cast<const T *>(x->data),
+                                           static_cast<const S *>(gamma->data),
+                                           static_cast<const S *>(mean->data),
+                                           static_cast<const S *>(invStd->data),
+                                           static_cast<T *>(dx->data), d},
+                 rows);
+  });
+  if (status != AMPRT_OK)
+    return status;
+  return layerNormGradSums(e, dy, x, mean, invStd, dgamma, dbeta);
 }
 
 //===--------------------------------------------------------------------===//
@@ -808,25 +831,10 @@ amprt_status softmax(Exec &e, SoftmaxKind kind, const amprt_tensor *a,
                  static_cast<T *>(out->data), s};
       return e.launch(kernel, s.outer * s.inner);
     };
-    auto withLayout = [&](auto kindTag) {
+    status = withSoftmaxKind(kind, [&](auto kindTag) {
       return s.inner == 1 ? run(kindTag, std::true_type())
                           : run(kindTag, std::false_type());
-    };
-    using SK = SoftmaxKind;
-    switch (kind) {
-    case SK::Softmax:
-      status = withLayout(std::integral_constant<SK, SK::Softmax>());
-      break;
-    case SK::LogSoftmax:
-      status = withLayout(std::integral_constant<SK, SK::LogSoftmax>());
-      break;
-    case SK::SoftmaxGrad:
-      status = withLayout(std::integral_constant<SK, SK::SoftmaxGrad>());
-      break;
-    case SK::LogSoftmaxGrad:
-      status = withLayout(std::integral_constant<SK, SK::LogSoftmaxGrad>());
-      break;
-    }
+    });
   });
   return status;
 }

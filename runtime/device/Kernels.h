@@ -604,6 +604,29 @@ template <typename T, typename S> struct LayerNormGradKernel {
 
 enum class SoftmaxKind { Softmax, LogSoftmax, SoftmaxGrad, LogSoftmaxGrad };
 
+/// f(std::integral_constant<SoftmaxKind, kind>()): a kind known at run time
+/// as a template argument.
+template <typename F> auto withSoftmaxKind(SoftmaxKind kind, F f) {
+  using SK = SoftmaxKind;
+  switch (kind) {
+  case SK::LogSoftmax:
+    return f(std::integral_constant<SK, SK::LogSoftmax>());
+  case SK::SoftmaxGrad:
+    return f(std::integral_constant<SK, SK::SoftmaxGrad>());
+  case SK::LogSoftmaxGrad:
+    return f(std::integral_constant<SK, SK::LogSoftmaxGrad>());
+  case SK::Softmax:
+    break;
+  }
+  return f(std::integral_constant<SK, SK::Softmax>());
+}
+
+/// Whether a softmax kind reads y (b) besides its first operand.
+constexpr bool isSoftmaxGrad(SoftmaxKind kind) {
+  return kind == SoftmaxKind::SoftmaxGrad ||
+         kind == SoftmaxKind::LogSoftmaxGrad;
+}
+
 /// Row r = (outer o, inner i): elements first + j * inner, j < axis.
 /// Forward kinds read `a` = x; gradients read `a` = dy and `b` = y. Sums
 /// are laneSums in double; the exponentials are in the compute type (for
