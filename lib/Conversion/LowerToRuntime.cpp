@@ -114,15 +114,16 @@ unscalesCheckedTogether(amp::AllFiniteOp check,
 class FunctionLowering {
 public:
   FunctionLowering(ModuleOp module, func::FuncOp func, bool foldCasts,
-                   bool foldBiasGradCasts, bool inPlace)
+                   bool foldBiasGradCasts, bool inPlace, bool reshapeViews)
       : module(module), func(func), foldCasts(foldCasts),
         foldBiasGradCasts(foldBiasGradCasts), inPlace(inPlace),
-        b(func.getContext()),
+        reshapeViews(reshapeViews), b(func.getContext()),
         ptr(LLVM::LLVMPointerType::get(func.getContext())),
         i32(b.getI32Type()) {}
 
   LogicalResult run();
-  unsigned numFoldedCasts = 0, numFusedChecks = 0, numInPlaceResults = 0;
+  unsigned numFoldedCasts = 0, numFusedChecks = 0, numInPlaceResults = 0,
+           numReshapeViews = 0;
 
 private:
   /// Lowers `op` by its RuntimeLoweringOpInterface (constants here).
@@ -137,7 +138,7 @@ private:
 
   ModuleOp module;
   func::FuncOp func;
-  bool foldCasts, foldBiasGradCasts, inPlace;
+  bool foldCasts, foldBiasGradCasts, inPlace, reshapeViews;
   OpBuilder b;
   Type ptr, i32;
   unsigned globals = 0;
@@ -267,10 +268,30 @@ LogicalResult FunctionLowering::run() {
         (foldBiasGradCasts && foldsIntoBiasGrads(cast)))
       foldedInto[cast.getResult()] = cast.getX();
   numFoldedCasts = foldedInto.size();
+  auto ret = cast<func::ReturnOp>(body.getTerminator());
+  llvm::DenseSet<Value> returned(ret.getOperands().begin(),
+                                 ret.getOperands().end());
+
+  // Reshapes that make no copy: their result is a view of their input's
+  // storage (amprt_tensor_view), which lives until the view's last use. A
+  // returned reshape gets a tensor of its own for the caller to own. Views
+  // and their storage are never written in place while both live: an op
+  // writes over an operand only where that operand's storage dies.
+  llvm::DenseMap<Value, Value> viewOf;
   auto storage = [&](Value v) {
-    Value input = foldedInto.lookup(v);
-    return input ? input : v;
+    if (Value input = foldedInto.lookup(v))
+      return input;
+    if (Value root = viewOf.lookup(v))
+      return root;
+    return v;
   };
+  if (reshapeViews)
+    for (auto reshape : body.getOps<tg::ReshapeOp>())
+      if (!returned.contains(reshape.getResult())) {
+        Value input = reshape.getX();
+        viewOf[reshape.getResult()] = storage(input);
+      }
+  numReshapeViews = viewOf.size();
 
   llvm::DenseMap<Operation *, unsigned> position;
   unsigned index = 0;
@@ -295,6 +316,7 @@ LogicalResult FunctionLowering::run() {
   // The last use of every value, by op position in the block: a folded
   // cast's users use its input, and a deferred unscale reads its operands
   // where its check runs.
+  // A view's uses are its storage's too.
   std::function<int64_t(Value)> lastUse = [&](Value v) -> int64_t {
     int64_t last = -1;
     for (Operation *user : v.getUsers()) {
@@ -303,13 +325,21 @@ LogicalResult FunctionLowering::run() {
                        ? lastUse(cast.getResult())
                    : checkedBy.count(user) ? position.lookup(checkedBy[user])
                                            : position.lookup(user);
+      if (user->getNumResults() == 1 && viewOf.count(user->getResult(0)))
+        at = std::max(at, lastUse(user->getResult(0)));
       last = std::max(last, at);
     }
     return last;
   };
-  auto ret = cast<func::ReturnOp>(body.getTerminator());
-  llvm::DenseSet<Value> returned(ret.getOperands().begin(),
-                                 ret.getOperands().end());
+  // Where a view itself is read last: its handle is released there.
+  auto lastDirectUse = [&](Value v) {
+    int64_t last = -1;
+    for (Operation *user : v.getUsers())
+      last = std::max<int64_t>(last, checkedBy.count(user)
+                                         ? position.lookup(checkedBy[user])
+                                         : position.lookup(user));
+    return last;
+  };
 
   // The new function, built beside the old one.
   b.setInsertionPoint(func);
@@ -355,11 +385,21 @@ LogicalResult FunctionLowering::run() {
       if (lastUse(v) == here && !isa<BlockArgument>(v) && !returned.contains(v))
         dying.insert(v);
     lowering.setDying(dying.getArrayRef());
-    if (fused != unscalesOf.end())
+    if (fused != unscalesOf.end()) {
       lowerUnscalesAndCheck(lowering, cast<amp::AllFiniteOp>(op),
                             fused->second);
-    else if (failed(lowerOp(lowering, &op)))
+    } else if (op.getNumResults() == 1 && viewOf.count(op.getResult(0))) {
+      auto reshape = cast<tg::ReshapeOp>(op);
+      auto type = cast<RankedTensorType>(reshape.getType());
+      lowering.setLoc(op.getLoc());
+      lowering.setHandle(reshape.getResult(),
+                         lowering.call(AMPRT_ENTRY(amprt_tensor_view), ctx,
+                                       lowering.handle(reshape.getX()),
+                                       lowering.constI32(type.getRank()),
+                                       lowering.i64Array(type.getShape())));
+    } else if (failed(lowerOp(lowering, &op))) {
       return failure();
+    }
     // A rule of another dialect may forget a result: say so here rather
     // than build a call on a null handle.
     for (Value r : op.getResults())
@@ -376,6 +416,14 @@ LogicalResult FunctionLowering::run() {
     for (Value v : dying)
       if (!lowering.tookStorageOf(v))
         lowering.call(AMPRT_ENTRY(amprt_tensor_release), lowering.handle(v));
+    // Views read for the last time: only the view goes (an unused one went
+    // with the unused results above).
+    llvm::SmallSetVector<Value, 4> views;
+    for (Value v : reads)
+      if (viewOf.count(v) && lastDirectUse(v) == here)
+        views.insert(v);
+    for (Value v : views)
+      lowering.call(AMPRT_ENTRY(amprt_tensor_release), lowering.handle(v));
   }
 
   // Results: new handles owned by the caller. A returned argument, or a
@@ -433,12 +481,14 @@ struct LowerToRuntimePass
     }
     for (func::FuncOp func : funcs) {
       FunctionLowering lowering(module, func, foldCastsIntoProducts,
-                                foldCastsIntoBiasGrads, inPlaceElementwise);
+                                foldCastsIntoBiasGrads, inPlaceElementwise,
+                                reshapeViews);
       if (failed(lowering.run()))
         return signalPassFailure();
       numFoldedCasts += lowering.numFoldedCasts;
       numFusedChecks += lowering.numFusedChecks;
       numInPlaceResults += lowering.numInPlaceResults;
+      numReshapeViews += lowering.numReshapeViews;
     }
   }
 };

@@ -168,7 +168,9 @@ amprt_status amprt_select_moving(amprt_context *ctx, const amprt_tensor *cond,
       a->shape == c->shape && b->shape == c->shape) {
     bool pickA = *static_cast<const uint8_t *>(cond->data) != 0;
     amprt_tensor *picked = pickA ? a : b;
-    if ((pickA ? a_dies : b_dies) && picked != c) {
+    // A view's storage is another tensor's: it is copied, never handed over.
+    if ((pickA ? a_dies : b_dies) && picked != c && picked->ownsData &&
+        c->ownsData) {
       // Same dtype and shape, so the same rounded block size.
       std::swap(picked->data, c->data);
       std::swap(picked->blockBytes, c->blockBytes);

@@ -97,6 +97,9 @@ amprt_status amprt_reshape_moving(amprt_context *ctx, amprt_tensor *x,
   AMPRT_CHECK(checkReshape("amprt_reshape_moving", ctx, x, y));
   if (x == y)
     return ok();
+  // A view's storage is another tensor's: it is copied, never handed over.
+  if (!x->ownsData || !y->ownsData)
+    AMPRT_RUN(ctx, copyOnDevice(ctx, y->data, x->data, x->bytes));
   // Same dtype and element count, so the same rounded block size.
   std::swap(x->data, y->data);
   std::swap(x->blockBytes, y->blockBytes);

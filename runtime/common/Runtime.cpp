@@ -451,7 +451,8 @@ amprt_status amprt_tensor_create(amprt_context *ctx, amprt_dtype dtype,
 void amprt_tensor_release(amprt_tensor *tensor) {
   if (!tensor)
     return;
-  deallocate(tensor->ctx, tensor->data, tensor->blockBytes);
+  if (tensor->ownsData)
+    deallocate(tensor->ctx, tensor->data, tensor->blockBytes);
   delete tensor;
 }
 
@@ -482,6 +483,50 @@ amprt_tensor *amprt_tensor_new(amprt_context *ctx, int32_t dtype,
   amprt_tensor *t = nullptr;
   amprt_record_status(ctx, amprt_tensor_create(ctx, (amprt_dtype)dtype, rank,
                                                shape, &t));
+  return t;
+}
+
+amprt_tensor *amprt_tensor_view(amprt_context *ctx, const amprt_tensor *x,
+                                int32_t rank, const int64_t *shape) {
+  const char *op = "amprt_tensor_view";
+  amprt_status status = AMPRT_OK;
+  if (!ctx || !x)
+    status =
+        fail(AMPRT_ERROR_INVALID_ARGUMENT, "%s: null context or tensor", op);
+  else if (x->ctx != ctx)
+    status = fail(AMPRT_ERROR_INVALID_ARGUMENT,
+                  "%s: x belongs to another context", op);
+  else if (rank < 0 || rank > 16 || (rank > 0 && !shape))
+    status =
+        fail(AMPRT_ERROR_SHAPE, "%s: rank must be in [0, 16] with a shape", op);
+  int64_t numel = 1;
+  for (int i = 0; status == AMPRT_OK && i < rank; ++i) {
+    if (shape[i] < 1 || numel > x->numel / shape[i])
+      status = fail(AMPRT_ERROR_SHAPE, "%s: %s does not hold %lld elements", op,
+                    shapeString(Shape(shape, shape + rank)).c_str(),
+                    (long long)x->numel);
+    else
+      numel *= shape[i];
+  }
+  if (status == AMPRT_OK && numel != x->numel)
+    status = fail(AMPRT_ERROR_SHAPE,
+                  "%s: %s and %s hold different element "
+                  "counts",
+                  op, shapeString(x->shape).c_str(),
+                  shapeString(Shape(shape, shape + rank)).c_str());
+  amprt_tensor *t = nullptr;
+  if (status == AMPRT_OK) {
+    t = new (std::nothrow) amprt_tensor(*x);
+    if (!t)
+      status = fail(AMPRT_ERROR_OUT_OF_MEMORY, "%s: no memory", op);
+  }
+  if (status != AMPRT_OK) {
+    amprt_record_status(ctx, status);
+    return nullptr;
+  }
+  t->shape.assign(shape, shape + rank);
+  t->blockBytes = 0;
+  t->ownsData = false;
   return t;
 }
 

@@ -35,6 +35,8 @@ struct amprt_tensor {
   size_t bytes = 0;
   size_t blockBytes = 0; // the rounded size of the allocation
   void *data = nullptr;
+  /// A view (amprt_tensor_view) borrows another tensor's storage.
+  bool ownsData = true;
 };
 
 namespace amprt {

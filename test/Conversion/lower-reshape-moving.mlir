@@ -1,9 +1,10 @@
-// A tg.reshape whose input dies at it lets the result take the input's
-// storage (amprt_reshape_moving) instead of copying it; an input that is
-// read again, is a step argument or is returned is copied (amprt_reshape).
-// The 2-D views of activations and gradients around matmuls are the first
-// kind.
+// A returned tg.reshape (every reshape with `reshape-views=0`) whose input
+// dies at it takes the input's storage (amprt_reshape_moving) instead of
+// copying it; an input that is read again, is a step argument or is
+// returned is copied (amprt_reshape). Reshapes that are not returned are
+// views (lower-reshape-view.mlir).
 // RUN: amp-opt %s --amp-lower-to-runtime | FileCheck %s
+// RUN: amp-opt %s --amp-lower-to-runtime="reshape-views=0" | FileCheck %s
 
 // CHECK-LABEL: func.func @dies(
 // CHECK: %[[R:.*]] = call @amprt_tensor_new

@@ -51,6 +51,12 @@ def LowerToRuntimePass : Pass<"amp-lower-to-runtime", "::mlir::ModuleOp"> {
     argument or a returned value is never overwritten.
     `in-place-elementwise=0` gives every result a new tensor.
 
+    A `tg.reshape` whose result is not returned makes no copy: its result
+    is a view of its input's storage (`amprt_tensor_view`), and that storage
+    lives until the view's last use; only an op where the storage dies (so
+    no view of it is read later) writes over it. `reshape-views=0` copies
+    (or, where the input dies at the reshape, moves) instead.
+
     The result uses `func`, `arith` and `llvm` ops only, ready for
     `--convert-to-llvm --reconcile-unrealized-casts`.
   }];
@@ -67,6 +73,9 @@ def LowerToRuntimePass : Pass<"amp-lower-to-runtime", "::mlir::ModuleOp"> {
            /*default=*/"true",
            "Let elementwise ops write their result over an operand of the "
            "same type that dies at them">,
+    Option<"reshapeViews", "reshape-views", "bool", /*default=*/"true",
+           "Let reshapes whose result is not returned view their input's "
+           "storage instead of copying it">,
   ];
   let statistics = [
     Statistic<"numFoldedCasts", "folded-casts",
@@ -76,6 +85,8 @@ def LowerToRuntimePass : Pass<"amp-lower-to-runtime", "::mlir::ModuleOp"> {
               "amp.all_finite ops run with the unscales they test">,
     Statistic<"numInPlaceResults", "in-place-results",
               "Elementwise results written over a dying operand">,
+    Statistic<"numReshapeViews", "reshape-views",
+              "Reshapes lowered as views of their input's storage">,
   ];
   let dependentDialects = ["::mlir::LLVM::LLVMDialect",
                            "::mlir::func::FuncDialect",

@@ -128,6 +128,12 @@ void amprt_context_clear_status(amprt_context *ctx);
 /* amprt_tensor_create returning the handle (null on failure, recorded). */
 amprt_tensor *amprt_tensor_new(amprt_context *ctx, int32_t dtype,
                                int32_t rank, const int64_t *shape);
+/* A tensor of `shape` over x's elements in the same order (the same element
+   count), sharing x's storage instead of copying it: valid while x is, and
+   neither may be written while the other is read. Releasing the view frees
+   only the view; x still owns the storage. Null on failure (recorded). */
+amprt_tensor *amprt_tensor_view(amprt_context *ctx, const amprt_tensor *x,
+                                int32_t rank, const int64_t *shape);
 /* Fills a tensor with one value (rounded to its type). */
 amprt_status amprt_tensor_fill(amprt_tensor *tensor, double value);
 
@@ -176,7 +182,8 @@ amprt_status amprt_select(amprt_context *ctx, const amprt_tensor *cond,
    after it and never reads it again: where `cond` is one flag on the host
    and the operand it picks dies, `c` takes that operand's storage instead
    of a copy, and the operand keeps `c`'s old storage until it is released.
-   A guard that keeps or drops a whole optimizer update costs no copy. */
+   A guard that keeps or drops a whole optimizer update costs no copy. A
+   view (amprt_tensor_view) is copied. */
 amprt_status amprt_select_moving(amprt_context *ctx, const amprt_tensor *cond,
                                  amprt_tensor *a, amprt_tensor *b,
                                  amprt_tensor *c, int32_t a_dies,
@@ -318,7 +325,7 @@ amprt_status amprt_reshape(amprt_context *ctx, const amprt_tensor *x,
 /* amprt_reshape for a caller that frees `x` right after it and never reads
    it again: `y` takes `x`'s storage instead of a copy (the elements are the
    same bytes in the same order), and `x` keeps `y`'s old storage until it
-   is released. */
+   is released. A view (amprt_tensor_view) on either side is copied. */
 amprt_status amprt_reshape_moving(amprt_context *ctx, amprt_tensor *x,
                                   amprt_tensor *y);
 amprt_status amprt_broadcast_to(amprt_context *ctx, const amprt_tensor *x,
