@@ -221,21 +221,27 @@ std::vector<double> channelSumsWidened(const Split &s, int64_t width, F f,
                                        const T *data, const More *...more) {
   static_assert((std::is_same_v<T, More> && ...), "one storage type");
   constexpr int64_t inputs = 1 + sizeof...(More);
-  int64_t row = s.axis * s.inner;
+  int64_t row = std::max<int64_t>(1, s.axis * s.inner);
+  // Rows widened a few at a time, so the f32 copies stay in L1 between
+  // the conversion and the sums; the ranges continue one block's sums.
+  int64_t stride = std::max<int64_t>(1, kStagedRowElements / row);
   return sumRowBlocks<Wide>(
       s, s.axis * width, [&](int64_t first, int64_t last, double *acc) {
-        int64_t n = (last - first) * row;
+        int64_t n = std::min(stride, last - first) * row;
         Scratch<float> wide(inputs * n);
         const T *sources[inputs] = {data, more...};
-        for (int64_t i = 0; i < inputs; ++i)
-          convert(sources[i] + first * row, wide.data() + i * n, n);
-        const float *values = wide.data();
-        int64_t offset = first * row;
-        auto term = [&](int64_t c, int64_t k, double *sums) {
-          callWithInputs(f, c, values, n, k - offset, sums,
-                         std::make_index_sequence<inputs>());
-        };
-        sumRows(s, width, first, last, term, acc);
+        for (int64_t from = first; from < last; from += stride) {
+          int64_t to = std::min(last, from + stride), m = (to - from) * row;
+          for (int64_t i = 0; i < inputs; ++i)
+            convert(sources[i] + from * row, wide.data() + i * n, m);
+          const float *values = wide.data();
+          int64_t offset = from * row;
+          auto term = [&](int64_t c, int64_t k, double *sums) {
+            callWithInputs(f, c, values, n, k - offset, sums,
+                           std::make_index_sequence<inputs>());
+          };
+          sumRows(s, width, from, to, term, acc);
+        }
       });
 }
 

@@ -77,20 +77,23 @@ forEachInRows(const Split &s, int64_t first, int64_t last, F &&f) {
 }
 
 /// Channels-last rows [first, last) of Axis channels summed into acc (a
-/// block's zeroed partial sums) through a local array of a size known at
-/// compile time: the sums stay in registers for the whole block instead of
-/// a load and a store per element (each channel's chain of adds then waits
-/// on the adds, not on the store forwarding). The same adds in the same
-/// order, from the same zero.
+/// block's partial sums, zero at its start) through a local array of a size
+/// known at compile time: the sums stay in registers for the whole range
+/// instead of a load and a store per element (each channel's chain of adds
+/// then waits on the adds, not on the store forwarding). The local array
+/// starts from acc and ends in it, so a block summed in several ranges adds
+/// the same numbers in the same order as in one.
 template <int64_t Axis, int64_t Width, typename F>
 __attribute__((always_inline)) inline void
 sumChannelsLast(int64_t first, int64_t last, F &f, double *acc) {
-  double local[Axis * Width] = {};
+  double local[Axis * Width];
+  for (int64_t j = 0; j < Axis * Width; ++j)
+    local[j] = acc[j];
   for (int64_t o = first; o < last; ++o)
     for (int64_t c = 0; c < Axis; ++c)
       f(c, o * Axis + c, local);
   for (int64_t j = 0; j < Axis * Width; ++j)
-    acc[j] += local[j];
+    acc[j] = local[j];
 }
 
 /// Rows [first, last) of a block summed into acc by f(c, k, acc) (`width`

@@ -5,9 +5,12 @@
 // registers (sumChannelsLast). Every path must give the bits of the
 // generic visit of the same blocks, on the baseline loops and in the
 // AVX-512 clone, so that results do not depend on the layout's fast path.
+// 16-bit data widened a few rows at a time (channelSumsWidened) must give
+// the generic visit's bits over the widened values.
 //
 //===----------------------------------------------------------------------===//
 
+#include "cpu/Blocks.h"
 #include "cpu/Common.h"
 #include <cstring>
 #include <gtest/gtest.h>
@@ -77,6 +80,58 @@ TEST(ChannelSums, EveryPathGivesTheGenericBits) {
                      "two sums, " + at);
       expectSameBits(amprt::cpu::channelSums<true>(s, 2, two), want2,
                      "two sums, wide, " + at);
+    }
+}
+
+TEST(ChannelSums, WidenedSixteenBitRowsGiveTheGenericBits) {
+  std::mt19937 rng(6);
+  std::uniform_real_distribution<float> value(-3, 3);
+  // Blocks of 2048 rows of 16 channels widen 128 rows at a time: row counts
+  // within one range, over several ranges of a block, and over many blocks.
+  for (int64_t axis : {16, 17})
+    for (int64_t outer : {7, 300, 3000, 25088}) {
+      Split s;
+      s.outer = outer;
+      s.axis = axis;
+      s.inner = 1;
+      std::vector<amprt::half_t> xh(outer * axis), dyh(outer * axis);
+      std::vector<float> x(xh.size()), dy(dyh.size());
+      for (size_t i = 0; i < x.size(); ++i) {
+        xh[i].bits = amprt::floatToHalf(value(rng));
+        dyh[i].bits = amprt::floatToHalf(value(rng));
+        x[i] = amprt::halfToFloat(xh[i].bits);
+        dy[i] = amprt::halfToFloat(dyh[i].bits);
+      }
+      std::vector<double> mu(axis);
+      for (double &m : mu)
+        m = value(rng) * 0.1;
+      std::vector<double> want1 =
+          genericSums(s, 1, [&](int64_t c, int64_t k, double *acc) {
+            double d = (double)x[k] - mu[c];
+            acc[c] += d * d;
+          });
+      std::vector<double> want2 =
+          genericSums(s, 2, [&](int64_t c, int64_t k, double *acc) {
+            acc[c] += dy[k];
+            acc[axis + c] += dy[k] * ((double)x[k] - mu[c]);
+          });
+      auto one = [&](int64_t c, float v, double *acc) {
+        double d = (double)v - mu[c];
+        acc[c] += d * d;
+      };
+      auto two = [&](int64_t c, float d, float v, double *acc) {
+        acc[c] += d;
+        acc[axis + c] += d * ((double)v - mu[c]);
+      };
+      std::string at =
+          "axis " + std::to_string(axis) + " outer " + std::to_string(outer);
+      expectSameBits(amprt::cpu::channelSumsWidened(s, 1, one, xh.data()),
+                     want1, "one widened sum, " + at);
+      expectSameBits(amprt::cpu::channelSumsWidened<true>(s, 1, one, xh.data()),
+                     want1, "one widened sum, wide, " + at);
+      expectSameBits(amprt::cpu::channelSumsWidened<true>(s, 2, two, dyh.data(),
+                                                          xh.data()),
+                     want2, "two widened sums, wide, " + at);
     }
 }
 
