@@ -317,14 +317,17 @@ LogicalResult FunctionLowering::run() {
   // cast's users use its input, and a deferred unscale reads its operands
   // where its check runs.
   // A view's uses are its storage's too.
+  auto runsAt = [&](Operation *user) -> int64_t {
+    return checkedBy.count(user) ? position.lookup(checkedBy[user])
+                                 : position.lookup(user);
+  };
   std::function<int64_t(Value)> lastUse = [&](Value v) -> int64_t {
     int64_t last = -1;
     for (Operation *user : v.getUsers()) {
       auto cast = dyn_cast<amp::CastOp>(user);
       int64_t at = cast && foldedInto.count(cast.getResult())
                        ? lastUse(cast.getResult())
-                   : checkedBy.count(user) ? position.lookup(checkedBy[user])
-                                           : position.lookup(user);
+                       : runsAt(user);
       if (user->getNumResults() == 1 && viewOf.count(user->getResult(0)))
         at = std::max(at, lastUse(user->getResult(0)));
       last = std::max(last, at);
@@ -335,9 +338,7 @@ LogicalResult FunctionLowering::run() {
   auto lastDirectUse = [&](Value v) {
     int64_t last = -1;
     for (Operation *user : v.getUsers())
-      last = std::max<int64_t>(last, checkedBy.count(user)
-                                         ? position.lookup(checkedBy[user])
-                                         : position.lookup(user));
+      last = std::max(last, runsAt(user));
     return last;
   };
 

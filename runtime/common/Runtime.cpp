@@ -400,6 +400,30 @@ size_t amprt_dtype_size(amprt_dtype dtype) {
   return 0;
 }
 
+/// The element count of a shape argument of `rank` dimensions, each >= 1,
+/// whose elements of `element` bytes fit in int64_t bytes.
+static amprt_status elementCount(const char *op, int rank, const int64_t *shape,
+                                 size_t element, int64_t *numel) {
+  if (rank < 0 || rank > 16 || (rank > 0 && !shape))
+    return fail(AMPRT_ERROR_SHAPE, "%s: rank must be in [0, 16] with a shape",
+                op);
+  *numel = 1;
+  for (int i = 0; i < rank; ++i) {
+    if (shape[i] < 1)
+      return fail(AMPRT_ERROR_SHAPE,
+                  "%s: dimension %d is %lld; sizes must be "
+                  ">= 1",
+                  op, i, (long long)shape[i]);
+    if (*numel > INT64_MAX / shape[i] ||
+        *numel * shape[i] > INT64_MAX / (int64_t)element)
+      return fail(AMPRT_ERROR_OUT_OF_MEMORY,
+                  "%s: %d-dimensional tensor is too large to allocate", op,
+                  rank);
+    *numel *= shape[i];
+  }
+  return ok();
+}
+
 amprt_status amprt_tensor_create(amprt_context *ctx, amprt_dtype dtype,
                                  int rank, const int64_t *shape,
                                  amprt_tensor **out) {
@@ -413,21 +437,8 @@ amprt_status amprt_tensor_create(amprt_context *ctx, amprt_dtype dtype,
   if (element == 0)
     return fail(AMPRT_ERROR_DTYPE, "%s: unknown element type %d", op,
                 (int)dtype);
-  if (rank < 0 || rank > 16 || (rank > 0 && !shape))
-    return fail(AMPRT_ERROR_SHAPE, "%s: rank must be in [0, 16] with a shape",
-                op);
-  int64_t numel = 1;
-  for (int i = 0; i < rank; ++i) {
-    if (shape[i] < 1)
-      return fail(AMPRT_ERROR_SHAPE, "%s: dimension %d is %lld; sizes must be "
-                  ">= 1", op, i, (long long)shape[i]);
-    if (numel > INT64_MAX / shape[i] ||
-        numel * shape[i] > INT64_MAX / (int64_t)element)
-      return fail(AMPRT_ERROR_OUT_OF_MEMORY,
-                  "%s: %d-dimensional tensor is too large to allocate", op,
-                  rank);
-    numel *= shape[i];
-  }
+  int64_t numel = 0;
+  AMPRT_CHECK(elementCount(op, rank, shape, element, &numel));
   auto *t = new (std::nothrow) amprt_tensor();
   if (!t)
     return fail(AMPRT_ERROR_OUT_OF_MEMORY, "%s: no memory", op);
@@ -496,24 +507,14 @@ amprt_tensor *amprt_tensor_view(amprt_context *ctx, const amprt_tensor *x,
   else if (x->ctx != ctx)
     status = fail(AMPRT_ERROR_INVALID_ARGUMENT,
                   "%s: x belongs to another context", op);
-  else if (rank < 0 || rank > 16 || (rank > 0 && !shape))
-    status =
-        fail(AMPRT_ERROR_SHAPE, "%s: rank must be in [0, 16] with a shape", op);
-  int64_t numel = 1;
-  for (int i = 0; status == AMPRT_OK && i < rank; ++i) {
-    if (shape[i] < 1 || numel > x->numel / shape[i])
-      status = fail(AMPRT_ERROR_SHAPE, "%s: %s does not hold %lld elements", op,
-                    shapeString(Shape(shape, shape + rank)).c_str(),
-                    (long long)x->numel);
-    else
-      numel *= shape[i];
-  }
+  int64_t numel = 0;
+  if (status == AMPRT_OK)
+    status = elementCount(op, rank, shape, amprt_dtype_size(x->dtype), &numel);
   if (status == AMPRT_OK && numel != x->numel)
-    status = fail(AMPRT_ERROR_SHAPE,
-                  "%s: %s and %s hold different element "
-                  "counts",
-                  op, shapeString(x->shape).c_str(),
-                  shapeString(Shape(shape, shape + rank)).c_str());
+    status =
+        fail(AMPRT_ERROR_SHAPE, "%s: %s and %s hold different element counts",
+             op, shapeString(x->shape).c_str(),
+             shapeString(Shape(shape, shape + rank)).c_str());
   amprt_tensor *t = nullptr;
   if (status == AMPRT_OK) {
     t = new (std::nothrow) amprt_tensor(*x);

@@ -41,6 +41,18 @@ bool isSixteenBit(const Tensor *t) {
   return t->dtype == AMPRT_F16 || t->dtype == AMPRT_BF16;
 }
 
+/// Calls f(data) with a 16-bit tensor's typed data pointer.
+template <typename F> void withSixteenBitData(const Tensor *t, F f) {
+  if (t->dtype == AMPRT_F16)
+    f(static_cast<const half_t *>(t->data));
+  else
+    f(static_cast<const bf16_t *>(t->data));
+}
+
+template <typename T> T *mutableData(Tensor *t) {
+  return static_cast<T *>(t->data);
+}
+
 /// Rows (of softmax, cross-entropy, layer norm) worth a thread.
 constexpr int64_t kRowGrain = 16;
 
@@ -382,14 +394,9 @@ amprt_status biasAddGrad(Ctx *ctx, const Tensor *dy, const Split &s,
   // whole tensor per channel), in double.
   std::vector<double> sums;
   AMPRT_FLOAT_DISPATCH(dy->dtype, T, {
-    const T *g = static_cast<const T *>(dy->data);
-    if constexpr (kWidenOnce<T>)
-      sums = channelSumsWidened<true>(
-          s, 1, [](int64_t c, float v, double *acc) { acc[c] += v; }, g);
-    else
-      sums = channelSums<true>(s, 1, [&](int64_t c, int64_t k, double *acc) {
-        acc[c] += (double)load(g, k);
-      });
+    sums = channelValueSums(
+        s, 1, [](int64_t c, double v, double *acc) { acc[c] += v; },
+        static_cast<const T *>(dy->data));
   });
   for (int64_t c = 0; c < s.axis; ++c)
     set(db, c, sums[c]);
@@ -476,11 +483,10 @@ amprt_status batchNorm(Ctx *ctx, const Tensor *x, const Tensor *scale,
   std::vector<double> mu(s.axis), is(s.axis);
   // Runs on the data's own type. x is read three times, so f16 goes through
   // the vector conversions, not three scalar ones: a block of rows at a time
-  // when channels last (channelValueSums, mapChannelsLast: 401K-element
-  // CNN batch norm's gradient 325 -> 240 us, the forward even), else from a
-  // whole f32 copy. The values are
-  // the same: widening is exact, and the result rounds f32 -> 16 bits as
-  // the per-element store does.
+  // when channels last (channelValueSums, mapChannelsLast: 401K-element CNN
+  // batch norm's gradient 325 -> 240 us, the forward even), else from a
+  // whole f32 copy. The values are the same: widening is exact, and the
+  // result rounds f32 -> 16 bits as the per-element store does.
   auto run = [&](const auto *xs, auto *ys) {
     using C = typename Compute<
         std::remove_const_t<std::remove_pointer_t<decltype(xs)>>>::type;
@@ -630,7 +636,7 @@ public:
   const Tensor *in(const Tensor *t) {
     Tensor *wide = standIn(t);
     if (wide != t)
-      forEachFloat16(t, [&](auto *data) {
+      withSixteenBitData(t, [&](auto *data) {
         parallelFor(t->numel, kConvertGrain, [&](int64_t b, int64_t e) {
           convert(data + b, static_cast<float *>(wide->data) + b, e - b);
         });
@@ -651,7 +657,7 @@ public:
     for (const std::pair<Tensor *, Tensor *> &output : outputs) {
       // Named copies: clang 14 cannot capture structured bindings.
       Tensor *wide = output.first, *t = output.second;
-      forEachFloat16(t, [&](auto *data) {
+      withSixteenBitData(t, [&](auto *data) {
         using T = std::remove_const_t<std::remove_pointer_t<decltype(data)>>;
         parallelFor(t->numel, kConvertGrain, [&](int64_t b, int64_t e) {
           convert(static_cast<const float *>(wide->data) + b,
@@ -663,14 +669,8 @@ public:
   }
 
 private:
-  template <typename F> static void forEachFloat16(const Tensor *t, F f) {
-    if (t->dtype == AMPRT_F16)
-      f(static_cast<const half_t *>(t->data));
-    else
-      f(static_cast<const bf16_t *>(t->data));
-  }
   Tensor *standIn(const Tensor *t) {
-    if (!t || (t->dtype != AMPRT_F16 && t->dtype != AMPRT_BF16))
+    if (!t || !isSixteenBit(t))
       return const_cast<Tensor *>(t);
     Tensor *wide = nullptr;
     if (amprt_tensor_create(ctx, AMPRT_F32, (int)t->shape.size(),
@@ -688,18 +688,6 @@ private:
   std::vector<std::pair<Tensor *, Tensor *>> outputs;
 };
 } // namespace
-
-/// Calls f(data) with a 16-bit tensor's typed data pointer.
-template <typename F> void withSixteenBitData(const Tensor *t, F f) {
-  if (t->dtype == AMPRT_F16)
-    f(static_cast<const half_t *>(t->data));
-  else
-    f(static_cast<const bf16_t *>(t->data));
-}
-
-template <typename T> T *mutableData(Tensor *t) {
-  return static_cast<T *>(t->data);
-}
 
 amprt_status layerNorm(Ctx *ctx, const Tensor *x, const Tensor *gamma,
                        const Tensor *beta, double epsilon, Tensor *y,
