@@ -111,19 +111,41 @@ unscalesCheckedTogether(amp::AllFiniteOp check,
   return unscales;
 }
 
+/// The tg.bias_add that can run in `op`'s epilogue: `op` is a tg.matmul
+/// or a forward tg.conv2d, the bias add is the only reader of its result,
+/// adds along the product's channels (a conv's layout; a matmul's result is
+/// rank 2) and its bias has the result's type. Null otherwise.
+tg::BiasAddOp epilogueBiasAdd(Operation *op) {
+  if (!isa<tg::MatmulOp, tg::Conv2DOp>(op) || op->getNumResults() != 1 ||
+      !op->getResult(0).hasOneUse())
+    return nullptr;
+  auto biasAdd = dyn_cast<tg::BiasAddOp>(*op->getResult(0).user_begin());
+  if (!biasAdd || biasAdd.getX() != op->getResult(0) ||
+      biasAdd->getBlock() != op->getBlock() ||
+      getElementTypeOrSelf(biasAdd.getB().getType()) !=
+          getElementTypeOrSelf(biasAdd.getX().getType()))
+    return nullptr;
+  if (auto conv = dyn_cast<tg::Conv2DOp>(op))
+    if (conv.getLayout() != biasAdd.getLayout())
+      return nullptr;
+  return biasAdd;
+}
+
 class FunctionLowering {
 public:
   FunctionLowering(ModuleOp module, func::FuncOp func, bool foldCasts,
-                   bool foldBiasGradCasts, bool inPlace, bool reshapeViews)
+                   bool foldBiasGradCasts, bool inPlace, bool reshapeViews,
+                   bool fuseBiases)
       : module(module), func(func), foldCasts(foldCasts),
         foldBiasGradCasts(foldBiasGradCasts), inPlace(inPlace),
-        reshapeViews(reshapeViews), b(func.getContext()),
+        reshapeViews(reshapeViews), fuseBiases(fuseBiases),
+        b(func.getContext()),
         ptr(LLVM::LLVMPointerType::get(func.getContext())),
         i32(b.getI32Type()) {}
 
   LogicalResult run();
   unsigned numFoldedCasts = 0, numFusedChecks = 0, numInPlaceResults = 0,
-           numReshapeViews = 0;
+           numReshapeViews = 0, numFusedBiases = 0;
 
 private:
   /// Lowers `op` by its RuntimeLoweringOpInterface (constants here).
@@ -135,10 +157,14 @@ private:
   void lowerUnscalesAndCheck(RuntimeLoweringBuilder &lowering,
                              amp::AllFiniteOp check,
                              ArrayRef<amp::UnscaleOp> unscales);
+  /// `product` and the bias add that reads it as one amprt_matmul_bias or
+  /// amprt_conv2d_bias call.
+  void lowerWithBias(RuntimeLoweringBuilder &lowering, Operation *product,
+                     tg::BiasAddOp biasAdd);
 
   ModuleOp module;
   func::FuncOp func;
-  bool foldCasts, foldBiasGradCasts, inPlace, reshapeViews;
+  bool foldCasts, foldBiasGradCasts, inPlace, reshapeViews, fuseBiases;
   OpBuilder b;
   Type ptr, i32;
   unsigned globals = 0;
@@ -211,6 +237,31 @@ void FunctionLowering::lowerUnscalesAndCheck(
       AMPRT_ENTRY(amprt_unscale_all_finite), lowering.context(),
       lowering.ptrArray(grads), lowering.constI32(grads.size()),
       lowering.handle(first.getScale()), lowering.ptrArray(unscaled), finite);
+}
+
+void FunctionLowering::lowerWithBias(RuntimeLoweringBuilder &lowering,
+                                     Operation *product,
+                                     tg::BiasAddOp biasAdd) {
+  lowering.setLoc(
+      FusedLoc::get(b.getContext(), {product->getLoc(), biasAdd.getLoc()}));
+  Value ctx = lowering.context();
+  Value y = lowering.newResults(biasAdd)[0];
+  Value bias = lowering.handle(biasAdd.getB());
+  if (auto matmul = dyn_cast<tg::MatmulOp>(product)) {
+    lowering.callChecked(AMPRT_ENTRY(amprt_matmul_bias), ctx,
+                         lowering.handle(matmul.getA()),
+                         lowering.handle(matmul.getB()),
+                         lowering.constI32(matmul.getTransposeA()),
+                         lowering.constI32(matmul.getTransposeB()), bias, y);
+    return;
+  }
+  auto conv = cast<tg::Conv2DOp>(product);
+  lowering.callChecked(
+      AMPRT_ENTRY(amprt_conv2d_bias), ctx, lowering.handle(conv.getX()),
+      lowering.handle(conv.getW()), bias, lowering.i64Array(conv.getStrides()),
+      lowering.i64Array(conv.getPadding()),
+      lowering.i64Array(conv.getDilations()),
+      lowering.constI32(amp::abi::layoutCode(conv.getLayout())), y);
 }
 
 LogicalResult FunctionLowering::lowerOp(RuntimeLoweringBuilder &lowering,
@@ -313,13 +364,29 @@ LogicalResult FunctionLowering::run() {
   }
   numFusedChecks = unscalesOf.size();
 
+  // Products whose only reader is a bias add run with it, where it is
+  // (its bias may be made after the product, a cast of the f32 master
+  // bias for one).
+  llvm::DenseMap<Operation *, tg::BiasAddOp> biasAddOf;
+  llvm::DenseMap<Operation *, Operation *> productOf;
+  if (fuseBiases)
+    for (Operation &op : body)
+      if (tg::BiasAddOp biasAdd = epilogueBiasAdd(&op)) {
+        biasAddOf[&op] = biasAdd;
+        productOf[biasAdd] = &op;
+      }
+  numFusedBiases = biasAddOf.size();
+
   // The last use of every value, by op position in the block: a folded
-  // cast's users use its input, and a deferred unscale reads its operands
-  // where its check runs.
+  // cast's users use its input, a deferred unscale reads its operands
+  // where its check runs, and a fused product where its bias add runs.
   // A view's uses are its storage's too.
   auto runsAt = [&](Operation *user) -> int64_t {
-    return checkedBy.count(user) ? position.lookup(checkedBy[user])
-                                 : position.lookup(user);
+    if (checkedBy.count(user))
+      return position.lookup(checkedBy[user]);
+    if (auto fused = biasAddOf.find(user); fused != biasAddOf.end())
+      return position.lookup(fused->second);
+    return position.lookup(user);
   };
   std::function<int64_t(Value)> lastUse = [&](Value v) -> int64_t {
     int64_t last = -1;
@@ -372,12 +439,20 @@ LogicalResult FunctionLowering::run() {
                          lowering.handle(foldedInto.lookup(op.getResult(0))));
       continue;
     }
-    if (checkedBy.count(&op))
-      continue; // runs with its check
+    if (checkedBy.count(&op) || biasAddOf.count(&op))
+      continue; // runs with its check or its bias add
     auto fused = unscalesOf.find(&op);
-    // What this op (and the unscales it runs) uses for the last time, and
-    // its unused results: freed after it.
-    SmallVector<Value> reads(op.getOperands());
+    Operation *product = productOf.lookup(&op);
+    // What this op (and the unscales or product it runs) uses for the last
+    // time, and its unused results: freed after it. A fused product's
+    // result is never made.
+    SmallVector<Value> reads;
+    if (product) {
+      reads.append(product->operand_begin(), product->operand_end());
+      reads.push_back(cast<tg::BiasAddOp>(op).getB());
+    } else {
+      reads.append(op.operand_begin(), op.operand_end());
+    }
     if (fused != unscalesOf.end())
       for (amp::UnscaleOp unscale : fused->second)
         reads.append(unscale->operand_begin(), unscale->operand_end());
@@ -389,6 +464,8 @@ LogicalResult FunctionLowering::run() {
     if (fused != unscalesOf.end()) {
       lowerUnscalesAndCheck(lowering, cast<amp::AllFiniteOp>(op),
                             fused->second);
+    } else if (product) {
+      lowerWithBias(lowering, product, cast<tg::BiasAddOp>(op));
     } else if (op.getNumResults() == 1 && viewOf.count(op.getResult(0))) {
       auto reshape = cast<tg::ReshapeOp>(op);
       auto type = cast<RankedTensorType>(reshape.getType());
@@ -483,13 +560,14 @@ struct LowerToRuntimePass
     for (func::FuncOp func : funcs) {
       FunctionLowering lowering(module, func, foldCastsIntoProducts,
                                 foldCastsIntoBiasGrads, inPlaceElementwise,
-                                reshapeViews);
+                                reshapeViews, fuseBiasEpilogues);
       if (failed(lowering.run()))
         return signalPassFailure();
       numFoldedCasts += lowering.numFoldedCasts;
       numFusedChecks += lowering.numFusedChecks;
       numInPlaceResults += lowering.numInPlaceResults;
       numReshapeViews += lowering.numReshapeViews;
+      numFusedBiases += lowering.numFusedBiases;
     }
   }
 };
@@ -497,7 +575,19 @@ struct LowerToRuntimePass
 } // namespace
 
 void amp::buildLowerToLLVMPipeline(OpPassManager &pm) {
-  pm.addPass(createLowerToRuntimePass());
+  // No options: nothing to parse, nothing to fail.
+  (void)buildLowerToLLVMPipeline(pm, "",
+                                 [](const Twine &) { return failure(); });
+}
+
+LogicalResult amp::buildLowerToLLVMPipeline(
+    OpPassManager &pm, StringRef lowerToRuntimeOptions,
+    function_ref<LogicalResult(const Twine &)> errorHandler) {
+  std::unique_ptr<Pass> lower = createLowerToRuntimePass();
+  if (failed(lower->initializeOptions(lowerToRuntimeOptions, errorHandler)))
+    return failure();
+  pm.addPass(std::move(lower));
   pm.addPass(createConvertToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
+  return success();
 }

@@ -12,9 +12,18 @@ using namespace amprt;
 
 namespace {
 
+/// A live bias (checked by the caller) for a result of `type` with
+/// `channels` channels: the result's type, shape [channels].
+amprt_status checkBias(const char *op, const amprt_tensor *bias,
+                       amprt_dtype type, int64_t channels) {
+  AMPRT_CHECK(checkSameDtype(op, "bias", bias, type));
+  return checkShape(op, "bias", bias, {channels});
+}
+
 amprt_status contraction(const char *op, amprt_context *ctx,
                          const amprt_tensor *a, const amprt_tensor *b, bool ta,
-                         bool tb, amprt_tensor *c, bool batched) {
+                         bool tb, const amprt_tensor *bias, amprt_tensor *c,
+                         bool batched) {
   AMPRT_CHECK(checkOperands(op, ctx, {{"a", a}, {"b", b}, {"c", c}}));
   AMPRT_CHECK(checkFloat(op, "c", c));
   // An operand is c's type, or f32 rounded to c's 16-bit type first.
@@ -46,12 +55,14 @@ amprt_status contraction(const char *op, amprt_context *ctx,
   out.push_back(m);
   out.push_back(n);
   AMPRT_CHECK(checkShape(op, "c", c, out));
+  if (bias)
+    AMPRT_CHECK(checkBias(op, bias, c->dtype, n));
   int64_t count = 1;
   for (int64_t d : batch)
     count *= d;
   if (ctx->device == AMPRT_DEVICE_CPU ||
       (a->dtype == c->dtype && b->dtype == c->dtype))
-    AMPRT_RUN(ctx, matmul(ctx, a, b, ta, tb, c, m, n, k, count));
+    AMPRT_RUN(ctx, matmul(ctx, a, b, ta, tb, bias, c, m, n, k, count));
   // The CPU rounds f32 operands while it stages them; device GEMMs take
   // one type, so the rounded copies live for this call.
   amprt_tensor *rounded[2] = {nullptr, nullptr};
@@ -67,8 +78,8 @@ amprt_status contraction(const char *op, amprt_context *ctx,
   }
   if (status == AMPRT_OK)
     status = opsFor(ctx)->matmul(ctx, rounded[0] ? rounded[0] : a,
-                                 rounded[1] ? rounded[1] : b, ta, tb, c, m, n,
-                                 k, count);
+                                 rounded[1] ? rounded[1] : b, ta, tb, bias, c,
+                                 m, n, k, count);
   for (amprt_tensor *t : rounded)
     if (t)
       amprt_tensor_release(t);
@@ -127,9 +138,9 @@ amprt_status convGeometry(const char *op, const Shape &x, const Shape &w,
 
 amprt_status conv(const char *op, ConvKind kind, amprt_context *ctx,
                   const amprt_tensor *first, const amprt_tensor *second,
-                  const int64_t *strides, const int64_t *padding,
-                  const int64_t *dilations, amprt_layout layout,
-                  amprt_tensor *result) {
+                  const amprt_tensor *bias, const int64_t *strides,
+                  const int64_t *padding, const int64_t *dilations,
+                  amprt_layout layout, amprt_tensor *result) {
   AMPRT_CHECK(checkOperands(op, ctx,
                             {{"first operand", first},
                              {"second operand", second},
@@ -148,7 +159,9 @@ amprt_status conv(const char *op, ConvKind kind, amprt_context *ctx,
   ConvGeometry g;
   AMPRT_CHECK(
       convGeometry(op, x, w, y, strides, padding, dilations, layout, g));
-  AMPRT_RUN(ctx, conv(ctx, kind, first, second, result, g));
+  if (bias)
+    AMPRT_CHECK(checkBias(op, bias, result->dtype, g.o));
+  AMPRT_RUN(ctx, conv(ctx, kind, first, second, bias, result, g));
 }
 
 } // namespace
@@ -158,22 +171,42 @@ extern "C" {
 amprt_status amprt_matmul(amprt_context *ctx, const amprt_tensor *a,
                           const amprt_tensor *b, int transpose_a,
                           int transpose_b, amprt_tensor *c) {
-  return contraction("amprt_matmul", ctx, a, b, transpose_a, transpose_b, c,
-                     false);
+  return contraction("amprt_matmul", ctx, a, b, transpose_a, transpose_b,
+                     nullptr, c, false);
+}
+
+amprt_status amprt_matmul_bias(amprt_context *ctx, const amprt_tensor *a,
+                               const amprt_tensor *b, int transpose_a,
+                               int transpose_b, const amprt_tensor *bias,
+                               amprt_tensor *c) {
+  const char *op = "amprt_matmul_bias";
+  AMPRT_CHECK(checkOperands(op, ctx, {{"bias", bias}}));
+  return contraction(op, ctx, a, b, transpose_a, transpose_b, bias, c, false);
 }
 
 amprt_status amprt_batch_matmul(amprt_context *ctx, const amprt_tensor *a,
                                 const amprt_tensor *b, int transpose_a,
                                 int transpose_b, amprt_tensor *c) {
   return contraction("amprt_batch_matmul", ctx, a, b, transpose_a, transpose_b,
-                     c, true);
+                     nullptr, c, true);
 }
 
 amprt_status amprt_conv2d(amprt_context *ctx, const amprt_tensor *x,
                           const amprt_tensor *w, const int64_t *strides,
                           const int64_t *padding, const int64_t *dilations,
                           amprt_layout layout, amprt_tensor *y) {
-  return conv("amprt_conv2d", ConvKind::Forward, ctx, x, w, strides, padding,
+  return conv("amprt_conv2d", ConvKind::Forward, ctx, x, w, nullptr, strides,
+              padding, dilations, layout, y);
+}
+
+amprt_status amprt_conv2d_bias(amprt_context *ctx, const amprt_tensor *x,
+                               const amprt_tensor *w, const amprt_tensor *bias,
+                               const int64_t *strides, const int64_t *padding,
+                               const int64_t *dilations, amprt_layout layout,
+                               amprt_tensor *y) {
+  const char *op = "amprt_conv2d_bias";
+  AMPRT_CHECK(checkOperands(op, ctx, {{"bias", bias}}));
+  return conv(op, ConvKind::Forward, ctx, x, w, bias, strides, padding,
               dilations, layout, y);
 }
 
@@ -183,7 +216,7 @@ amprt_conv2d_backward_input(amprt_context *ctx, const amprt_tensor *dy,
                             const int64_t *padding, const int64_t *dilations,
                             amprt_layout layout, amprt_tensor *dx) {
   return conv("amprt_conv2d_backward_input", ConvKind::BackwardInput, ctx, dy,
-              w, strides, padding, dilations, layout, dx);
+              w, nullptr, strides, padding, dilations, layout, dx);
 }
 
 amprt_status
@@ -192,7 +225,7 @@ amprt_conv2d_backward_filter(amprt_context *ctx, const amprt_tensor *x,
                              const int64_t *padding, const int64_t *dilations,
                              amprt_layout layout, amprt_tensor *dw) {
   return conv("amprt_conv2d_backward_filter", ConvKind::BackwardFilter, ctx, x,
-              dy, strides, padding, dilations, layout, dw);
+              dy, nullptr, strides, padding, dilations, layout, dw);
 }
 
 } // extern "C"

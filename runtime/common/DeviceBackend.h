@@ -23,7 +23,7 @@
 namespace amprt::device {
 
 /// Bumped whenever the table changes, so a stale library is refused.
-constexpr int kBackendVersion = 3;
+constexpr int kBackendVersion = 4;
 
 using Tensor = amprt_tensor;
 using Ctx = amprt_context;
@@ -45,11 +45,14 @@ using Ctx = amprt_context;
   X(cast, (Ctx *, const Tensor *x, Tensor *y))                                 \
   X(scale,                                                                     \
     (Ctx *, const Tensor *x, const Tensor *scale, Tensor *y, bool unscale))    \
-  /* Contractions (m, n, k and batch count checked by the C API). */           \
+  /* Contractions (m, n, k and batch count checked by the C API). A */         \
+  /* non-null bias ([n], c's type; forward convolutions: [o]) is added */      \
+  /* along the result's channels, as amprt_bias_add would add it. */           \
   X(matmul, (Ctx *, const Tensor *a, const Tensor *b, bool ta, bool tb,        \
-             Tensor *c, int64_t m, int64_t n, int64_t k, int64_t batch))       \
+             const Tensor *bias, Tensor *c, int64_t m, int64_t n, int64_t k,   \
+             int64_t batch))                                                   \
   X(conv, (Ctx *, ConvKind, const Tensor *first, const Tensor *second,         \
-           Tensor *result, const ConvGeometry &g))                             \
+           const Tensor *bias, Tensor *result, const ConvGeometry &g))         \
   /* Bias, pooling, normalization. */                                          \
   X(biasAdd,                                                                   \
     (Ctx *, const Tensor *x, const Tensor *b, const Split &s, Tensor *y))      \

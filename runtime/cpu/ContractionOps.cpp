@@ -17,6 +17,7 @@
 #include "Gemm.h"
 #include "OneDnn.h"
 #include "StagedGemm.h"
+#include <algorithm>
 
 using namespace amprt;
 using namespace amprt::cpu;
@@ -153,19 +154,21 @@ void runConv(ConvKind kind, const ConvGeometry &g, const C *first,
   }
 }
 
-/// A 16-bit product on stagedMatmul, each operand TC or f32 (rounded).
+/// A 16-bit product on stagedMatmul, each operand TC or f32 (rounded),
+/// with the bias (TC) in its epilogue when there is one.
 template <typename TC>
 amprt_status staged(const amprt_tensor *a, const amprt_tensor *b,
-                    amprt_tensor *c, bool ta, bool tb, int64_t m, int64_t n,
-                    int64_t k, int64_t count) {
+                    const amprt_tensor *bias, amprt_tensor *c, bool ta, bool tb,
+                    int64_t m, int64_t n, int64_t k, int64_t count) {
+  const TC *pbias = bias ? static_cast<const TC *>(bias->data) : nullptr;
   auto run = [&](auto *pa) {
     TC *pc = static_cast<TC *>(c->data);
     if (b->dtype == AMPRT_F32)
       stagedMatmul(pa, static_cast<const float *>(b->data), pc, ta, tb, m, n, k,
-                   count);
+                   count, pbias);
     else
       stagedMatmul(pa, static_cast<const TC *>(b->data), pc, ta, tb, m, n, k,
-                   count);
+                   count, pbias);
   };
   if (a->dtype == AMPRT_F32)
     run(static_cast<const float *>(a->data));
@@ -174,23 +177,38 @@ amprt_status staged(const amprt_tensor *a, const amprt_tensor *b,
   return ok();
 }
 
+/// amprt_bias_add's own pass over a result written without its bias, in
+/// place: the products and convolutions whose kernels take no bias.
+amprt_status addBiasInPlace(Ctx *ctx, const Tensor *bias, Tensor *result,
+                            int64_t inner) {
+  Split s;
+  s.axis = bias->numel;
+  s.inner = inner;
+  s.outer = result->numel / std::max<int64_t>(1, s.axis * inner);
+  return biasAdd(ctx, result, bias, s, result);
+}
+
 } // namespace
 
 namespace amprt::cpu {
 
 amprt_status matmul(Ctx *ctx, const Tensor *a, const Tensor *b, bool ta,
-                    bool tb, Tensor *c, int64_t m, int64_t n, int64_t k,
-                    int64_t count) {
+                    bool tb, const Tensor *bias, Tensor *c, int64_t m,
+                    int64_t n, int64_t k, int64_t count) {
   // bf16 and f32 products read their operands as they are on oneDNN;
   // 16-bit products it declines (f16, bf16 without bf16 dot products, f32
   // operands to round) are staged per thread; f32 it declines and f64 run
-  // on the tensors themselves.
-  if (dnnlMatmul(a, b, ta, tb, c, m, n, k, count))
-    return ok();
+  // on the tensors themselves. f32 products add the bias in oneDNN's
+  // epilogue and staged ones while they round; oneDNN's bf16 kernels would
+  // add it before their one rounding, not to the rounded product as
+  // amprt_bias_add does, so theirs is a pass of its own.
+  const Tensor *epilogueBias = c->dtype == AMPRT_F32 ? bias : nullptr;
+  if (dnnlMatmul(a, b, ta, tb, epilogueBias, c, m, n, k, count))
+    return bias && !epilogueBias ? addBiasInPlace(ctx, bias, c, 1) : ok();
   if (c->dtype == AMPRT_F16)
-    return staged<half_t>(a, b, c, ta, tb, m, n, k, count);
+    return staged<half_t>(a, b, bias, c, ta, tb, m, n, k, count);
   if (c->dtype == AMPRT_BF16)
-    return staged<bf16_t>(a, b, c, ta, tb, m, n, k, count);
+    return staged<bf16_t>(a, b, bias, c, ta, tb, m, n, k, count);
   int64_t rank = a->shape.size();
   int64_t lda = a->shape[rank - 1], ldb = b->shape[rank - 1];
   withCompute(a->dtype, [&](auto tag) {
@@ -202,13 +220,21 @@ amprt_status matmul(Ctx *ctx, const Tensor *a, const Tensor *b, bool ta,
       gemm(ta, tb, m, n, k, C(1), pa + i * a->shape[rank - 2] * lda, lda,
            pb + i * b->shape[rank - 2] * ldb, ldb, C(0), pc + i * m * n, n);
   });
-  return ok();
+  return bias ? addBiasInPlace(ctx, bias, c, 1) : ok();
 }
 
 amprt_status conv(Ctx *ctx, ConvKind kind, const Tensor *first,
-                  const Tensor *second, Tensor *result, const ConvGeometry &g) {
-  if (dnnlConv(kind, g, first, second, result))
-    return ok();
+                  const Tensor *second, const Tensor *bias, Tensor *result,
+                  const ConvGeometry &g) {
+  // A bias (forward only) goes into oneDNN's f32 epilogue, or into the
+  // pass that rounds a 16-bit NHWC result from its f32 staging; the rest
+  // add it in a pass of their own.
+  int64_t biasInner = g.nchw ? g.oh * g.ow : 1;
+  const Tensor *epilogueBias = result->dtype == AMPRT_F32 ? bias : nullptr;
+  if (dnnlConv(kind, g, first, second, epilogueBias, result))
+    return bias && !epilogueBias ? addBiasInPlace(ctx, bias, result, biasInner)
+                                 : ok();
+  bool biasAdded = false;
   withCompute(first->dtype, [&](auto tag) {
     using C = decltype(tag);
     Widened<C> a(first), b(second);
@@ -222,8 +248,13 @@ amprt_status conv(Ctx *ctx, ConvKind kind, const Tensor *first,
         amprt_tensor wa = asF32(*first, a.data()),
                      wb = asF32(*second, b.data()),
                      wr = asF32(*result, out.data());
-        if (dnnlConv(kind, g, &wa, &wb, &wr)) {
-          out.finish();
+        if (dnnlConv(kind, g, &wa, &wb, nullptr, &wr)) {
+          if (bias && !g.nchw) {
+            out.finishWithBias(bias);
+            biasAdded = true;
+          } else {
+            out.finish();
+          }
           return;
         }
       }
@@ -242,9 +273,15 @@ amprt_status conv(Ctx *ctx, ConvKind kind, const Tensor *first,
       const Shape &r = result->shape;
       fromChannelsLast(tmp.data(), out.data(), r[0], r[1], r[2], r[3]);
     }
-    out.finish();
+    if (bias && !g.nchw) {
+      out.finishWithBias(bias);
+      biasAdded = true;
+    } else {
+      out.finish();
+    }
   });
-  return ok();
+  return bias && !biasAdded ? addBiasInPlace(ctx, bias, result, biasInner)
+                            : ok();
 }
 
 } // namespace amprt::cpu

@@ -8,6 +8,7 @@
 #include "OneDnn.h"
 #include "Parallel.h"
 #include "Scratch.h"
+#include <algorithm>
 #include <cblas.h>
 #include <type_traits>
 
@@ -107,6 +108,46 @@ private:
   Scratch<C> copy; // uninitialised: written in full before it is read
 };
 
+/// A bias of 16-bit type T widened to f32 and repeated over as many rows
+/// as fit in a few KB, so that biasing a run of whole rows is one straight
+/// vector loop (per-row calls over 16 channels cost more than the separate
+/// bias pass they replaced).
+template <typename T> class TiledBias {
+public:
+  TiledBias(const T *bias, int64_t width)
+      : width(width), rows(std::max<int64_t>(
+                          1, kTiledElements / std::max<int64_t>(1, width))),
+        values(rows * width) {
+    convert(bias, values.data(), width);
+    for (int64_t r = 1; r < rows; ++r)
+      std::copy(values.data(), values.data() + width,
+                values.data() + r * width);
+  }
+
+  /// out[i] = acc[i] rounded to T, plus the bias of i's column (i % width,
+  /// counting from column `first`), rounded to T again, for i < n: what a
+  /// 16-bit product or convolution followed by amprt_bias_add store, two
+  /// roundings and the same f32 addition, without the pass over the 16-bit
+  /// result in between. acc is overwritten. Runs of whole rows start at
+  /// column 0; a partial row (n <= width - first) may start anywhere.
+  void apply(float *acc, T *out, int64_t n, int64_t first = 0) const {
+    const float *b = values.data() + first;
+    int64_t tile = rows * width - first;
+    for (int64_t i = 0; i < n; i += tile) {
+      int64_t len = std::min(tile, n - i);
+      roundThrough(T(), acc + i, acc + i, len);
+      for (int64_t j = 0; j < len; ++j)
+        acc[i + j] += b[j];
+      convert(acc + i, out + i, len);
+    }
+  }
+
+private:
+  static constexpr int64_t kTiledElements = 2048;
+  int64_t width, rows;
+  Scratch<float> values;
+};
+
 /// Storage for a result computed in C and rounded into `t` by finish().
 /// The callers write every element before finish().
 template <typename C> class Narrowed {
@@ -130,6 +171,36 @@ public:
             store(out, i, (typename Compute<T>::type)in[i]);
         }
       });
+    });
+  }
+
+  /// finish() for a result whose last dimension is `bias`'s (t's type):
+  /// each element as finish() rounds it, plus the bias, rounded again, in
+  /// one pass instead of finish() and amprt_bias_add's.
+  void finishWithBias(const amprt_tensor *bias) {
+    int64_t width = bias->numel, rows = width ? t->numel / width : 0;
+    int64_t grain = std::max<int64_t>(1, (int64_t(1) << 14) / (width + 1));
+    AMPRT_FLOAT_DISPATCH(t->dtype, T, {
+      T *out = static_cast<T *>(t->data);
+      const T *b = static_cast<const T *>(bias->data);
+      if constexpr (kBulkConvert<T, C>) {
+        TiledBias<T> tiled(b, width);
+        parallelFor(rows, grain, [&](int64_t r0, int64_t r1) {
+          tiled.apply(copy.data() + r0 * width, out + r0 * width,
+                      (r1 - r0) * width);
+        });
+      } else {
+        // t holds C itself (f32 and f64 results): amprt_bias_add's
+        // addition in place.
+        using TC = typename Compute<T>::type;
+        const C *acc = data();
+        parallelFor(rows, grain, [&](int64_t r0, int64_t r1) {
+          for (int64_t r = r0; r < r1; ++r)
+            for (int64_t j = 0; j < width; ++j)
+              store(out, r * width + j,
+                    (TC)((TC)acc[r * width + j] + (TC)load(b, j)));
+        });
+      }
     });
   }
 

@@ -40,9 +40,12 @@ bool dnnlEnabled() {
   return enabled;
 }
 
-using Key = std::tuple<int64_t, int64_t, int64_t, int64_t, bool, bool, int>;
+/// A product: count, m, n, k, transposes, dtype, and whether it adds a bias.
+using Key =
+    std::tuple<int64_t, int64_t, int64_t, int64_t, bool, bool, int, bool>;
 
-/// A convolution: kind, dtype, layout and the geometry's fields.
+/// A convolution: kind, dtype, layout, the geometry's fields and whether it
+/// adds a bias.
 using ConvKey = std::vector<int64_t>;
 
 struct Cached {
@@ -100,18 +103,26 @@ dnnl::memory::desc operand(int64_t count, int64_t rows, int64_t cols,
   return dnnl::memory::desc(dims, type, strides);
 }
 
+/// A bias of n values broadcast over a [count, m, n] result.
+dnnl::memory::desc biasRow(int64_t n, dnnl::memory::data_type type) {
+  return dnnl::memory::desc({1, 1, n}, type, {n, n, 1});
+}
+
 /// The cached primitive for a product, created on first use.
 Cached &product(const Key &key, dnnl::memory::data_type type) {
   State &s = state();
   auto [it, inserted] = s.products.try_emplace(key);
   if (!inserted)
     return it->second;
-  auto [count, m, n, k, ta, tb, dtype] = key;
+  auto [count, m, n, k, ta, tb, dtype, withBias] = key;
   (void)dtype;
   try {
-    dnnl::matmul::desc desc(operand(count, m, k, ta, type),
-                            operand(count, k, n, tb, type),
-                            operand(count, m, n, false, type));
+    dnnl::memory::desc src = operand(count, m, k, ta, type),
+                       weights = operand(count, k, n, tb, type),
+                       dst = operand(count, m, n, false, type);
+    dnnl::matmul::desc desc =
+        withBias ? dnnl::matmul::desc(src, weights, biasRow(n, type), dst)
+                 : dnnl::matmul::desc(src, weights, dst);
     dnnl::matmul::primitive_desc pd(desc, s.engine);
     keepUnlessReference<dnnl::matmul>(it->second, pd);
   } catch (const dnnl::error &) {
@@ -123,18 +134,20 @@ Cached &product(const Key &key, dnnl::memory::data_type type) {
 } // namespace
 
 bool dnnlMatmul(const amprt_tensor *a, const amprt_tensor *b, bool ta, bool tb,
-                amprt_tensor *c, int64_t m, int64_t n, int64_t k,
-                int64_t count) {
+                const amprt_tensor *bias, amprt_tensor *c, int64_t m, int64_t n,
+                int64_t k, int64_t count) {
   if (!dnnlEnabled() || m == 0 || n == 0 || k == 0 || count == 0)
     return false;
   std::optional<dnnl::memory::data_type> type = dnnlType(a->dtype);
-  if (!type || b->dtype != a->dtype || c->dtype != a->dtype)
+  if (!type || b->dtype != a->dtype || c->dtype != a->dtype ||
+      (bias && bias->dtype != a->dtype))
     return false;
   State &s = state();
   std::optional<dnnl::primitive> primitive;
   {
     std::lock_guard<std::mutex> lock(s.mutex);
-    Cached &cached = product(Key{count, m, n, k, ta, tb, (int)a->dtype}, *type);
+    Cached &cached = product(
+        Key{count, m, n, k, ta, tb, (int)a->dtype, bias != nullptr}, *type);
     if (!cached.primitive)
       return false;
     primitive = cached.primitive;
@@ -143,10 +156,13 @@ bool dnnlMatmul(const amprt_tensor *a, const amprt_tensor *b, bool ta, bool tb,
   dnnl::memory src(operand(count, m, k, ta, *type), s.engine, a->data);
   dnnl::memory weights(operand(count, k, n, tb, *type), s.engine, b->data);
   dnnl::memory dst(operand(count, m, n, false, *type), s.engine, c->data);
+  std::unordered_map<int, dnnl::memory> args{
+      {DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, weights}, {DNNL_ARG_DST, dst}};
+  if (bias)
+    args.emplace(DNNL_ARG_BIAS,
+                 dnnl::memory(biasRow(n, *type), s.engine, bias->data));
   dnnl::stream stream(s.engine);
-  primitive->execute(
-      stream,
-      {{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, weights}, {DNNL_ARG_DST, dst}});
+  primitive->execute(stream, args);
   stream.wait();
   return true;
 }
@@ -170,10 +186,11 @@ ConvDescs convDescs(const ConvGeometry &g, dnnl::memory::data_type type) {
 
 /// The cached primitive for a convolution, created on first use.
 Cached &convolution(ConvKind kind, const ConvGeometry &g,
-                    dnnl::memory::data_type type, int dtype) {
+                    dnnl::memory::data_type type, int dtype, bool withBias) {
   State &s = state();
-  ConvKey key{(int64_t)kind, dtype, g.nchw, g.n,  g.h,  g.w,  g.c,  g.o,  g.kh,
-              g.kw,          g.sh,  g.sw,   g.dh, g.dw, g.pt, g.pb, g.pl, g.pr};
+  ConvKey key{(int64_t)kind, dtype, g.nchw, g.n,  g.h,     g.w,  g.c,
+              g.o,           g.kh,  g.kw,   g.sh, g.sw,    g.dh, g.dw,
+              g.pt,          g.pb,  g.pl,   g.pr, withBias};
   auto [it, inserted] = s.convolutions.try_emplace(key);
   if (!inserted)
     return it->second;
@@ -188,11 +205,16 @@ Cached &convolution(ConvKind kind, const ConvGeometry &g,
   auto algorithm = dnnl::algorithm::convolution_direct;
   Cached &cached = it->second;
   try {
-    dnnl::convolution_forward::primitive_desc forward(
-        dnnl::convolution_forward::desc(dnnl::prop_kind::forward_training,
-                                        algorithm, d.x, anyFilter, d.y, strides,
-                                        dilates, padLeft, padRight),
-        s.engine);
+    auto forwardDesc =
+        withBias
+            ? dnnl::convolution_forward::desc(
+                  dnnl::prop_kind::forward_training, algorithm, d.x, anyFilter,
+                  dnnl::memory::desc({g.o}, type, dnnl::memory::format_tag::a),
+                  d.y, strides, dilates, padLeft, padRight)
+            : dnnl::convolution_forward::desc(
+                  dnnl::prop_kind::forward_training, algorithm, d.x, anyFilter,
+                  d.y, strides, dilates, padLeft, padRight);
+    dnnl::convolution_forward::primitive_desc forward(forwardDesc, s.engine);
     dnnl::memory::desc filter;
     switch (kind) {
     case ConvKind::Forward:
@@ -236,12 +258,14 @@ Cached &convolution(ConvKind kind, const ConvGeometry &g,
 } // namespace
 
 bool dnnlConv(ConvKind kind, const ConvGeometry &g, const amprt_tensor *first,
-              const amprt_tensor *second, amprt_tensor *result) {
+              const amprt_tensor *second, const amprt_tensor *bias,
+              amprt_tensor *result) {
   if (!dnnlEnabled())
     return false;
   amprt_dtype dtype = first->dtype;
   std::optional<dnnl::memory::data_type> type = dnnlType(dtype);
-  if (!type || second->dtype != dtype || result->dtype != dtype)
+  if (!type || second->dtype != dtype || result->dtype != dtype ||
+      (bias && (bias->dtype != dtype || kind != ConvKind::Forward)))
     return false;
   State &s = state();
   std::optional<dnnl::primitive> primitive;
@@ -249,7 +273,7 @@ bool dnnlConv(ConvKind kind, const ConvGeometry &g, const amprt_tensor *first,
   std::optional<dnnl::reorder> filterReorder;
   {
     std::lock_guard<std::mutex> lock(s.mutex);
-    Cached &cached = convolution(kind, g, *type, (int)dtype);
+    Cached &cached = convolution(kind, g, *type, (int)dtype, bias != nullptr);
     if (!cached.primitive)
       return false;
     primitive = cached.primitive;
@@ -276,6 +300,11 @@ bool dnnlConv(ConvKind kind, const ConvGeometry &g, const amprt_tensor *first,
     args = {{DNNL_ARG_SRC, wrap(d.x, first)},
             {DNNL_ARG_WEIGHTS, kernelSide},
             {DNNL_ARG_DST, wrap(d.y, result)}};
+    if (bias)
+      args.emplace(
+          DNNL_ARG_BIAS,
+          wrap(dnnl::memory::desc({g.o}, *type, dnnl::memory::format_tag::a),
+               bias));
     break;
   case ConvKind::BackwardInput: // dy, w -> dx
     args = {{DNNL_ARG_DIFF_DST, wrap(d.y, first)},
@@ -315,7 +344,8 @@ const char *dnnlLastKernel() {
 #else
 
 bool dnnlMatmul(const amprt_tensor *, const amprt_tensor *, bool, bool,
-                amprt_tensor *, int64_t, int64_t, int64_t, int64_t) {
+                const amprt_tensor *, amprt_tensor *, int64_t, int64_t, int64_t,
+                int64_t) {
   return false;
 }
 bool dnnlSgemm(bool, bool, int64_t, int64_t, int64_t, float, const float *,
@@ -323,7 +353,7 @@ bool dnnlSgemm(bool, bool, int64_t, int64_t, int64_t, float, const float *,
   return false;
 }
 bool dnnlConv(ConvKind, const ConvGeometry &, const amprt_tensor *,
-              const amprt_tensor *, amprt_tensor *) {
+              const amprt_tensor *, const amprt_tensor *, amprt_tensor *) {
   return false;
 }
 const char *dnnlLastKernel() { return ""; }

@@ -23,6 +23,7 @@
 #include "Blocks.h"
 #include "Gemm.h"
 #include <algorithm>
+#include <optional>
 #include <type_traits>
 
 namespace amprt::cpu {
@@ -61,9 +62,16 @@ void stageWindow(const S *src, int64_t ld, int64_t r0, int64_t rows, int64_t c0,
 /// C[count, m, n] = op(A) op(B) for a 16-bit C, accumulated in f32; A and B
 /// are C's type or f32. A is [count, m, k] ([count, k, m] when `ta`), B
 /// [count, k, n] ([count, n, k] when `tb`), all row-major and contiguous.
+/// A non-null `bias` (n values of C's type) is added to each row as
+/// amprt_bias_add adds it to the rounded product (TiledBias::apply), while
+/// the rows are still in the thread's f32 staging.
 template <typename TC, typename TA, typename TB>
 void stagedMatmul(const TA *a, const TB *b, TC *c, bool ta, bool tb, int64_t m,
-                  int64_t n, int64_t k, int64_t count) {
+                  int64_t n, int64_t k, int64_t count,
+                  const TC *bias = nullptr) {
+  std::optional<TiledBias<TC>> tiledBias;
+  if (bias && n > 0)
+    tiledBias.emplace(bias, n);
   // C[batch][r0:r1, c0:c1] on the calling thread, staged in wa, wb, wc
   // (at least rows * k, k * cols and rows * cols floats).
   auto stagedBlock = [&](int64_t batch, int64_t r0, int64_t r1, int64_t c0,
@@ -90,6 +98,13 @@ void stagedMatmul(const TA *a, const TB *b, TC *c, bool ta, bool tb, int64_t m,
       gemm(ta, tb, rows, cols, k, 1.0f, wa, ta ? rows : k, wb, tb ? k : cols,
            0.0f, wc, cols);
     TC *cb = c + batch * m * n;
+    if (tiledBias) {
+      if (cols == n)
+        return tiledBias->apply(wc, cb + r0 * n, rows * cols);
+      for (int64_t r = 0; r < rows; ++r)
+        tiledBias->apply(wc + r * cols, cb + (r0 + r) * n + c0, cols, c0);
+      return;
+    }
     if (cols == n)
       return convert(wc, cb + r0 * n, rows * cols);
     for (int64_t r = 0; r < rows; ++r)
@@ -104,8 +119,11 @@ void stagedMatmul(const TA *a, const TB *b, TC *c, bool ta, bool tb, int64_t m,
   if (m == 0 || n == 0 || count == 0)
     return;
   useSingleThreadedBlas();
-  if (k == 0) { // an empty sum: zeros, without asking a GEMM about it
-    std::fill(c, c + count * m * n, TC());
+  if (k == 0) { // an empty sum: zeros (plus the bias, exact), without
+                // asking a GEMM about it
+    for (int64_t r = 0; r < count * m; ++r)
+      for (int64_t j = 0; j < n; ++j)
+        store(c, r * n + j, bias ? 0.0f + load(bias, j) : 0.0f);
     return;
   }
   if (count > 1) {

@@ -133,13 +133,14 @@ private:
   std::vector<std::pair<void *, size_t>> blocks;
 };
 
-// The contractions (CudaContractions.cu).
+// The contractions (CudaContractions.cu), with the table's parameters.
 amprt_status matmul(amprt_context *ctx, const amprt_tensor *a,
-                    const amprt_tensor *b, bool ta, bool tb, amprt_tensor *c,
-                    int64_t m, int64_t n, int64_t k, int64_t batch);
+                    const amprt_tensor *b, bool ta, bool tb,
+                    const amprt_tensor *bias, amprt_tensor *c, int64_t m,
+                    int64_t n, int64_t k, int64_t batch);
 amprt_status conv(amprt_context *ctx, ConvKind kind, const amprt_tensor *first,
-                  const amprt_tensor *second, amprt_tensor *result,
-                  const ConvGeometry &g);
+                  const amprt_tensor *second, const amprt_tensor *bias,
+                  amprt_tensor *result, const ConvGeometry &g);
 
 } // namespace amprt::cuda
 

@@ -18,10 +18,11 @@ bool fitsInt(int64_t v) { return v >= 0 && v <= INT_MAX; }
 
 } // namespace
 
-amprt_status amprt::cuda::matmul(amprt_context *ctx, const amprt_tensor *a,
-                                 const amprt_tensor *b, bool ta, bool tb,
-                                 amprt_tensor *c, int64_t m, int64_t n,
-                                 int64_t k, int64_t batch) {
+/// c = op(a) op(b) on cuBLAS.
+static amprt_status gemmProduct(amprt_context *ctx, const amprt_tensor *a,
+                                const amprt_tensor *b, bool ta, bool tb,
+                                amprt_tensor *c, int64_t m, int64_t n,
+                                int64_t k, int64_t batch) {
   const char *op = c->shape.size() > 2 ? "amprt_batch_matmul" : "amprt_matmul";
   if (c->numel == 0)
     return AMPRT_OK;
@@ -134,10 +135,11 @@ amprt_status cropActivation(CudaExec &exec, const amprt_tensor *padded,
 
 } // namespace
 
-amprt_status amprt::cuda::conv(amprt_context *ctx, ConvKind kind,
-                               const amprt_tensor *first,
-                               const amprt_tensor *second, amprt_tensor *result,
-                               const ConvGeometry &geo) {
+/// One of the three convolutions on cuDNN.
+static amprt_status convolution(amprt_context *ctx, ConvKind kind,
+                                const amprt_tensor *first,
+                                const amprt_tensor *second,
+                                amprt_tensor *result, const ConvGeometry &geo) {
   const char *op = kind == ConvKind::Forward ? "amprt_conv2d"
                    : kind == ConvKind::BackwardInput
                        ? "amprt_conv2d_backward_input"
@@ -292,4 +294,32 @@ amprt_status amprt::cuda::conv(amprt_context *ctx, ConvKind kind,
   }
   }
   return AMPRT_OK;
+}
+
+// A bias runs amprt_bias_add's kernel over the result (cuBLASLt's and
+// cuDNN's fused bias epilogues add it before their one rounding to 16 bits,
+// not to the rounded product as the CPU backend and amprt_bias_add do).
+amprt_status amprt::cuda::matmul(amprt_context *ctx, const amprt_tensor *a,
+                                 const amprt_tensor *b, bool ta, bool tb,
+                                 const amprt_tensor *bias, amprt_tensor *c,
+                                 int64_t m, int64_t n, int64_t k,
+                                 int64_t batch) {
+  AMPRT_CHECK(gemmProduct(ctx, a, b, ta, tb, c, m, n, k, batch));
+  if (!bias || c->numel == 0)
+    return AMPRT_OK;
+  CudaExec exec(ctx);
+  return device::addContractionBias(exec, bias, c, 1);
+}
+
+amprt_status amprt::cuda::conv(amprt_context *ctx, ConvKind kind,
+                               const amprt_tensor *first,
+                               const amprt_tensor *second,
+                               const amprt_tensor *bias, amprt_tensor *result,
+                               const ConvGeometry &g) {
+  AMPRT_CHECK(convolution(ctx, kind, first, second, result, g));
+  if (!bias || result->numel == 0)
+    return AMPRT_OK;
+  CudaExec exec(ctx);
+  return device::addContractionBias(exec, bias, result,
+                                    g.nchw ? g.oh * g.ow : 1);
 }

@@ -604,6 +604,21 @@ amprt_status biasAdd(Exec &e, const amprt_tensor *x, const amprt_tensor *b,
   return status;
 }
 
+/// A contraction's bias (`bias->numel` channels, each over `inner`
+/// consecutive elements), added over the result its GEMM or convolution
+/// wrote without it: the device libraries' calls here take no bias, so
+/// amprt_matmul_bias and amprt_conv2d_bias run amprt_bias_add's kernel in
+/// place after them, the same values as the two calls.
+template <typename Exec>
+amprt_status addContractionBias(Exec &e, const amprt_tensor *bias,
+                                amprt_tensor *result, int64_t inner) {
+  Split s;
+  s.axis = bias->numel;
+  s.inner = inner;
+  s.outer = s.axis * inner != 0 ? result->numel / (s.axis * inner) : 0;
+  return biasAdd(e, result, bias, s, result);
+}
+
 template <typename Exec>
 amprt_status biasAddGrad(Exec &e, const amprt_tensor *dy, const Split &s,
                          amprt_tensor *db) {

@@ -6,11 +6,14 @@
 // RUN: amp-opt %s --amp-lower-to-runtime | FileCheck %s
 // RUN: amp-opt %s --amp-lower-to-runtime=in-place-elementwise=0 | FileCheck %s --check-prefix=OFF
 
-// A chain: the matmul result is overwritten by the bias add, then by the
-// relu, then by the add with a broadcast row.
+// A chain: the matmul result is overwritten by the tanh, the bias add, the
+// relu, then by the add with a broadcast row. (A bias add reading a
+// product directly runs in its epilogue: lower-bias-epilogue.mlir.)
 // CHECK-LABEL: func.func @chain(
 // CHECK: %[[M:.*]] = call @amprt_tensor_new
 // CHECK: call @amprt_matmul(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[M]])
+// CHECK-NOT: amprt_tensor_new
+// CHECK: call @amprt_tanh(%{{.*}}, %[[M]], %[[M]])
 // CHECK-NOT: amprt_tensor_new
 // CHECK: call @amprt_bias_add(%{{.*}}, %[[M]], %{{.*}}, %{{.*}}, %[[M]])
 // CHECK-NOT: amprt_tensor_new
@@ -20,12 +23,13 @@
 // CHECK-NOT: amprt_tensor_release(%[[M]])
 // CHECK: return
 // OFF-LABEL: func.func @chain(
-// OFF-COUNT-4: call @amprt_tensor_new
+// OFF-COUNT-5: call @amprt_tensor_new
 // OFF: return
 func.func @chain(%x: tensor<4x8xf32>, %w: tensor<8x16xf32>, %b: tensor<16xf32>,
                  %row: tensor<16xf32>) -> tensor<4x16xf32> {
   %m = tg.matmul %x, %w : tensor<4x8xf32>, tensor<8x16xf32>
-  %mb = tg.bias_add %m, %b : tensor<4x16xf32>, tensor<16xf32>
+  %t = tg.tanh %m : tensor<4x16xf32>
+  %mb = tg.bias_add %t, %b : tensor<4x16xf32>, tensor<16xf32>
   %r = tg.relu %mb : tensor<4x16xf32>
   %s = tg.add %row, %r : tensor<16xf32>, tensor<4x16xf32>
   return %s : tensor<4x16xf32>

@@ -90,6 +90,11 @@ static cl::opt<std::string> listsFile(
              "JSON; --validate-fix writes one)"));
 static cl::opt<int64_t> logEvery("log-every", cl::init(100),
                                  cl::desc("Progress every N steps"));
+static cl::opt<std::string> lowerOptions(
+    "lower-options", cl::init(""),
+    cl::desc("Options for amp-lower-to-runtime, as its pipeline form takes "
+             "them (\"fuse-bias-epilogues=0 reshape-views=0\"): A/B runs of "
+             "a lowering choice"));
 static cl::opt<std::string>
     emitObj("emit-obj", cl::init(""),
             cl::desc("Also write the compiled step as an object file here"));
@@ -659,8 +664,19 @@ static int runMain(int argc, char **argv) {
     mixedProbes = std::move(*probes);
   }
 
+  // The lowering, with --lower-options; false with the reason set when
+  // they do not parse.
+  std::string optionError;
+  auto buildLowering = [&](PassManager &pm) {
+    return succeeded(amp::buildLowerToLLVMPipeline(
+        pm, lowerOptions, [&](const Twine &message) {
+          optionError = message.str();
+          return failure();
+        }));
+  };
   PassManager lower(&context);
-  amp::buildLowerToLLVMPipeline(lower);
+  if (!buildLowering(lower))
+    return fatal("--lower-options: " + optionError);
   if (failed(lower.run(*module)))
     return fatal("lowering to the runtime failed");
   runner::JitModule::Options jitOptions;
@@ -719,7 +735,8 @@ static int runMain(int argc, char **argv) {
       }
     }
     PassManager lowerF32(&context);
-    amp::buildLowerToLLVMPipeline(lowerF32);
+    if (!buildLowering(lowerF32))
+      return fatal("--lower-options: " + optionError);
     if (failed(lowerF32.run(*f32Module)))
       return fatal("lowering the f32 step for --validate failed");
     auto compiled = runner::JitModule::create(*f32Module, {});

@@ -286,6 +286,15 @@ TEST_F(DeviceBackendTest, Contractions) {
               return amprt_matmul(ctx, a.on(d), b.on(d), ta, tb, c.on(d));
             },
             {&c}, tolerance(t), name("matmul", t));
+        // The device adds a bias after its GEMM (amprt_bias_add's kernel),
+        // the CPU in the product's epilogue: the same values.
+        Pair bias = random(t, {9}, 48, -4, 4), cb = output(t, {13, 9});
+        check(
+            [&](amprt_context *ctx, bool d) {
+              return amprt_matmul_bias(ctx, a.on(d), b.on(d), ta, tb,
+                                       bias.on(d), cb.on(d));
+            },
+            {&cb}, tolerance(t), name("matmul_bias", t));
         Pair ba = random(t, ta ? Shape{3, 24, 13} : Shape{3, 13, 24}, 43);
         Pair bb = random(t, tb ? Shape{3, 9, 24} : Shape{3, 24, 9}, 44);
         Pair bc = output(t, {3, 13, 9});
@@ -356,6 +365,14 @@ TEST_F(DeviceBackendTest, Convolutions) {
                                 dilations, k.layout, y.on(d));
           },
           {&y}, tol, name("conv2d", t));
+      Pair bias = random(t, {o}, 54, -4, 4), yb = output(t, ys);
+      check(
+          [&](amprt_context *ctx, bool d) {
+            return amprt_conv2d_bias(ctx, x.on(d), wt.on(d), bias.on(d),
+                                     strides, k.pad, dilations, k.layout,
+                                     yb.on(d));
+          },
+          {&yb}, tol, name("conv2d_bias", t));
       check(
           [&](amprt_context *ctx, bool d) {
             return amprt_conv2d_backward_input(ctx, dy.on(d), wt.on(d), strides,

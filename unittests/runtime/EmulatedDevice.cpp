@@ -73,9 +73,12 @@ struct CpuCopy {
   }
 };
 
-amprt_status matmul(amprt_context *, const amprt_tensor *a,
-                    const amprt_tensor *b, bool ta, bool tb, amprt_tensor *c,
-                    int64_t, int64_t, int64_t, int64_t) {
+// The contractions stand in for cuBLAS and cuDNN, which take no bias: a
+// bias is added after them as the CUDA backend adds it.
+amprt_status matmul(amprt_context *ctx, const amprt_tensor *a,
+                    const amprt_tensor *b, bool ta, bool tb,
+                    const amprt_tensor *bias, amprt_tensor *c, int64_t, int64_t,
+                    int64_t, int64_t) {
   amprt_context *cpu = cpuContext();
   CpuCopy ca(cpu, a), cb(cpu, b), cc(cpu, c);
   amprt_status status = c->shape.size() > 2
@@ -83,12 +86,15 @@ amprt_status matmul(amprt_context *, const amprt_tensor *a,
                             : amprt_matmul(cpu, ca.t, cb.t, ta, tb, cc.t);
   if (status == AMPRT_OK)
     cc.copyBack(c);
-  return status;
+  if (status != AMPRT_OK || !bias)
+    return status;
+  device::HostExec exec(ctx);
+  return device::addContractionBias(exec, bias, c, 1);
 }
 
-amprt_status conv(amprt_context *, ConvKind kind, const amprt_tensor *first,
-                  const amprt_tensor *second, amprt_tensor *result,
-                  const ConvGeometry &g) {
+amprt_status conv(amprt_context *ctx, ConvKind kind, const amprt_tensor *first,
+                  const amprt_tensor *second, const amprt_tensor *bias,
+                  amprt_tensor *result, const ConvGeometry &g) {
   amprt_context *cpu = cpuContext();
   CpuCopy a(cpu, first), b(cpu, second), r(cpu, result);
   int64_t strides[2] = {g.sh, g.sw}, padding[4] = {g.pt, g.pb, g.pl, g.pr},
@@ -104,7 +110,11 @@ amprt_status conv(amprt_context *, ConvKind kind, const amprt_tensor *first,
                                          dilations, layout, r.t);
   if (status == AMPRT_OK)
     r.copyBack(result);
-  return status;
+  if (status != AMPRT_OK || !bias)
+    return status;
+  device::HostExec exec(ctx);
+  return device::addContractionBias(exec, bias, result,
+                                    g.nchw ? g.oh * g.ow : 1);
 }
 
 } // namespace

@@ -21,6 +21,13 @@ namespace amp {
 /// amp-lower-to-runtime, convert-to-llvm, reconcile-unrealized-casts. One
 /// function so amp-run and embedders lower alike.
 void buildLowerToLLVMPipeline(mlir::OpPassManager &pm);
+/// The same with amp-lower-to-runtime's options as its textual pipeline
+/// form takes them ("fuse-bias-epilogues=0 reshape-views=0"), for A/B runs
+/// of a lowering choice (amp-run's --lower-options). Fails, having said why
+/// through `errorHandler`, on an unknown option or a bad value.
+mlir::LogicalResult buildLowerToLLVMPipeline(
+    mlir::OpPassManager &pm, llvm::StringRef lowerToRuntimeOptions,
+    llvm::function_ref<mlir::LogicalResult(const llvm::Twine &)> errorHandler);
 
 /// The runtime's element-type code (amprt_dtype in amprt/amprt.h) for
 /// tensors of `element`, if the runtime holds that type. The lowering emits

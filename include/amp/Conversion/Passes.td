@@ -57,6 +57,14 @@ def LowerToRuntimePass : Pass<"amp-lower-to-runtime", "::mlir::ModuleOp"> {
     no view of it is read later) writes over it. `reshape-views=0` copies
     (or, where the input dies at the reshape, moves) instead.
 
+    A `tg.matmul`, or a forward `tg.conv2d`, read only by a `tg.bias_add`
+    on its channels (the conv's layout) runs with it as one
+    `amprt_matmul_bias` / `amprt_conv2d_bias` call at the bias add's place:
+    the bias is added in the product's epilogue (oneDNN's for f32, the pass
+    that rounds a staged 16-bit result) instead of a second pass over the
+    result, with the values of the two ops (a 16-bit product is rounded
+    before the bias is added). `fuse-bias-epilogues=0` lowers them apart.
+
     The result uses `func`, `arith` and `llvm` ops only, ready for
     `--convert-to-llvm --reconcile-unrealized-casts`.
   }];
@@ -76,6 +84,10 @@ def LowerToRuntimePass : Pass<"amp-lower-to-runtime", "::mlir::ModuleOp"> {
     Option<"reshapeViews", "reshape-views", "bool", /*default=*/"true",
            "Let reshapes whose result is not returned view their input's "
            "storage instead of copying it">,
+    Option<"fuseBiasEpilogues", "fuse-bias-epilogues", "bool",
+           /*default=*/"true",
+           "Add the bias of a tg.bias_add that is a product's or forward "
+           "convolution's only reader in that product's epilogue">,
   ];
   let statistics = [
     Statistic<"numFoldedCasts", "folded-casts",
@@ -87,6 +99,9 @@ def LowerToRuntimePass : Pass<"amp-lower-to-runtime", "::mlir::ModuleOp"> {
               "Elementwise results written over a dying operand">,
     Statistic<"numReshapeViews", "reshape-views",
               "Reshapes lowered as views of their input's storage">,
+    Statistic<"numFusedBiases", "fused-bias-epilogues",
+              "tg.bias_add ops run in their product's or convolution's "
+              "epilogue">,
   ];
   let dependentDialects = ["::mlir::LLVM::LLVMDialect",
                            "::mlir::func::FuncDialect",

@@ -213,6 +213,19 @@ amprt_status amprt_leaky_relu_grad(amprt_context *ctx, const amprt_tensor *dy,
 amprt_status amprt_matmul(amprt_context *ctx, const amprt_tensor *a,
                           const amprt_tensor *b, int transpose_a,
                           int transpose_b, amprt_tensor *c);
+/* c = op(a) x op(b) + bias: amprt_matmul followed by amprt_bias_add of
+ * `bias` ([n], c's type) in one call, the bias added in the product's
+ * epilogue where the backend has one (oneDNN's for f32, the rounding pass
+ * of a staged 16-bit product). Values are those of the two calls: a 16-bit
+ * product is rounded to c's type before the bias is added and the sum
+ * rounded again; an f32 epilogue adds the bias to the f32 accumulator,
+ * which is the stored product (the same bits unless the kernel splits the
+ * reduction, then within its rounding). The lowering calls it for a
+ * tg.matmul read only by a tg.bias_add. */
+amprt_status amprt_matmul_bias(amprt_context *ctx, const amprt_tensor *a,
+                               const amprt_tensor *b, int transpose_a,
+                               int transpose_b, const amprt_tensor *bias,
+                               amprt_tensor *c);
 amprt_status amprt_batch_matmul(amprt_context *ctx, const amprt_tensor *a,
                                 const amprt_tensor *b, int transpose_a,
                                 int transpose_b, amprt_tensor *c);
@@ -221,6 +234,13 @@ amprt_status amprt_conv2d(amprt_context *ctx, const amprt_tensor *x,
                           const amprt_tensor *w, const int64_t *strides,
                           const int64_t *padding, const int64_t *dilations,
                           amprt_layout layout, amprt_tensor *y);
+/* y = amprt_conv2d(x, w) + bias ([o], y's type) along y's channels, in one
+ * call; values as amprt_matmul_bias describes. */
+amprt_status amprt_conv2d_bias(amprt_context *ctx, const amprt_tensor *x,
+                               const amprt_tensor *w, const amprt_tensor *bias,
+                               const int64_t *strides, const int64_t *padding,
+                               const int64_t *dilations, amprt_layout layout,
+                               amprt_tensor *y);
 amprt_status amprt_conv2d_backward_input(
     amprt_context *ctx, const amprt_tensor *dy, const amprt_tensor *w,
     const int64_t *strides, const int64_t *padding, const int64_t *dilations,

@@ -1,0 +1,155 @@
+//===- ContractionBiasTest.cpp - Products with their bias in one call -----===//
+//
+// amprt_matmul_bias and amprt_conv2d_bias against the two calls they
+// replace (amprt_matmul / amprt_conv2d, then amprt_bias_add): the same
+// values, bit for bit, in every type and on every path a product takes
+// (oneDNN's f32 epilogue, the staged 16-bit rounding pass over whole rows,
+// over a column block, a pass of its own after oneDNN's bf16 kernels and for
+// NCHW results), and the refusals of a bias that does not fit.
+//
+//===----------------------------------------------------------------------===//
+
+#include "RuntimeTestUtils.h"
+#include "common/Runtime.h"
+
+using namespace amprt_test;
+
+namespace {
+
+/// Bit-for-bit equality of two reads (NaN never occurs here).
+void expectSameValues(const std::vector<double> &got,
+                      const std::vector<double> &want,
+                      const std::string &what) {
+  ASSERT_EQ(got.size(), want.size()) << what;
+  size_t differ = 0, first = got.size();
+  for (size_t i = 0; i < got.size(); ++i)
+    if (got[i] != want[i] && differ++ == 0)
+      first = i;
+  EXPECT_EQ(differ, 0u) << what << ": " << differ << " elements differ, first #"
+                        << first << " ("
+                        << (first < got.size() ? got[first] : 0) << " vs "
+                        << (first < want.size() ? want[first] : 0) << ")";
+}
+
+TEST(ContractionBias, MatmulBiasIsMatmulThenBiasAdd) {
+  Runtime rt;
+  // One thread's block; rows split across threads (m >= n); columns split
+  // (m < n: blocks start inside a row, so the bias starts at a column
+  // offset); more columns than one tile of the widened bias.
+  struct Dims {
+    int64_t m, k, n;
+  };
+  for (Dims d : {Dims{7, 13, 5}, Dims{300, 40, 37}, Dims{8, 600, 300},
+                 Dims{64, 96, 2500}})
+    for (amprt_dtype dtype : {AMPRT_F32, AMPRT_F16, AMPRT_BF16, AMPRT_F64})
+      for (int ta = 0; ta < 2; ++ta)
+        for (int tb = 0; tb < 2; ++tb) {
+          int64_t m = d.m, k = d.k, n = d.n;
+          Shape sa = ta ? Shape{k, m} : Shape{m, k};
+          Shape sb = tb ? Shape{n, k} : Shape{k, n};
+          Tensor a = rt.make(dtype, sa, randomValues(m * k, 11));
+          Tensor b = rt.make(dtype, sb, randomValues(k * n, 12));
+          Tensor bias = rt.make(dtype, {n}, randomValues(n, 13, -4, 4));
+          Tensor fused = rt.make(dtype, {m, n}),
+                 product = rt.make(dtype, {m, n}),
+                 apart = rt.make(dtype, {m, n});
+          ASSERT_EQ(amprt_matmul_bias(rt.ctx, a, b, ta, tb, bias, fused),
+                    AMPRT_OK)
+              << amprt_last_error();
+          ASSERT_EQ(amprt_matmul(rt.ctx, a, b, ta, tb, product), AMPRT_OK);
+          ASSERT_EQ(amprt_bias_add(rt.ctx, product, bias, AMPRT_NHWC, apart),
+                    AMPRT_OK);
+          expectSameValues(rt.read(fused), rt.read(apart),
+                           std::string("matmul_bias ") +
+                               amprt::dtypeName(dtype) + " " +
+                               std::to_string(m) + "x" + std::to_string(k) +
+                               "x" + std::to_string(n) + " t" +
+                               std::to_string(ta) + std::to_string(tb));
+        }
+}
+
+// A 16-bit product of f32 operands rounds them first (amprt_matmul's
+// rounded operands); the bias goes on after.
+TEST(ContractionBias, RoundedOperandsThenBias) {
+  Runtime rt;
+  const int64_t m = 32, k = 200, n = 128;
+  for (amprt_dtype dtype : {AMPRT_F16, AMPRT_BF16}) {
+    Tensor a = rt.make(AMPRT_F32, {m, k}, randomValues(m * k, 21));
+    Tensor b = rt.make(dtype, {k, n}, randomValues(k * n, 22));
+    Tensor bias = rt.make(dtype, {n}, randomValues(n, 23));
+    Tensor fused = rt.make(dtype, {m, n}), product = rt.make(dtype, {m, n}),
+           apart = rt.make(dtype, {m, n});
+    ASSERT_EQ(amprt_matmul_bias(rt.ctx, a, b, 0, 0, bias, fused), AMPRT_OK)
+        << amprt_last_error();
+    ASSERT_EQ(amprt_matmul(rt.ctx, a, b, 0, 0, product), AMPRT_OK);
+    ASSERT_EQ(amprt_bias_add(rt.ctx, product, bias, AMPRT_NHWC, apart),
+              AMPRT_OK);
+    expectSameValues(rt.read(fused), rt.read(apart),
+                     std::string("rounded operands ") +
+                         amprt::dtypeName(dtype));
+  }
+}
+
+TEST(ContractionBias, Conv2DBiasIsConvThenBiasAdd) {
+  Runtime rt;
+  const int64_t n = 4, h = 9, w = 8, c = 5, o = 24;
+  const int64_t strides[2] = {1, 1}, padding[4] = {1, 1, 1, 1},
+                dilations[2] = {1, 1};
+  for (amprt_layout layout : {AMPRT_NHWC, AMPRT_NCHW})
+    for (amprt_dtype dtype : {AMPRT_F32, AMPRT_F16, AMPRT_BF16, AMPRT_F64}) {
+      bool nchw = layout == AMPRT_NCHW;
+      Shape xs = nchw ? Shape{n, c, h, w} : Shape{n, h, w, c};
+      Shape ws = nchw ? Shape{o, c, 3, 3} : Shape{o, 3, 3, c};
+      Shape ys = nchw ? Shape{n, o, h, w} : Shape{n, h, w, o};
+      Tensor x = rt.make(dtype, xs, randomValues(numel(xs), 31));
+      Tensor f = rt.make(dtype, ws, randomValues(numel(ws), 32));
+      Tensor bias = rt.make(dtype, {o}, randomValues(o, 33, -4, 4));
+      Tensor fused = rt.make(dtype, ys), conv = rt.make(dtype, ys),
+             apart = rt.make(dtype, ys);
+      ASSERT_EQ(amprt_conv2d_bias(rt.ctx, x, f, bias, strides, padding,
+                                  dilations, layout, fused),
+                AMPRT_OK)
+          << amprt_last_error();
+      ASSERT_EQ(
+          amprt_conv2d(rt.ctx, x, f, strides, padding, dilations, layout, conv),
+          AMPRT_OK);
+      ASSERT_EQ(amprt_bias_add(rt.ctx, conv, bias, layout, apart), AMPRT_OK);
+      expectSameValues(rt.read(fused), rt.read(apart),
+                       std::string("conv2d_bias ") + amprt::dtypeName(dtype) +
+                           (nchw ? " NCHW" : " NHWC"));
+    }
+}
+
+TEST(ContractionBias, RefusesABiasThatDoesNotFit) {
+  Runtime rt;
+  Tensor a = rt.make(AMPRT_F16, {4, 6}, randomValues(24, 41));
+  Tensor b = rt.make(AMPRT_F16, {6, 5}, randomValues(30, 42));
+  Tensor c = rt.make(AMPRT_F16, {4, 5});
+  Tensor wrongLength = rt.make(AMPRT_F16, {4});
+  Tensor wrongType = rt.make(AMPRT_F32, {5});
+  EXPECT_EQ(amprt_matmul_bias(rt.ctx, a, b, 0, 0, wrongLength, c),
+            AMPRT_ERROR_SHAPE);
+  EXPECT_NE(std::string(amprt_last_error()).find("amprt_matmul_bias"),
+            std::string::npos)
+      << amprt_last_error();
+  EXPECT_EQ(amprt_matmul_bias(rt.ctx, a, b, 0, 0, wrongType, c),
+            AMPRT_ERROR_DTYPE);
+  EXPECT_NE(amprt_matmul_bias(rt.ctx, a, b, 0, 0, nullptr, c), AMPRT_OK);
+  EXPECT_NE(std::string(amprt_last_error()).find("bias"), std::string::npos)
+      << amprt_last_error();
+
+  const int64_t strides[2] = {1, 1}, padding[4] = {0, 0, 0, 0},
+                dilations[2] = {1, 1};
+  Tensor x = rt.make(AMPRT_F32, {1, 4, 4, 2}, randomValues(32, 43));
+  Tensor f = rt.make(AMPRT_F32, {3, 3, 3, 2}, randomValues(54, 44));
+  Tensor y = rt.make(AMPRT_F32, {1, 2, 2, 3});
+  Tensor channelsOfInput = rt.make(AMPRT_F32, {2});
+  EXPECT_EQ(amprt_conv2d_bias(rt.ctx, x, f, channelsOfInput, strides, padding,
+                              dilations, AMPRT_NHWC, y),
+            AMPRT_ERROR_SHAPE);
+  EXPECT_NE(std::string(amprt_last_error()).find("amprt_conv2d_bias"),
+            std::string::npos)
+      << amprt_last_error();
+}
+
+} // namespace
