@@ -221,8 +221,7 @@ AMPRT_HD inline C applyActivationGrad(ActivationGrad op, C dy, C v, C alpha) {
   return dy;
 }
 
-/// One optimizer step on one element. `correction1/2` are Adam's bias
-/// corrections 1 - beta^step, computed once per call.
+/// One optimizer step on one element.
 template <typename C>
 AMPRT_HD inline void sgdStep(C &param, C grad, C lr) {
   param = param - lr * grad;
@@ -236,16 +235,36 @@ AMPRT_HD inline void momentumStep(C &param, C &velocity, C grad, C lr,
   param = param - lr * step;
 }
 
+/// Adam's scalars for one step, in the parameters' type C: the bias
+/// corrections fold into the step size and the square root's divisor (one
+/// division and one square root per element, not three and one), as
+/// torch.optim.AdamW computes them. They are formed in double, then
+/// rounded to C.
+template <typename C> struct AdamScalars {
+  C beta1, oneMinusBeta1, beta2, oneMinusBeta2, stepSize, sqrtCorrection2,
+      epsilon, keep;
+};
 template <typename C>
-AMPRT_HD inline void adamStep(C &param, C &m, C &v, C grad, C lr, C beta1,
-                              C beta2, C epsilon, C weightDecay, C correction1,
-                              C correction2) {
-  m = beta1 * m + (C(1) - beta1) * grad;
-  v = beta2 * v + (C(1) - beta2) * grad * grad;
-  C mHat = m / correction1;
-  C vHat = v / correction2;
-  param = param - lr * (mHat / (m_sqrt(vHat) + epsilon)) -
-          lr * weightDecay * param;
+AMPRT_HD inline AdamScalars<C>
+adamScalars(double lr, double beta1, double beta2, double epsilon,
+            double weightDecay, double correction1, double correction2) {
+  return {(C)beta1,       (C)(1 - beta1),           (C)beta2,
+          (C)(1 - beta2), (C)(lr / correction1),    (C)sqrt(correction2),
+          (C)epsilon,     (C)(1 - lr * weightDecay)};
+}
+
+/// One Adam / AdamW step on one element in its own type (f32 master
+/// weights and state update in f32, f64 in f64), torch.optim.AdamW's
+/// arithmetic in its order: decoupled decay p * (1 - lr * wd), then
+/// p - (step_size * m') / (sqrt(v') / sqrt(c2) + eps). Equal in exact
+/// arithmetic to tg.adam_update's formula.
+template <typename C>
+AMPRT_HD inline void adamStep(C &param, C &m, C &v, C grad,
+                              const AdamScalars<C> &s) {
+  m = m * s.beta1 + s.oneMinusBeta1 * grad;
+  v = v * s.beta2 + s.oneMinusBeta2 * grad * grad;
+  C denom = m_sqrt(v) / s.sqrtCorrection2 + s.epsilon;
+  param = param * s.keep - (s.stepSize * m) / denom;
 }
 
 /// The dynamic loss-scale state machine (PyTorch GradScaler semantics):

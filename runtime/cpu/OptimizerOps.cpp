@@ -37,44 +37,38 @@ amprt_status runUpdate(const Kernel &kernel, int64_t n) {
 }
 
 /// Adam over [begin, end), the same per-element step as AdamKernel
-/// (amprt_math.h's adamStep) with every scalar in a register: read through
-/// the kernel's pointers, the learning rate and corrections might alias the
-/// f32 outputs, so gcc reloaded them per element and left the loop scalar
-/// (divsd/sqrtsd, 80% of the MLP's step).
+/// (amprt_math.h's adamStep) with the step's scalars formed once and held
+/// in registers: read through the kernel's pointers, they might alias the
+/// outputs, so gcc reloaded them per element and left the loop scalar.
 template <typename T>
 __attribute__((always_inline)) inline void
 adamRange(int64_t begin, int64_t end, const T *p0, const T *g0, const T *m0,
-          const T *v0, T *p1, T *m1, T *v1, double rate, double beta1,
-          double beta2, double epsilon, double decay, double c1, double c2) {
+          const T *v0, T *p1, T *m1, T *v1, const AdamScalars<T> &scalars) {
+  const AdamScalars<T> s = scalars;
 #pragma GCC ivdep
   for (int64_t i = begin; i < end; ++i) {
-    double pi = p0[i], mi = m0[i], vi = v0[i];
-    adamStep(pi, mi, vi, (double)g0[i], rate, beta1, beta2, epsilon, decay, c1,
-             c2);
-    p1[i] = (T)pi;
-    m1[i] = (T)mi;
-    v1[i] = (T)vi;
+    T pi = p0[i], mi = m0[i], vi = v0[i];
+    adamStep(pi, mi, vi, g0[i], s);
+    p1[i] = pi;
+    m1[i] = mi;
+    v1[i] = vi;
   }
 }
 
-/// The loop for any x86-64, and for AVX-512 (8 doubles a vector instead of
-/// 2; the step's divisions and square root dominate). IEEE division and
-/// square root round the same in every width: bit-identical.
+/// The loop for any x86-64, and for AVX-512 (16 floats a vector instead
+/// of 4; the division and square root dominate). IEEE division and square
+/// root round the same in every width: bit-identical.
 template <typename T>
 void adamBaseline(int64_t begin, int64_t end, const T *p0, const T *g0,
-                  const T *m0, const T *v0, T *p1, T *m1, T *v1, double rate,
-                  double beta1, double beta2, double epsilon, double decay,
-                  double c1, double c2) {
-  adamRange(begin, end, p0, g0, m0, v0, p1, m1, v1, rate, beta1, beta2, epsilon,
-            decay, c1, c2);
+                  const T *m0, const T *v0, T *p1, T *m1, T *v1,
+                  const AdamScalars<T> &s) {
+  adamRange(begin, end, p0, g0, m0, v0, p1, m1, v1, s);
 }
 template <typename T>
 __attribute__((target("avx512f"))) void
 adamAvx512(int64_t begin, int64_t end, const T *p0, const T *g0, const T *m0,
-           const T *v0, T *p1, T *m1, T *v1, double rate, double beta1,
-           double beta2, double epsilon, double decay, double c1, double c2) {
-  adamRange(begin, end, p0, g0, m0, v0, p1, m1, v1, rate, beta1, beta2, epsilon,
-            decay, c1, c2);
+           const T *v0, T *p1, T *m1, T *v1, const AdamScalars<T> &s) {
+  adamRange(begin, end, p0, g0, m0, v0, p1, m1, v1, s);
 }
 
 /// 1 when `x` is inf or NaN (all exponent bits set), from its bits: an
@@ -190,9 +184,11 @@ amprt_status adam(Ctx *ctx, const Tensor *param, const Tensor *grad,
   device::AdamCorrectionKernel{static_cast<const int64_t *>(step->data), beta1,
                                beta2, corrections}(0);
   double rate = *static_cast<const float *>(lr->data);
-  double c1 = corrections[0], c2 = corrections[1];
   return device::withState(param->dtype, [&](auto tag) {
     using T = decltype(tag);
+    AdamScalars<T> scalars =
+        adamScalars<T>(rate, beta1, beta2, epsilon, weight_decay,
+                       corrections[0], corrections[1]);
     const T *p0 = static_cast<const T *>(param->data);
     const T *g0 = static_cast<const T *>(grad->data);
     const T *m0 = static_cast<const T *>(m->data);
@@ -202,8 +198,7 @@ amprt_status adam(Ctx *ctx, const Tensor *param, const Tensor *grad,
     T *v1 = static_cast<T *>(new_v->data);
     auto *range = hasAvx512F() ? adamAvx512<T> : adamBaseline<T>;
     parallelFor(param->numel, 1 << 14, [=](int64_t begin, int64_t end) {
-      range(begin, end, p0, g0, m0, v0, p1, m1, v1, rate, beta1, beta2, epsilon,
-            weight_decay, c1, c2);
+      range(begin, end, p0, g0, m0, v0, p1, m1, v1, scalars);
     });
     return ok();
   });

@@ -896,12 +896,16 @@ template <typename T> struct AdamKernel {
   double beta1, beta2, epsilon, weightDecay;
   T *newParam, *newM, *newV;
   AMPRT_HD void operator()(int64_t i) const {
-    double p = param[i], mi = m[i], vi = v[i];
-    adamStep(p, mi, vi, (double)grad[i], (double)*lr, beta1, beta2, epsilon,
-             weightDecay, corrections[0], corrections[1]);
-    newParam[i] = (T)p;
-    newM[i] = (T)mi;
-    newV[i] = (T)vi;
+    // The scalars per element: a few double operations a thread, where
+    // the host forms them once (cpu/OptimizerOps.cpp).
+    AdamScalars<T> s =
+        adamScalars<T>((double)*lr, beta1, beta2, epsilon, weightDecay,
+                       corrections[0], corrections[1]);
+    T p = param[i], mi = m[i], vi = v[i];
+    adamStep(p, mi, vi, grad[i], s);
+    newParam[i] = p;
+    newM[i] = mi;
+    newV[i] = vi;
   }
 };
 

@@ -321,6 +321,56 @@ TEST(RuntimeState, OptimizersMatchTheirFormulas) {
             AMPRT_ERROR_INVALID_ARGUMENT);
 }
 
+// Adam updates f32 weights and state in f32 with AdamW's arithmetic: the
+// bias corrections folded into the step size and the square root's
+// divisor, formed in double and rounded once. Bit for bit over several
+// steps, with weight decay, over enough elements for both cores and the
+// vector loop's tail: a double-precision update, or the corrections
+// divided per element, differs in the last place of some elements.
+TEST(RuntimeState, AdamIsAdamWInF32) {
+  Runtime rt;
+  const int64_t n = 40000 + 13;
+  const double beta1 = 0.9, beta2 = 0.999, epsilon = 1e-8, decay = 0.01;
+  const float rate = 0.001f;
+  std::vector<double> init = randomValues(n, 61);
+  std::vector<float> p(init.begin(), init.end()), m(n, 0), v(n, 0);
+  Tensor lr = rt.make(AMPRT_F32, {}, {rate});
+  Tensor tp = rt.make(AMPRT_F32, {n}, init), tm = rt.make(AMPRT_F32, {n}),
+         tv = rt.make(AMPRT_F32, {n});
+  rt.write(tm, std::vector<double>(n, 0));
+  rt.write(tv, std::vector<double>(n, 0));
+  for (int64_t t = 1; t <= 4; ++t) {
+    std::vector<double> g = randomValues(n, 70 + (unsigned)t);
+    Tensor tg = rt.make(AMPRT_F32, {n}, g);
+    Tensor step = rt.make(AMPRT_I64, {}, {(double)t});
+    Tensor np = rt.make(AMPRT_F32, {n}), nm = rt.make(AMPRT_F32, {n}),
+           nv = rt.make(AMPRT_F32, {n});
+    ASSERT_EQ(amprt_adam_update(rt.ctx, tp, tg, tm, tv, step, lr, beta1, beta2,
+                                epsilon, decay, np, nm, nv),
+              AMPRT_OK)
+        << amprt_last_error();
+    double c1 = 1 - std::pow(beta1, (double)t), c2 = 1 - std::pow(beta2, t);
+    float stepSize = (float)(rate / c1), root = (float)std::sqrt(c2);
+    float keep = (float)(1 - (double)rate * decay);
+    for (int64_t i = 0; i < n; ++i) {
+      float gi = (float)g[i];
+      m[i] = m[i] * (float)beta1 + (float)(1 - beta1) * gi;
+      v[i] = v[i] * (float)beta2 + (float)(1 - beta2) * gi * gi;
+      float denom = std::sqrt(v[i]) / root + (float)epsilon;
+      p[i] = p[i] * keep - (stepSize * m[i]) / denom;
+    }
+    std::vector<double> gotP = rt.read(np), gotM = rt.read(nm),
+                        gotV = rt.read(nv);
+    int64_t differ = 0;
+    for (int64_t i = 0; i < n; ++i)
+      differ += gotP[i] != p[i] || gotM[i] != m[i] || gotV[i] != v[i];
+    EXPECT_EQ(differ, 0) << "step " << t;
+    tp = std::move(np);
+    tm = std::move(nm);
+    tv = std::move(nv);
+  }
+}
+
 TEST(RuntimeState, ClipByGlobalNorm) {
   Runtime rt;
   Tensor a = rt.make(AMPRT_F32, {2}, {3, 0}), b = rt.make(AMPRT_F32, {1}, {4});

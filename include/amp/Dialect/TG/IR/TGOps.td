@@ -894,7 +894,11 @@ def TG_AdamUpdateOp : TG_Op<"adam_update",
     `param' = param - lr * (m'/(1 - beta1^step)) / (sqrt(v'/(1 - beta2^step))
     + epsilon) - lr * weight_decay * param` (decoupled weight decay).
     Defaults: beta1 0.9, beta2 0.999, epsilon 1e-5 (the SPEC's default for
-    every `epsilon`), weight_decay 0.
+    every `epsilon`), weight_decay 0. The runtime updates in the tensors'
+    type (f32 master weights and state in f32) with torch.optim.AdamW's
+    arithmetic: `param * (1 - lr * weight_decay) - (step_size * m') /
+    (sqrt(v') / sqrt(1 - beta2^step) + epsilon)`, `step_size = lr / (1 -
+    beta1^step)`, the per-step scalars formed in double.
 
     ```mlir
     %w2, %m2, %v2 = tg.adam_update %w, %dw, %m, %v, %step, %lr {beta1 = 9.000000e-01 : f64} : tensor<784x128xf32>
