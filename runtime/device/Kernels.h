@@ -688,29 +688,74 @@ template <typename T, SoftmaxKind K, bool Contiguous> struct SoftmaxKernel {
         store(outr, j * step, (C)((double)value(j) * inv));
     };
 #ifndef __CUDA_ARCH__
-    // On the host a short row keeps its exponentials for the second pass
-    // instead of computing each twice (device threads recompute: a
-    // per-thread array would sit in local memory). They are a loop of
-    // their own over whole vectors, the row padded with zeros to a multiple
-    // of 16: fused into the sum's lanes they did not vectorise, and a row's
-    // 12-element tail took as long as its first 16. The same values.
-    constexpr int64_t kKept = 64, kVector = 16;
     if (s.axis <= kKept) {
-      C gaps[kKept], kept[kKept];
-      int64_t padded = (s.axis + kVector - 1) / kVector * kVector;
-      for (int64_t j = 0; j < s.axis; ++j)
-        gaps[j] = shifted(j);
-      for (int64_t j = s.axis; j < padded; ++j)
-        gaps[j] = 0;
-      for (int64_t v = 0; v < padded; v += kVector)
-        for (int64_t q = 0; q < kVector; ++q)
-          kept[v + q] = m_expNonPositive(gaps[v + q]);
+      C kept[kKept];
+      exponentials(ar, step, m, kept);
       normalise([&](int64_t j) { return kept[j]; });
       return;
     }
 #endif
     normalise(e);
   }
+#ifndef __CUDA_ARCH__
+  // On the host a short row keeps its exponentials for the second pass
+  // instead of computing each twice (device threads recompute: a
+  // per-thread array would sit in local memory). They are a loop of their
+  // own over whole vectors, the row padded with zeros to a multiple of 16:
+  // fused into the sum's lanes they did not vectorise, and a row's
+  // 12-element tail took as long as its first 16. The same values.
+  static constexpr int64_t kKept = 64, kVector = 16;
+  using C = typename Compute<T>::type;
+  /// kept[0, padded) = the exponentials of the row at `ar` shifted by its
+  /// maximum m (zeros' exponentials past the row).
+  void exponentials(const T *ar, int64_t step, double m, C *kept) const {
+    C gaps[kKept];
+    int64_t padded = (s.axis + kVector - 1) / kVector * kVector;
+    for (int64_t j = 0; j < s.axis; ++j)
+      gaps[j] = (C)((double)load(ar, j * step) - m);
+    for (int64_t j = s.axis; j < padded; ++j)
+      gaps[j] = 0;
+    for (int64_t v = 0; v < padded; v += kVector)
+      for (int64_t q = 0; q < kVector; ++q)
+        kept[v + q] = m_expNonPositive(gaps[v + q]);
+  }
+  /// Rows [first, last). A contiguous softmax of short rows goes by groups
+  /// of kRowGroup rows, each stage over the group before the next (as
+  /// layer norm's rows()): a row's maximum, exponentials, sum, division and
+  /// scaling are a chain of dependent steps the cores waited on one row at
+  /// a time. Each row sees the same operations: the same bits.
+  void rows(int64_t first, int64_t last) const {
+    if constexpr (K == SoftmaxKind::Softmax && Contiguous) {
+      if (s.axis <= kKept) {
+        for (; first < last; first += kRowGroup) {
+          int n = (int)(last - first < kRowGroup ? last - first : kRowGroup);
+          double m[kRowGroup] = {}, inv[kRowGroup] = {};
+          C kept[kRowGroup][kKept];
+          for (int i = 0; i < n; ++i) {
+            const T *ar = a + (first + i) * s.axis;
+            m[i] =
+                laneMax(s.axis, [&](int64_t j) { return (double)load(ar, j); });
+          }
+          for (int i = 0; i < n; ++i)
+            exponentials(a + (first + i) * s.axis, 1, m[i], kept[i]);
+          for (int i = 0; i < n; ++i)
+            inv[i] =
+                laneSum(s.axis, [&](int64_t j) { return (double)kept[i][j]; });
+          for (int i = 0; i < kRowGroup; ++i)
+            inv[i] = 1.0 / inv[i];
+          for (int i = 0; i < n; ++i) {
+            T *outr = out + (first + i) * s.axis;
+            for (int64_t j = 0; j < s.axis; ++j)
+              store(outr, j, (C)((double)kept[i][j] * inv[i]));
+          }
+        }
+        return;
+      }
+    }
+    for (int64_t r = first; r < last; ++r)
+      (*this)(r);
+  }
+#endif
 };
 
 /// Labels are class indices (I = int32_t / int64_t, checked in range on

@@ -261,24 +261,32 @@ TEST(RuntimeNN, LayerNormForwardAndGrad) {
 /// (device::kRowGroup); each row must get the bits of the one-row kernel
 /// the device backends run, whatever the row count and width (groups cut
 /// short, widths with lane tails).
+template <typename T> std::vector<T> rawValues(const Tensor &t) {
+  std::vector<T> v(amprt_tensor_numel(t));
+  EXPECT_EQ(amprt_tensor_read(t, v.data(), v.size() * sizeof(T)), AMPRT_OK);
+  return v;
+}
+
+template <typename T>
+void expectSameBits(const std::vector<T> &got, const std::vector<T> &want,
+                    const std::string &what) {
+  ASSERT_EQ(got.size(), want.size());
+  if (std::memcmp(got.data(), want.data(), got.size() * sizeof(T)) == 0)
+    return;
+  for (size_t i = 0; i < got.size(); ++i)
+    if (std::memcmp(&got[i], &want[i], sizeof(T))) {
+      ADD_FAILURE() << what << ", element " << i << ": " << got[i] << " vs "
+                    << want[i];
+      return;
+    }
+}
+
 template <typename T> void expectGroupedLayerNormRows(amprt_dtype dtype) {
   Runtime rt;
-  auto raw = [](const Tensor &t) {
-    std::vector<T> v(amprt_tensor_numel(t));
-    EXPECT_EQ(amprt_tensor_read(t, v.data(), v.size() * sizeof(T)), AMPRT_OK);
-    return v;
-  };
+  auto raw = [](const Tensor &t) { return rawValues<T>(t); };
   auto expectSame = [](const std::vector<T> &got, const std::vector<T> &want,
                        const std::string &what) {
-    ASSERT_EQ(got.size(), want.size());
-    if (std::memcmp(got.data(), want.data(), got.size() * sizeof(T)) == 0)
-      return;
-    for (size_t i = 0; i < got.size(); ++i)
-      if (std::memcmp(&got[i], &want[i], sizeof(T))) {
-        ADD_FAILURE() << what << ", element " << i << ": " << got[i] << " vs "
-                      << want[i];
-        return;
-      }
+    expectSameBits(got, want, what);
   };
   for (int64_t rows : {1, 7, 8, 9, 23, 40, 301})
     for (int64_t d : {1, 5, 16, 28, 37}) {
@@ -320,6 +328,37 @@ template <typename T> void expectGroupedLayerNormRows(amprt_dtype dtype) {
 TEST(RuntimeNN, LayerNormGroupedRowsGiveTheOneRowBits) {
   expectGroupedLayerNormRows<float>(AMPRT_F32);
   expectGroupedLayerNormRows<double>(AMPRT_F64);
+}
+
+/// A contiguous softmax on the CPU (rows by groups, SoftmaxKernel::rows)
+/// against the kernel one row at a time, bit for bit: groups cut short,
+/// rows with lane tails, the kept-exponentials limit (64) and past it.
+template <typename T> void expectGroupedSoftmaxRows(amprt_dtype dtype) {
+  Runtime rt;
+  for (int64_t rows : {1, 7, 8, 9, 23, 40, 301})
+    for (int64_t d : {1, 5, 16, 28, 37, 64, 65}) {
+      Shape xs{rows, d};
+      Tensor x = rt.make(dtype, xs, randomValues(rows * d, 65, -6, 4)),
+             y = rt.make(dtype, xs);
+      ASSERT_EQ(amprt_softmax(rt.ctx, x, -1, y), AMPRT_OK)
+          << amprt_last_error();
+      std::vector<T> xv = rawValues<T>(x), want(rows * d);
+      amprt::Split split;
+      split.outer = rows;
+      split.axis = d;
+      amprt::device::SoftmaxKernel<T, amprt::device::SoftmaxKind::Softmax, true>
+          kernel{xv.data(), nullptr, want.data(), split};
+      for (int64_t r = 0; r < rows; ++r)
+        kernel(r);
+      expectSameBits(rawValues<T>(y), want,
+                     "softmax (rows " + std::to_string(rows) + ", d " +
+                         std::to_string(d) + ")");
+    }
+}
+
+TEST(RuntimeNN, SoftmaxGroupedRowsGiveTheOneRowBits) {
+  expectGroupedSoftmaxRows<float>(AMPRT_F32);
+  expectGroupedSoftmaxRows<double>(AMPRT_F64);
 }
 
 TEST(RuntimeNN, SoftmaxFamilyAndCrossEntropy) {
