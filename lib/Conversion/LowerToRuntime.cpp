@@ -329,12 +329,19 @@ LogicalResult FunctionLowering::run() {
   // and their storage are never written in place while both live: an op
   // writes over an operand only where that operand's storage dies.
   llvm::DenseMap<Value, Value> viewOf;
+  // The value whose handle `v` shares: a folded cast's input (that of a
+  // cast of a cast, and so on).
+  std::function<Value(Value)> sharedHandle = [&](Value v) -> Value {
+    Value input = foldedInto.lookup(v);
+    return input ? sharedHandle(input) : v;
+  };
+  // The value that owns `v`'s storage: through folded casts, then a
+  // view's root (a folded cast of a view reads the view's root).
   auto storage = [&](Value v) {
-    if (Value input = foldedInto.lookup(v))
-      return input;
-    if (Value root = viewOf.lookup(v))
+    Value shared = sharedHandle(v);
+    if (Value root = viewOf.lookup(shared))
       return root;
-    return v;
+    return shared;
   };
   if (reshapeViews)
     for (auto reshape : body.getOps<tg::ReshapeOp>())
@@ -401,11 +408,16 @@ LogicalResult FunctionLowering::run() {
     }
     return last;
   };
-  // Where a view itself is read last: its handle is released there.
-  auto lastDirectUse = [&](Value v) {
+  // Where a view itself is read last (through the folded casts that share
+  // its handle): its handle is released there.
+  std::function<int64_t(Value)> lastDirectUse = [&](Value v) -> int64_t {
     int64_t last = -1;
-    for (Operation *user : v.getUsers())
-      last = std::max(last, runsAt(user));
+    for (Operation *user : v.getUsers()) {
+      auto cast = dyn_cast<amp::CastOp>(user);
+      last = std::max(last, cast && foldedInto.count(cast.getResult())
+                                ? lastDirectUse(cast.getResult())
+                                : runsAt(user));
+    }
     return last;
   };
 
@@ -497,7 +509,7 @@ LogicalResult FunctionLowering::run() {
     // Views read for the last time: only the view goes (an unused one went
     // with the unused results above).
     llvm::SmallSetVector<Value, 4> views;
-    for (Value v : reads)
+    for (Value v : llvm::map_range(reads, sharedHandle))
       if (viewOf.count(v) && lastDirectUse(v) == here)
         views.insert(v);
     for (Value v : views)

@@ -81,3 +81,31 @@ func.func @unused(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
   %y = tg.neg %x : tensor<2x3xf32>
   return %y : tensor<2x3xf32>
 }
+
+// A view read only through an f32 -> f16 cast folded into two products
+// (the fuzzer's case): the cast shares the view's handle, so the view is
+// released after the last product and the storage it views (%r) with it;
+// releasing only the view leaked %r's tensor.
+// CHECK-LABEL: func.func @view_through_folded_cast(
+// CHECK: %[[R:.*]] = call @amprt_tensor_new
+// CHECK: call @amprt_relu(%{{.*}}, %{{.*}}, %[[R]])
+// CHECK: %[[V:.*]] = call @amprt_tensor_view(%{{.*}}, %[[R]],
+// CHECK-NOT: amprt_cast
+// CHECK: call @amprt_matmul(%{{.*}}, %[[V]],
+// CHECK-NOT: amprt_tensor_release(%[[R]])
+// CHECK-NOT: amprt_tensor_release(%[[V]])
+// CHECK: call @amprt_matmul(%{{.*}}, %[[V]],
+// CHECK-NEXT: call @amprt_record_status
+// CHECK-DAG: call @amprt_tensor_release(%[[R]])
+// CHECK-DAG: call @amprt_tensor_release(%[[V]])
+// CHECK: return
+func.func @view_through_folded_cast(%x: tensor<2x3x4xf32>, %w: tensor<12x5xf16>,
+                                    %dy: tensor<2x5xf16>)
+    -> (tensor<2x5xf16>, tensor<12x5xf16>) {
+  %r = tg.relu %x : tensor<2x3x4xf32>
+  %v = tg.reshape %r : tensor<2x3x4xf32> -> tensor<2x12xf32>
+  %h = amp.cast %v : tensor<2x12xf32> to tensor<2x12xf16>
+  %y = tg.matmul %h, %w : tensor<2x12xf16>, tensor<12x5xf16>
+  %dw = tg.matmul %h, %dy {transpose_a = true} : tensor<2x12xf16>, tensor<2x5xf16>
+  return %y, %dw : tensor<2x5xf16>, tensor<12x5xf16>
+}
