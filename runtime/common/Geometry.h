@@ -18,6 +18,18 @@ struct Split {
   int64_t outer = 1, axis = 1, inner = 1;
 };
 
+/// The Split of a contraction's result of `numel` elements around its
+/// `channels` channels, each over `inner` consecutive elements: how its
+/// bias is added (amprt_matmul_bias, amprt_conv2d_bias).
+AMPRT_HD inline Split channelSplit(int64_t numel, int64_t channels,
+                                   int64_t inner) {
+  Split s;
+  s.axis = channels;
+  s.inner = inner;
+  s.outer = channels * inner != 0 ? numel / (channels * inner) : 0;
+  return s;
+}
+
 /// A 2-D pooling window over layout-aware indices.
 struct Pool {
   int64_t n, h, w, c, oh, ow, kh, kw, sh, sw, pt, pl;

@@ -181,11 +181,8 @@ amprt_status staged(const amprt_tensor *a, const amprt_tensor *b,
 /// place: the products and convolutions whose kernels take no bias.
 amprt_status addBiasInPlace(Ctx *ctx, const Tensor *bias, Tensor *result,
                             int64_t inner) {
-  Split s;
-  s.axis = bias->numel;
-  s.inner = inner;
-  s.outer = result->numel / std::max<int64_t>(1, s.axis * inner);
-  return biasAdd(ctx, result, bias, s, result);
+  return biasAdd(ctx, result, bias,
+                 channelSplit(result->numel, bias->numel, inner), result);
 }
 
 } // namespace
@@ -234,7 +231,16 @@ amprt_status conv(Ctx *ctx, ConvKind kind, const Tensor *first,
   if (dnnlConv(kind, g, first, second, epilogueBias, result))
     return bias && !epilogueBias ? addBiasInPlace(ctx, bias, result, biasInner)
                                  : ok();
+  // Rounds a staged result into `result`, with the bias when that pass can
+  // add it (NHWC: the bias is each row's last dimension).
   bool biasAdded = false;
+  auto finish = [&](auto &out) {
+    biasAdded = bias && !g.nchw;
+    if (biasAdded)
+      out.finishWithBias(bias);
+    else
+      out.finish();
+  };
   withCompute(first->dtype, [&](auto tag) {
     using C = decltype(tag);
     Widened<C> a(first), b(second);
@@ -248,15 +254,8 @@ amprt_status conv(Ctx *ctx, ConvKind kind, const Tensor *first,
         amprt_tensor wa = asF32(*first, a.data()),
                      wb = asF32(*second, b.data()),
                      wr = asF32(*result, out.data());
-        if (dnnlConv(kind, g, &wa, &wb, nullptr, &wr)) {
-          if (bias && !g.nchw) {
-            out.finishWithBias(bias);
-            biasAdded = true;
-          } else {
-            out.finish();
-          }
-          return;
-        }
+        if (dnnlConv(kind, g, &wa, &wb, nullptr, &wr))
+          return finish(out);
       }
     }
     // Operands in NHWC / OHWI form (x and dy are activations, w a filter).
@@ -273,12 +272,7 @@ amprt_status conv(Ctx *ctx, ConvKind kind, const Tensor *first,
       const Shape &r = result->shape;
       fromChannelsLast(tmp.data(), out.data(), r[0], r[1], r[2], r[3]);
     }
-    if (bias && !g.nchw) {
-      out.finishWithBias(bias);
-      biasAdded = true;
-    } else {
-      out.finish();
-    }
+    finish(out);
   });
   return bias && !biasAdded ? addBiasInPlace(ctx, bias, result, biasInner)
                             : ok();

@@ -612,11 +612,8 @@ amprt_status biasAdd(Exec &e, const amprt_tensor *x, const amprt_tensor *b,
 template <typename Exec>
 amprt_status addContractionBias(Exec &e, const amprt_tensor *bias,
                                 amprt_tensor *result, int64_t inner) {
-  Split s;
-  s.axis = bias->numel;
-  s.inner = inner;
-  s.outer = s.axis * inner != 0 ? result->numel / (s.axis * inner) : 0;
-  return biasAdd(e, result, bias, s, result);
+  return biasAdd(e, result, bias,
+                 channelSplit(result->numel, bias->numel, inner), result);
 }
 
 template <typename Exec>
