@@ -245,41 +245,51 @@ std::vector<double> channelSumsWidened(const Split &s, int64_t width, F f,
       });
 }
 
-/// Rows [0, rows) of 16-bit tensors with `length`-element rows through an
-/// f32 row kernel a block of rows at a time: each thread widens its block's
-/// rows of every input into scratch with the vector conversions, runs
-/// kernel(first, count, wideIn, wideOut) on them and narrows the outputs'
-/// rows back. The values are those of the kernel run on whole f32 copies of
-/// the tensors (widening is exact; each result rounds once, f32 -> 16
-/// bits), without writing and reading the copies: for the transformer's
-/// rows, one pass over the 16-bit data where the copies took three
-/// parallel regions more per op.
+/// Rows [begin, end) of 16-bit tensors with `length`-element rows through
+/// an f32 row kernel on the calling thread, a block of rows at a time: the
+/// block's rows of every input are widened into scratch with the vector
+/// conversions, kernel(first, count, wideIn, wideOut) runs on them and the
+/// outputs' rows are narrowed back. The values are those of the kernel run
+/// on whole f32 copies of the tensors (widening is exact; each result
+/// rounds once, f32 -> 16 bits).
+template <typename T, size_t In, size_t Out, typename Kernel>
+void stagedRowRange(int64_t begin, int64_t end, int64_t length,
+                    const std::array<const T *, In> &in,
+                    const std::array<T *, Out> &out, const Kernel &kernel) {
+  static_assert(kIs16Bit<T>, "f32 kernels over 16-bit storage");
+  if (begin >= end || length <= 0)
+    return;
+  int64_t blockRows = std::max<int64_t>(1, kStagedRowElements / length);
+  int64_t span = std::min(blockRows, end - begin) * length;
+  Scratch<float> wide(int64_t(In + Out) * span);
+  std::array<const float *, In> wideIn;
+  std::array<float *, Out> wideOut;
+  for (size_t i = 0; i < In; ++i)
+    wideIn[i] = wide.data() + i * span;
+  for (size_t o = 0; o < Out; ++o)
+    wideOut[o] = wide.data() + (In + o) * span;
+  for (int64_t first = begin; first < end; first += blockRows) {
+    int64_t count = std::min(blockRows, end - first), n = count * length;
+    for (size_t i = 0; i < In; ++i)
+      convert(in[i] + first * length, wide.data() + i * span, n);
+    kernel(first, count, wideIn, wideOut);
+    for (size_t o = 0; o < Out; ++o)
+      convert(static_cast<const float *>(wideOut[o]), out[o] + first * length,
+              n);
+  }
+}
+
+/// stagedRowRange over rows [0, rows), split across the cores: for the
+/// transformer's rows, one pass over the 16-bit data where whole f32
+/// copies took three parallel regions more per op.
 template <typename T, size_t In, size_t Out, typename Kernel>
 void stagedRows(int64_t rows, int64_t length, int64_t grain,
                 const std::array<const T *, In> &in,
                 const std::array<T *, Out> &out, Kernel kernel) {
-  static_assert(kIs16Bit<T>, "f32 kernels over 16-bit storage");
   if (rows <= 0 || length <= 0)
     return;
-  int64_t blockRows = std::max<int64_t>(1, kStagedRowElements / length);
   parallelForWide(rows, grain, [&](int64_t begin, int64_t end) {
-    int64_t span = std::min(blockRows, end - begin) * length;
-    Scratch<float> wide(int64_t(In + Out) * span);
-    std::array<const float *, In> wideIn;
-    std::array<float *, Out> wideOut;
-    for (size_t i = 0; i < In; ++i)
-      wideIn[i] = wide.data() + i * span;
-    for (size_t o = 0; o < Out; ++o)
-      wideOut[o] = wide.data() + (In + o) * span;
-    for (int64_t first = begin; first < end; first += blockRows) {
-      int64_t count = std::min(blockRows, end - first), n = count * length;
-      for (size_t i = 0; i < In; ++i)
-        convert(in[i] + first * length, wide.data() + i * span, n);
-      kernel(first, count, wideIn, wideOut);
-      for (size_t o = 0; o < Out; ++o)
-        convert(static_cast<const float *>(wideOut[o]), out[o] + first * length,
-                n);
-    }
+    stagedRowRange<T, In, Out>(begin, end, length, in, out, kernel);
   });
 }
 

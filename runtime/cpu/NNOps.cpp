@@ -20,6 +20,7 @@
 #include <cmath>
 #include <limits>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 using namespace amprt;
@@ -715,87 +716,139 @@ amprt_status layerNorm(Ctx *ctx, const Tensor *x, const Tensor *gamma,
   return ok();
 }
 
-/// Layer norm's dgamma and dbeta over 16-bit dy and x in one pass: the
-/// folds of device::layerNormGradSums (each column's rows in order from zero
-/// within chunks of device::kReduceChunk, the chunks' sums in order) over
-/// rows widened a block of columns at a time, so the same sums. Read in
-/// place, the 16-bit loads made f16's column sums slower than the whole
-/// gradient on f32 copies.
-template <typename T>
-void layerNormColumnSums(const T *dy, const T *x, const float *mean,
-                         const float *invStd, int64_t rows, int64_t d,
-                         float *dgamma, float *dbeta) {
-  constexpr int64_t kColumns = 64;
-  int64_t chunk = std::max<int64_t>(1, std::min(rows, device::kReduceChunk));
-  int64_t chunks = std::max<int64_t>(1, (rows + chunk - 1) / chunk);
-  int64_t blocks = (d + kColumns - 1) / kColumns;
-  std::vector<double> partial(2 * d * chunks);
-  double *gammaPartial = partial.data(),
-         *betaPartial = partial.data() + d * chunks;
-  parallelForWide(blocks * chunks, 1, [&](int64_t begin, int64_t end) {
+/// Layer norm's dgamma and dbeta: the folds of device::layerNormGradSums
+/// (each column's rows in order from zero within chunks of
+/// device::kReduceChunk, the chunks' sums in order), so the same sums, as
+/// tasks of a block of columns over one chunk of rows. A block's rows are
+/// read in place (f32) or widened a block at a time (16-bit: read in
+/// place, their loads made f16's column sums slower than the whole
+/// gradient on f32 copies).
+template <typename T> class LayerNormColumnSums {
+public:
+  /// Columns per task: the transformer's rows of 32 give one task per core.
+  static constexpr int64_t kColumns = 16;
+
+  LayerNormColumnSums(const T *dy, const T *x, const float *mean,
+                      const float *invStd, int64_t rows, int64_t d)
+      : dy(dy), x(x), mean(mean), invStd(invStd), rows(rows), d(d),
+        chunk(std::max<int64_t>(1, std::min(rows, device::kReduceChunk))),
+        chunks(std::max<int64_t>(1, (rows + chunk - 1) / chunk)),
+        blocks((d + kColumns - 1) / kColumns), partial(2 * d * chunks) {}
+
+  int64_t tasks() const { return blocks * chunks; }
+
+  /// Task i's partial sums: columns [o0, o0 + kColumns) over chunk k.
+  void run(int64_t i) {
+    int64_t o0 = i / chunks * kColumns, k = i % chunks;
+    int64_t n = std::min(kColumns, d - o0);
     float wideDy[kColumns], wideX[kColumns];
-    for (int64_t i = begin; i < end; ++i) {
-      int64_t o0 = i / chunks * kColumns, k = i % chunks;
-      int64_t n = std::min(kColumns, d - o0);
-      double sumG[kColumns] = {}, sumB[kColumns] = {};
-      for (int64_t r = k * chunk; r < std::min(rows, (k + 1) * chunk); ++r) {
+    double sumG[kColumns] = {}, sumB[kColumns] = {};
+    for (int64_t r = k * chunk; r < std::min(rows, (k + 1) * chunk); ++r) {
+      const float *dyr = wideDy, *xr = wideX;
+      if constexpr (std::is_same_v<T, float>) {
+        dyr = dy + r * d + o0;
+        xr = x + r * d + o0;
+      } else {
         convert(dy + r * d + o0, wideDy, n);
         convert(x + r * d + o0, wideX, n);
-        double mu = mean[r], is = invStd[r];
-        for (int64_t q = 0; q < n; ++q) {
-          double g = wideDy[q];
-          sumG[q] += g * (((double)wideX[q] - mu) * is);
-          sumB[q] += g;
-        }
       }
+      double mu = mean[r], is = invStd[r];
       for (int64_t q = 0; q < n; ++q) {
-        gammaPartial[(o0 + q) * chunks + k] = sumG[q];
-        betaPartial[(o0 + q) * chunks + k] = sumB[q];
+        double g = dyr[q];
+        sumG[q] += g * (((double)xr[q] - mu) * is);
+        sumB[q] += g;
       }
     }
-  });
-  for (int64_t o = 0; o < d; ++o) {
-    double g = 0, b = 0;
-    for (int64_t k = 0; k < chunks; ++k) {
-      g += gammaPartial[o * chunks + k];
-      b += betaPartial[o * chunks + k];
+    for (int64_t q = 0; q < n; ++q) {
+      partial[(o0 + q) * chunks + k] = sumG[q];
+      partial[(d + o0 + q) * chunks + k] = sumB[q];
     }
-    dgamma[o] = (float)g;
-    dbeta[o] = (float)b;
   }
+
+  /// The chunks' sums in order, rounded once.
+  void finish(float *dgamma, float *dbeta) const {
+    for (int64_t o = 0; o < d; ++o) {
+      double g = 0, b = 0;
+      for (int64_t k = 0; k < chunks; ++k) {
+        g += partial[o * chunks + k];
+        b += partial[(d + o) * chunks + k];
+      }
+      dgamma[o] = (float)g;
+      dbeta[o] = (float)b;
+    }
+  }
+
+private:
+  const T *dy, *x;
+  const float *mean, *invStd;
+  int64_t rows, d, chunk, chunks, blocks;
+  std::vector<double> partial;
+};
+
+/// [begin, end) of [0, n) for share `i` of `shares`.
+std::pair<int64_t, int64_t> share(int64_t n, int64_t i, int64_t shares) {
+  int64_t size = (n + shares - 1) / shares;
+  return {std::min(n, i * size), std::min(n, (i + 1) * size)};
 }
 
 amprt_status layerNormGrad(Ctx *ctx, const Tensor *dy, const Tensor *x,
                            const Tensor *gamma, const Tensor *mean,
                            const Tensor *inv_std, Tensor *dx, Tensor *dgamma,
                            Tensor *dbeta) {
-  // dgamma and dbeta fold each column over the rows in chunks added in
-  // order, so the result does not depend on the thread count.
   CpuExec exec(kRowGrain);
-  if (!isSixteenBit(x))
+  if (x->dtype == AMPRT_F64)
     return device::layerNormGrad(exec, dy, x, gamma, mean, inv_std, dx, dgamma,
                                  dbeta);
-  // dx's rows through the f32 kernel a block at a time (stagedRows), then
-  // the column sums.
+  // One parallel region: each core takes a share of dx's rows and a share
+  // of the column sums' tasks, then the calling thread adds the chunks.
+  // Apart (dx, then each sum's partials and its finish) they were five
+  // regions, a third of the transformer's 896x32 gradient spent waiting in
+  // libgomp. dx's rows run the device kernel (16-bit rows staged in f32).
   int64_t d = x->shape.back(), rows = d ? x->numel / d : 0;
   const float *g = static_cast<const float *>(gamma->data),
               *mu = static_cast<const float *>(mean->data),
               *is = static_cast<const float *>(inv_std->data);
-  withSixteenBitData(x, [&](const auto *xs) {
+  auto run = [&](const auto *dys, const auto *xs, auto *dxs) {
     using T = std::remove_const_t<std::remove_pointer_t<decltype(xs)>>;
-    stagedRows<T, 2, 1>(
-        rows, d, kRowGrain, {static_cast<const T *>(dy->data), xs},
-        {mutableData<T>(dx)},
-        [&](int64_t first, int64_t count, const auto &in, const auto &out) {
-          CpuExec::runRange(
-              device::LayerNormGradKernel<float, float>{
-                  in[0], in[1], g, mu + first, is + first, out[0], d},
-              0, count);
-        });
-    layerNormColumnSums(static_cast<const T *>(dy->data), xs, mu, is, rows, d,
-                        static_cast<float *>(dgamma->data),
-                        static_cast<float *>(dbeta->data));
-  });
+    LayerNormColumnSums<T> sums(dys, xs, mu, is, rows, d);
+    auto dxRows = [&](int64_t first, int64_t last) {
+      if constexpr (std::is_same_v<T, float>) {
+        CpuExec::runRange(device::LayerNormGradKernel<float, float>{dys, xs, g,
+                                                                    mu, is, dxs,
+                                                                    d},
+                          first, last);
+      } else {
+        stagedRowRange<T, 2, 1>(
+            first, last, d, {dys, xs}, {dxs},
+            [&](int64_t r0, int64_t count, const auto &in, const auto &out) {
+              CpuExec::runRange(
+                  device::LayerNormGradKernel<float, float>{
+                      in[0], in[1], g, mu + r0, is + r0, out[0], d},
+                  0, count);
+            });
+      }
+    };
+    int64_t shares = rows > kRowGrain ? omp_get_max_threads() : 1;
+    parallelForWide(shares, 1, [&](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i) {
+        auto [r0, r1] = share(rows, i, shares);
+        dxRows(r0, r1);
+        auto [t0, t1] = share(sums.tasks(), i, shares);
+        for (int64_t t = t0; t < t1; ++t)
+          sums.run(t);
+      }
+    });
+    sums.finish(static_cast<float *>(dgamma->data),
+                static_cast<float *>(dbeta->data));
+  };
+  if (x->dtype == AMPRT_F32)
+    run(static_cast<const float *>(dy->data),
+        static_cast<const float *>(x->data), mutableData<float>(dx));
+  else
+    withSixteenBitData(x, [&](const auto *xs) {
+      using T = std::remove_const_t<std::remove_pointer_t<decltype(xs)>>;
+      run(static_cast<const T *>(dy->data), xs, mutableData<T>(dx));
+    });
   return ok();
 }
 

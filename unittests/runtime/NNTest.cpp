@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "RuntimeTestUtils.h"
+#include "device/HostExec.h"
 #include "device/Kernels.h"
 #include <functional>
 #include <iterator>
@@ -288,7 +289,8 @@ template <typename T> void expectGroupedLayerNormRows(amprt_dtype dtype) {
                        const std::string &what) {
     expectSameBits(got, want, what);
   };
-  for (int64_t rows : {1, 7, 8, 9, 23, 40, 301})
+  // 2100 rows: three chunks of the column sums (device::kReduceChunk).
+  for (int64_t rows : {1, 7, 8, 9, 23, 40, 301, 2100})
     for (int64_t d : {1, 5, 16, 28, 37}) {
       std::string at =
           " (rows " + std::to_string(rows) + ", d " + std::to_string(d) + ")";
@@ -322,10 +324,18 @@ template <typename T> void expectGroupedLayerNormRows(amprt_dtype dtype) {
       for (int64_t r = 0; r < rows; ++r)
         backward(r);
       expectSame(raw(dx), wantDx, "layer_norm_grad dx" + at);
+      // dgamma and dbeta: the device's column folds, serially.
+      Tensor wantDg = rt.make(dtype, {d}), wantDb = rt.make(dtype, {d});
+      amprt::device::HostExec serial;
+      ASSERT_EQ(amprt::device::layerNormGradSums(serial, dy, x, mean, inv,
+                                                 wantDg, wantDb),
+                AMPRT_OK);
+      expectSame(raw(dg), raw(wantDg), "layer_norm_grad dgamma" + at);
+      expectSame(raw(db), raw(wantDb), "layer_norm_grad dbeta" + at);
     }
 }
 
-TEST(RuntimeNN, LayerNormGroupedRowsGiveTheOneRowBits) {
+TEST(RuntimeNN, LayerNormGroupedRowsGiveTheDeviceBits) {
   expectGroupedLayerNormRows<float>(AMPRT_F32);
   expectGroupedLayerNormRows<double>(AMPRT_F64);
 }
