@@ -25,10 +25,11 @@ namespace {
 /// device/Kernels.h) over n elements on the cores: typed loads, no
 /// per-element type dispatch. Element i reads and writes only element i of
 /// each operand, so the loop vectorises even if an output is an input
-/// (ivdep: gcc cannot prove it).
+/// (ivdep: gcc cannot prove it), 16 f32 lanes where the CPU has AVX-512
+/// (parallelForWide: the same bits).
 template <typename Kernel>
 amprt_status runUpdate(const Kernel &kernel, int64_t n) {
-  parallelFor(n, 1 << 14, [&](int64_t begin, int64_t end) {
+  parallelForWide(n, 1 << 14, [&](int64_t begin, int64_t end) {
 #pragma GCC ivdep
     for (int64_t i = begin; i < end; ++i)
       kernel(i);
@@ -235,7 +236,7 @@ amprt_status finiteCheck(Ctx *ctx, const Tensor *const *gs, int count,
     for (int i = 0; i < count && allFinite.load(); ++i)
       AMPRT_FLOAT_DISPATCH(gs[i]->dtype, T, {
         const T *g = static_cast<const T *>(gs[i]->data);
-        parallelFor(gs[i]->numel, 1 << 14, [&](int64_t b, int64_t e) {
+        parallelForWide(gs[i]->numel, 1 << 14, [&](int64_t b, int64_t e) {
           if (!allFiniteRange(g, b, e))
             allFinite.store(false, std::memory_order_relaxed);
         });
@@ -253,7 +254,7 @@ amprt_status finiteCheck(Ctx *ctx, const Tensor *const *gs, int count,
       AMPRT_FLOAT_DISPATCH(unscaled[i]->dtype, U, {
         const T *g = static_cast<const T *>(gs[i]->data);
         U *out = static_cast<U *>(unscaled[i]->data);
-        parallelFor(gs[i]->numel, 1 << 14, [&](int64_t b, int64_t e) {
+        parallelForWide(gs[i]->numel, 1 << 14, [&](int64_t b, int64_t e) {
           if (!unscaleRange(g, out, b, e, inverse))
             allFinite.store(false, std::memory_order_relaxed);
         });
