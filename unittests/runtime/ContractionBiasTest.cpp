@@ -16,56 +16,30 @@ using namespace amprt_test;
 
 namespace {
 
-/// Bit-for-bit equality of two reads (NaN never occurs here).
-void expectSameValues(const std::vector<double> &got,
-                      const std::vector<double> &want,
-                      const std::string &what) {
-  ASSERT_EQ(got.size(), want.size()) << what;
-  size_t differ = 0, first = got.size();
-  for (size_t i = 0; i < got.size(); ++i)
-    if (got[i] != want[i] && differ++ == 0)
-      first = i;
-  EXPECT_EQ(differ, 0u) << what << ": " << differ << " elements differ, first #"
-                        << first << " ("
-                        << (first < got.size() ? got[first] : 0) << " vs "
-                        << (first < want.size() ? want[first] : 0) << ")";
-}
-
 TEST(ContractionBias, MatmulBiasIsMatmulThenBiasAdd) {
   Runtime rt;
   // One thread's block; rows split across threads (m >= n); columns split
   // (m < n: blocks start inside a row, so the bias starts at a column
   // offset); more columns than one tile of the widened bias.
-  struct Dims {
-    int64_t m, k, n;
-  };
-  for (Dims d : {Dims{7, 13, 5}, Dims{300, 40, 37}, Dims{8, 600, 300},
-                 Dims{64, 96, 2500}})
-    for (amprt_dtype dtype : {AMPRT_F32, AMPRT_F16, AMPRT_BF16, AMPRT_F64})
-      for (int ta = 0; ta < 2; ++ta)
-        for (int tb = 0; tb < 2; ++tb) {
-          int64_t m = d.m, k = d.k, n = d.n;
-          Shape sa = ta ? Shape{k, m} : Shape{m, k};
-          Shape sb = tb ? Shape{n, k} : Shape{k, n};
-          Tensor a = rt.make(dtype, sa, randomValues(m * k, 11));
-          Tensor b = rt.make(dtype, sb, randomValues(k * n, 12));
-          Tensor bias = rt.make(dtype, {n}, randomValues(n, 13, -4, 4));
-          Tensor fused = rt.make(dtype, {m, n}),
-                 product = rt.make(dtype, {m, n}),
-                 apart = rt.make(dtype, {m, n});
-          ASSERT_EQ(amprt_matmul_bias(rt.ctx, a, b, ta, tb, bias, fused),
-                    AMPRT_OK)
-              << amprt_last_error();
-          ASSERT_EQ(amprt_matmul(rt.ctx, a, b, ta, tb, product), AMPRT_OK);
-          ASSERT_EQ(amprt_bias_add(rt.ctx, product, bias, AMPRT_NHWC, apart),
-                    AMPRT_OK);
-          expectSameValues(rt.read(fused), rt.read(apart),
-                           std::string("matmul_bias ") +
-                               amprt::dtypeName(dtype) + " " +
-                               std::to_string(m) + "x" + std::to_string(k) +
-                               "x" + std::to_string(n) + " t" +
-                               std::to_string(ta) + std::to_string(tb));
-        }
+  forEachMatmul(
+      {{7, 13, 5}, {300, 40, 37}, {8, 600, 300}, {64, 96, 2500}},
+      {AMPRT_F32, AMPRT_F16, AMPRT_BF16, AMPRT_F64}, [&](const MatmulCase &c) {
+        const MatmulDims &d = c.dims;
+        Tensor a = rt.make(c.dtype, c.a(), randomValues(d.m * d.k, 11));
+        Tensor b = rt.make(c.dtype, c.b(), randomValues(d.k * d.n, 12));
+        Tensor bias = rt.make(c.dtype, {d.n}, randomValues(d.n, 13, -4, 4));
+        Tensor fused = rt.make(c.dtype, c.c()),
+               product = rt.make(c.dtype, c.c()),
+               apart = rt.make(c.dtype, c.c());
+        ASSERT_EQ(amprt_matmul_bias(rt.ctx, a, b, c.ta, c.tb, bias, fused),
+                  AMPRT_OK)
+            << amprt_last_error();
+        ASSERT_EQ(amprt_matmul(rt.ctx, a, b, c.ta, c.tb, product), AMPRT_OK);
+        ASSERT_EQ(amprt_bias_add(rt.ctx, product, bias, AMPRT_NHWC, apart),
+                  AMPRT_OK);
+        expectSameValues(rt.read(fused), rt.read(apart),
+                         "matmul_bias " + c.name());
+      });
 }
 
 // A 16-bit product of f32 operands rounds them first (amprt_matmul's

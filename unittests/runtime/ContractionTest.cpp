@@ -24,30 +24,25 @@ TEST(RuntimeContraction, MatmulAllTransposesAndTypes) {
   Runtime rt;
   // A small product runs as one BLAS call; the large ones are split across
   // threads by rows (m >= n) or by columns (m < n).
-  struct Dims {
-    int64_t m, k, n;
-  };
-  for (Dims d : {Dims{7, 13, 5}, Dims{300, 40, 37}, Dims{37, 40, 300}})
-  for (amprt_dtype dtype : {AMPRT_F32, AMPRT_F16, AMPRT_BF16, AMPRT_F64})
-    for (int ta = 0; ta < 2; ++ta)
-      for (int tb = 0; tb < 2; ++tb) {
-        int64_t m = d.m, k = d.k, n = d.n;
-        Shape sa = ta ? Shape{k, m} : Shape{m, k};
-        Shape sb = tb ? Shape{n, k} : Shape{k, n};
-        Tensor a = rt.make(dtype, sa, randomValues(m * k, 1));
-        Tensor b = rt.make(dtype, sb, randomValues(k * n, 2));
-        Tensor c = rt.make(dtype, {m, n});
-        ASSERT_EQ(amprt_matmul(rt.ctx, a, b, ta, tb, c), AMPRT_OK)
+  forEachMatmul(
+      {{7, 13, 5}, {300, 40, 37}, {37, 40, 300}},
+      {AMPRT_F32, AMPRT_F16, AMPRT_BF16, AMPRT_F64}, [&](const MatmulCase &c) {
+        const MatmulDims &d = c.dims;
+        Tensor a = rt.make(c.dtype, c.a(), randomValues(d.m * d.k, 1));
+        Tensor b = rt.make(c.dtype, c.b(), randomValues(d.k * d.n, 2));
+        Tensor out = rt.make(c.dtype, c.c());
+        ASSERT_EQ(amprt_matmul(rt.ctx, a, b, c.ta, c.tb, out), AMPRT_OK)
             << amprt_last_error();
-        std::vector<double> ra = rt.read(a), rb = rt.read(b), want(m * n, 0);
-        for (int64_t i = 0; i < m; ++i)
-          for (int64_t j = 0; j < n; ++j)
-            for (int64_t p = 0; p < k; ++p)
-              want[i * n + j] += (ta ? ra[p * m + i] : ra[i * k + p]) *
-                                 (tb ? rb[j * k + p] : rb[p * n + j]);
+        std::vector<double> ra = rt.read(a), rb = rt.read(b),
+                            want(d.m * d.n, 0);
+        for (int64_t i = 0; i < d.m; ++i)
+          for (int64_t j = 0; j < d.n; ++j)
+            for (int64_t p = 0; p < d.k; ++p)
+              want[i * d.n + j] += c.opA(ra, 0, i, p) * c.opB(rb, 0, p, j);
         // One rounding of an f32-accumulated sum: the type's tolerance.
-        expectNear(rt.read(c), want, tolerance(dtype) * 4, "matmul");
-      }
+        expectNear(rt.read(out), want, tolerance(c.dtype) * 4,
+                   ("matmul " + c.name()).c_str());
+      });
 }
 
 TEST(RuntimeContraction, BatchMatmul) {
@@ -70,28 +65,26 @@ TEST(RuntimeContraction, BatchMatmul) {
 // all must agree with the direct sum.
 TEST(RuntimeContraction, BatchMatmulAllTransposesAndTypes) {
   Runtime rt;
-  const int64_t batch = 3, m = 28, k = 32, n = 28;
-  for (amprt_dtype dtype : {AMPRT_F32, AMPRT_F16, AMPRT_BF16})
-    for (int ta = 0; ta < 2; ++ta)
-      for (int tb = 0; tb < 2; ++tb) {
-        Shape sa = ta ? Shape{batch, k, m} : Shape{batch, m, k};
-        Shape sb = tb ? Shape{batch, n, k} : Shape{batch, k, n};
-        Tensor a = rt.make(dtype, sa, randomValues(batch * m * k, 5));
-        Tensor b = rt.make(dtype, sb, randomValues(batch * k * n, 6));
-        Tensor c = rt.make(dtype, {batch, m, n});
-        ASSERT_EQ(amprt_batch_matmul(rt.ctx, a, b, ta, tb, c), AMPRT_OK)
+  forEachMatmul(
+      {{28, 32, 28, 3}}, {AMPRT_F32, AMPRT_F16, AMPRT_BF16},
+      [&](const MatmulCase &c) {
+        const MatmulDims &d = c.dims;
+        Tensor a = rt.make(c.dtype, c.a(), randomValues(numel(c.a()), 5));
+        Tensor b = rt.make(c.dtype, c.b(), randomValues(numel(c.b()), 6));
+        Tensor out = rt.make(c.dtype, c.c());
+        ASSERT_EQ(amprt_batch_matmul(rt.ctx, a, b, c.ta, c.tb, out), AMPRT_OK)
             << amprt_last_error();
         std::vector<double> ra = rt.read(a), rb = rt.read(b),
-                            want(batch * m * n, 0);
-        for (int64_t s = 0; s < batch; ++s)
-          for (int64_t i = 0; i < m; ++i)
-            for (int64_t j = 0; j < n; ++j)
-              for (int64_t p = 0; p < k; ++p)
-                want[(s * m + i) * n + j] +=
-                    (ta ? ra[(s * k + p) * m + i] : ra[(s * m + i) * k + p]) *
-                    (tb ? rb[(s * n + j) * k + p] : rb[(s * k + p) * n + j]);
-        expectNear(rt.read(c), want, tolerance(dtype) * 4, "batch_matmul");
-      }
+                            want(numel(c.c()), 0);
+        for (int64_t s = 0; s < d.batch; ++s)
+          for (int64_t i = 0; i < d.m; ++i)
+            for (int64_t j = 0; j < d.n; ++j)
+              for (int64_t p = 0; p < d.k; ++p)
+                want[(s * d.m + i) * d.n + j] +=
+                    c.opA(ra, s, i, p) * c.opB(rb, s, p, j);
+        expectNear(rt.read(out), want, tolerance(c.dtype) * 4,
+                   ("batch_matmul " + c.name()).c_str());
+      });
 }
 
 // f32 operands of a 16-bit product are rounded to its type on the way in:
@@ -99,42 +92,30 @@ TEST(RuntimeContraction, BatchMatmulAllTransposesAndTypes) {
 // block, rows, columns, batches), transpose and mix of operand types.
 TEST(RuntimeContraction, MatmulRoundsF32OperandsLikeACast) {
   Runtime rt;
-  struct Dims {
-    int64_t batch, m, k, n;
-  };
-  for (Dims d : {Dims{1, 7, 13, 5}, Dims{1, 300, 40, 37}, Dims{1, 37, 40, 300},
-                 Dims{3, 28, 32, 28}})
-    for (amprt_dtype dtype : {AMPRT_F16, AMPRT_BF16})
-      for (int ta = 0; ta < 2; ++ta)
-        for (int tb = 0; tb < 2; ++tb) {
-          Shape sa = ta ? Shape{d.k, d.m} : Shape{d.m, d.k};
-          Shape sb = tb ? Shape{d.n, d.k} : Shape{d.k, d.n};
-          Shape sc{d.m, d.n};
-          if (d.batch > 1)
-            for (Shape *s : {&sa, &sb, &sc})
-              s->insert(s->begin(), d.batch);
-          auto product = d.batch > 1 ? amprt_batch_matmul : amprt_matmul;
-          // Values well inside the type's range, most of them inexact in it.
-          Tensor a32 =
-              rt.make(AMPRT_F32, sa, randomValues(numel(sa), 7, -3.3, 3.3));
-          Tensor b32 =
-              rt.make(AMPRT_F32, sb, randomValues(numel(sb), 8, -3.3, 3.3));
-          Tensor a16 = rt.make(dtype, sa), b16 = rt.make(dtype, sb);
-          ASSERT_EQ(amprt_cast(rt.ctx, a32, a16), AMPRT_OK);
-          ASSERT_EQ(amprt_cast(rt.ctx, b32, b16), AMPRT_OK);
-          Tensor want = rt.make(dtype, sc);
-          ASSERT_EQ(product(rt.ctx, a16, b16, ta, tb, want), AMPRT_OK);
-          std::vector<double> expected = rt.read(want);
-          for (auto [a, b] :
-               {std::pair{&a32, &b16}, {&a16, &b32}, {&a32, &b32}}) {
-            Tensor c = rt.make(dtype, sc);
-            ASSERT_EQ(product(rt.ctx, *a, *b, ta, tb, c), AMPRT_OK)
-                << amprt_last_error();
-            EXPECT_EQ(rt.read(c), expected)
-                << "batch " << d.batch << " m " << d.m << " ta " << ta << " tb "
-                << tb << " dtype " << dtype;
-          }
+  forEachMatmul(
+      {{7, 13, 5}, {300, 40, 37}, {37, 40, 300}, {28, 32, 28, 3}},
+      {AMPRT_F16, AMPRT_BF16}, [&](const MatmulCase &c) {
+        auto product = c.dims.batch > 1 ? amprt_batch_matmul : amprt_matmul;
+        // Values well inside the type's range, most of them inexact in it.
+        Tensor a32 =
+            rt.make(AMPRT_F32, c.a(), randomValues(numel(c.a()), 7, -3.3, 3.3));
+        Tensor b32 =
+            rt.make(AMPRT_F32, c.b(), randomValues(numel(c.b()), 8, -3.3, 3.3));
+        Tensor a16 = rt.make(c.dtype, c.a()), b16 = rt.make(c.dtype, c.b());
+        ASSERT_EQ(amprt_cast(rt.ctx, a32, a16), AMPRT_OK);
+        ASSERT_EQ(amprt_cast(rt.ctx, b32, b16), AMPRT_OK);
+        Tensor want = rt.make(c.dtype, c.c());
+        ASSERT_EQ(product(rt.ctx, a16, b16, c.ta, c.tb, want), AMPRT_OK);
+        std::vector<double> expected = rt.read(want);
+        for (auto [a, b] :
+             {std::pair{&a32, &b16}, {&a16, &b32}, {&a32, &b32}}) {
+          Tensor out = rt.make(c.dtype, c.c());
+          ASSERT_EQ(product(rt.ctx, *a, *b, c.ta, c.tb, out), AMPRT_OK)
+              << amprt_last_error();
+          expectSameValues(rt.read(out), expected,
+                           "rounded operands " + c.name());
         }
+      });
 }
 
 struct ConvCase {

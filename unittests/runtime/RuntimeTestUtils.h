@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 #include <memory>
 #include <random>
+#include <string>
 #include <vector>
 
 namespace amprt_test {
@@ -247,6 +248,84 @@ inline void expectNear(const std::vector<double> &got,
     double scale = std::max(1.0, std::fabs(want[i]));
     EXPECT_NEAR(got[i], want[i], tol * scale) << what << " element " << i;
   }
+}
+
+/// Element-for-element equality of two reads (NaN never occurs where it is
+/// used), reporting how many differ and the first.
+inline void expectSameValues(const std::vector<double> &got,
+                             const std::vector<double> &want,
+                             const std::string &what) {
+  ASSERT_EQ(got.size(), want.size()) << what;
+  size_t differ = 0, first = got.size();
+  for (size_t i = 0; i < got.size(); ++i)
+    if (got[i] != want[i] && differ++ == 0)
+      first = i;
+  EXPECT_EQ(differ, 0u) << what << ": " << differ << " elements differ, first #"
+                        << first << " ("
+                        << (first < got.size() ? got[first] : 0) << " vs "
+                        << (first < want.size() ? want[first] : 0) << ")";
+}
+
+/// A product's sizes: op(A) is [batch,] m x k, op(B) [batch,] k x n.
+struct MatmulDims {
+  int64_t m, k, n, batch = 1;
+};
+
+/// One case of a product test: sizes, type and transposes, with the
+/// operands' stored shapes.
+struct MatmulCase {
+  MatmulDims dims;
+  amprt_dtype dtype;
+  int ta, tb;
+
+  Shape a() const {
+    return batched(ta ? Shape{dims.k, dims.m} : Shape{dims.m, dims.k});
+  }
+  Shape b() const {
+    return batched(tb ? Shape{dims.n, dims.k} : Shape{dims.k, dims.n});
+  }
+  Shape c() const { return batched({dims.m, dims.n}); }
+  /// op(A)[s][i][p] and op(B)[s][p][j] in row-major reads of the operands.
+  double opA(const std::vector<double> &a, int64_t s, int64_t i,
+             int64_t p) const {
+    int64_t base = s * dims.m * dims.k;
+    return a[base + (ta ? p * dims.m + i : i * dims.k + p)];
+  }
+  double opB(const std::vector<double> &b, int64_t s, int64_t p,
+             int64_t j) const {
+    int64_t base = s * dims.k * dims.n;
+    return b[base + (tb ? j * dims.k + p : p * dims.n + j)];
+  }
+  std::string name() const {
+    const char *type = dtype == AMPRT_F32    ? "f32"
+                       : dtype == AMPRT_F16  ? "f16"
+                       : dtype == AMPRT_BF16 ? "bf16"
+                       : dtype == AMPRT_F64  ? "f64"
+                                             : "other";
+    return std::string(type) + " " +
+           (dims.batch > 1 ? std::to_string(dims.batch) + "x" : "") +
+           std::to_string(dims.m) + "x" + std::to_string(dims.k) + "x" +
+           std::to_string(dims.n) + " t" + std::to_string(ta) +
+           std::to_string(tb);
+  }
+
+private:
+  Shape batched(Shape s) const {
+    if (dims.batch > 1)
+      s.insert(s.begin(), dims.batch);
+    return s;
+  }
+};
+
+/// f(MatmulCase) for every size, type and pair of transposes.
+template <typename F>
+void forEachMatmul(std::initializer_list<MatmulDims> sizes,
+                   std::initializer_list<amprt_dtype> dtypes, F f) {
+  for (MatmulDims d : sizes)
+    for (amprt_dtype dtype : dtypes)
+      for (int ta = 0; ta < 2; ++ta)
+        for (int tb = 0; tb < 2; ++tb)
+          f(MatmulCase{d, dtype, ta, tb});
 }
 
 } // namespace amprt_test
