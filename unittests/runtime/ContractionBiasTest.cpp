@@ -20,9 +20,14 @@ TEST(ContractionBias, MatmulBiasIsMatmulThenBiasAdd) {
   Runtime rt;
   // One thread's block; rows split across threads (m >= n); columns split
   // (m < n: blocks start inside a row, so the bias starts at a column
-  // offset); more columns than one tile of the widened bias.
+  // offset); more columns than one tile of the widened bias; slices of
+  // the sum (few rows, a long sum).
   forEachMatmul(
-      {{7, 13, 5}, {300, 40, 37}, {8, 600, 300}, {64, 96, 2500}},
+      {{7, 13, 5},
+       {300, 40, 37},
+       {8, 600, 300},
+       {64, 96, 2500},
+       {32, 800, 100}},
       {AMPRT_F32, AMPRT_F16, AMPRT_BF16, AMPRT_F64}, [&](const MatmulCase &c) {
         const MatmulDims &d = c.dims;
         Tensor a = rt.make(c.dtype, c.a(), randomValues(d.m * d.k, 11));

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "RuntimeTestUtils.h"
+#include <omp.h>
 
 using namespace amprt_test;
 
@@ -23,9 +24,10 @@ double dot(const std::vector<double> &a, const std::vector<double> &b) {
 TEST(RuntimeContraction, MatmulAllTransposesAndTypes) {
   Runtime rt;
   // A small product runs as one BLAS call; the large ones are split across
-  // threads by rows (m >= n) or by columns (m < n).
+  // threads by rows (m >= n) or by columns (m < n); 16-bit ones of few
+  // rows and a long sum by slices of the sum (two, four).
   forEachMatmul(
-      {{7, 13, 5}, {300, 40, 37}, {37, 40, 300}},
+      {{7, 13, 5}, {300, 40, 37}, {37, 40, 300}, {32, 800, 100}, {5, 1600, 40}},
       {AMPRT_F32, AMPRT_F16, AMPRT_BF16, AMPRT_F64}, [&](const MatmulCase &c) {
         const MatmulDims &d = c.dims;
         Tensor a = rt.make(c.dtype, c.a(), randomValues(d.m * d.k, 1));
@@ -93,7 +95,11 @@ TEST(RuntimeContraction, BatchMatmulAllTransposesAndTypes) {
 TEST(RuntimeContraction, MatmulRoundsF32OperandsLikeACast) {
   Runtime rt;
   forEachMatmul(
-      {{7, 13, 5}, {300, 40, 37}, {37, 40, 300}, {28, 32, 28, 3}},
+      {{7, 13, 5},
+       {300, 40, 37},
+       {37, 40, 300},
+       {32, 800, 100},
+       {28, 32, 28, 3}},
       {AMPRT_F16, AMPRT_BF16}, [&](const MatmulCase &c) {
         auto product = c.dims.batch > 1 ? amprt_batch_matmul : amprt_matmul;
         // Values well inside the type's range, most of them inexact in it.
@@ -115,6 +121,32 @@ TEST(RuntimeContraction, MatmulRoundsF32OperandsLikeACast) {
           expectSameValues(rt.read(out), expected,
                            "rounded operands " + c.name());
         }
+      });
+}
+
+// An f16 product of few rows and a long sum runs slices of the sum on the
+// cores; their number depends on the sum's length alone, so one thread
+// gives the bits two do (bf16 is not sliced: it must match oneDNN's bf16
+// kernel, which MatmulRoundsF32OperandsLikeACast checks).
+TEST(RuntimeContraction, SlicedSumsDoNotDependOnThreads) {
+  Runtime rt;
+  int threads = omp_get_max_threads();
+  forEachMatmul(
+      {{32, 800, 100}, {5, 1600, 40}}, {AMPRT_F16, AMPRT_BF16},
+      [&](const MatmulCase &c) {
+        // f32 operands, rounded on the way in: bf16 stages too.
+        Tensor a = rt.make(AMPRT_F32, c.a(), randomValues(numel(c.a()), 41));
+        Tensor b = rt.make(AMPRT_F32, c.b(), randomValues(numel(c.b()), 42));
+        Tensor wide = rt.make(c.dtype, c.c()), one = rt.make(c.dtype, c.c());
+        ASSERT_EQ(amprt_matmul(rt.ctx, a, b, c.ta, c.tb, wide), AMPRT_OK)
+            << amprt_last_error();
+        omp_set_num_threads(1);
+        amprt_status status = amprt_matmul(rt.ctx, a, b, c.ta, c.tb, one);
+        omp_set_num_threads(threads);
+        ASSERT_EQ(status, AMPRT_OK) << amprt_last_error();
+        expectSameValues(rt.read(one), rt.read(wide),
+                         "one thread vs " + std::to_string(threads) + ", " +
+                             c.name());
       });
 }
 
