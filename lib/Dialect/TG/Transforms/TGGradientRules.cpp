@@ -96,7 +96,11 @@ public:
     return success();
   }
   LogicalResult rule(tg::ReluOp o) {
-    accumulate(o.getX(), tg::ReluGradOp::create(b, loc, dy, o.getX()));
+    // relu(x) > 0 exactly where x > 0 (NaN and -0 included), so the
+    // gradient reads the output, which the next layer's gradient keeps
+    // anyway: the input can die at the relu, as in PyTorch's
+    // threshold_backward on the result.
+    accumulate(o.getX(), tg::ReluGradOp::create(b, loc, dy, o.getY()));
     return success();
   }
   LogicalResult rule(tg::GeluOp o) {

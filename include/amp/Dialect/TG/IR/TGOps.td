@@ -188,7 +188,12 @@ class TG_ActivationGradOp<string mnemonic, string forward, string saved,
 }
 
 def TG_ReluGradOp
-    : TG_ActivationGradOp<"relu_grad", "relu", "input `x`", "x > 0 ? dy : 0"> {
+    : TG_ActivationGradOp<"relu_grad", "relu",
+                          "input `x` or its output (relu(x) > 0 exactly "
+                          "where x > 0, NaN and -0 included; `tg-autodiff` "
+                          "passes the output, so the input can die at the "
+                          "relu)",
+                          "x > 0 ? dy : 0"> {
   let arguments = (ins TG_FloatTensor:$dy, TG_FloatTensor:$x);
   let assemblyFormat = "$dy `,` $x attr-dict `:` type($dx)";
 }
