@@ -42,8 +42,9 @@ void scaleInto(const T *in, U *out, int64_t n, float factor) {
     mapElements(
         n, out, [&](C v) { return (C)(v * factor); }, in);
   } else if constexpr (kIs16Bit<T> && std::is_same_v<U, float>) {
-    // Unscaling 16-bit gradients into f32: widen a block, multiply.
-    parallelFor(n, kGrain, [&](int64_t b, int64_t e) {
+    // Unscaling 16-bit gradients into f32: widen a block, multiply (16
+    // lanes in the AVX-512 clone, the same bits).
+    parallelForWide(n, kGrain, [&](int64_t b, int64_t e) {
       float block[kBlock];
       for (int64_t i = b; i < e; i += kBlock) {
         int64_t m = std::min(kBlock, e - i);
@@ -53,7 +54,7 @@ void scaleInto(const T *in, U *out, int64_t n, float factor) {
       }
     });
   } else {
-    parallelFor(n, kGrain, [&](int64_t b, int64_t e) {
+    parallelForWide(n, kGrain, [&](int64_t b, int64_t e) {
       for (int64_t i = b; i < e; ++i)
         store(out, i, (typename Compute<U>::type)(load(in, i) * factor));
     });
@@ -284,7 +285,7 @@ amprt_status isFinite(Ctx *ctx, const Tensor *x, Tensor *y) {
   uint8_t *out = static_cast<uint8_t *>(y->data);
   AMPRT_FLOAT_DISPATCH(x->dtype, T, {
     const T *in = static_cast<const T *>(x->data);
-    parallelFor(x->numel, kGrain, [&](int64_t b, int64_t e) {
+    parallelForWide(x->numel, kGrain, [&](int64_t b, int64_t e) {
       for (int64_t i = b; i < e; ++i)
         out[i] = m_isfinite(load(in, i));
     });
