@@ -119,7 +119,10 @@ AMPRT_HD inline C applyUnary(Unary op, C x, C alpha) {
   case Unary::Sigmoid:
     return C(1) / (C(1) + m_exp(-x));
   case Unary::Relu:
-    return x > C(0) ? x : C(0);
+    // max(x, 0) with NaN kept, as IEEE maximum and PyTorch's relu: a NaN
+    // that reaches the loss fails the step's finite check and the step is
+    // skipped, where a relu that zeroed it hid the overflow.
+    return (x > C(0) || x != x) ? x : C(0);
   case Unary::Gelu:
     return C(0.5) * x * (C(1) + m_erf(x * C(0.70710678118654752440)));
   case Unary::Erf:

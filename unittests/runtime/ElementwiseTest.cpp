@@ -175,6 +175,33 @@ TEST(RuntimeElementwise, IntegerArithmeticForCounters) {
   EXPECT_EQ(rt.read(next)[0], 42);
 }
 
+// relu is max(x, 0) with NaN kept, as PyTorch's: an overflow that turned
+// into NaN must reach the loss scaler's finite check, not vanish. Its
+// gradient masks by x > 0, so it gives the same values from the input or
+// the output (tg-autodiff passes the output).
+TEST(RuntimeElementwise, ReluKeepsNaNAndItsGradientMasksEitherOperand) {
+  Runtime rt;
+  const std::vector<double> xs = {-3, -0.0, 0, 2.5, NAN, INFINITY, -INFINITY};
+  for (amprt_dtype dtype : {AMPRT_F32, AMPRT_F16, AMPRT_BF16, AMPRT_F64}) {
+    Tensor x = rt.make(dtype, {7}, xs), y = rt.make(dtype, {7});
+    ASSERT_EQ(amprt_relu(rt.ctx, x, y), AMPRT_OK);
+    std::vector<double> got = rt.read(y);
+    EXPECT_EQ(got[0], 0);
+    EXPECT_EQ(got[1], 0);
+    EXPECT_FALSE(std::signbit(got[1])) << "relu(-0) is +0";
+    EXPECT_EQ(got[3], 2.5);
+    EXPECT_TRUE(std::isnan(got[4])) << "relu(NaN), dtype " << dtype;
+    EXPECT_EQ(got[5], INFINITY);
+    EXPECT_EQ(got[6], 0);
+    Tensor dy = rt.make(dtype, {7}, {1, 2, 3, 4, 5, 6, 7});
+    Tensor fromX = rt.make(dtype, {7}), fromY = rt.make(dtype, {7});
+    ASSERT_EQ(amprt_relu_grad(rt.ctx, dy, x, fromX), AMPRT_OK);
+    ASSERT_EQ(amprt_relu_grad(rt.ctx, dy, y, fromY), AMPRT_OK);
+    EXPECT_EQ(rt.read(fromX), (std::vector<double>{0, 0, 0, 4, 0, 6, 0}));
+    EXPECT_EQ(rt.read(fromY), rt.read(fromX));
+  }
+}
+
 TEST(RuntimeElementwise, CompareSelectIsFinite) {
   Runtime rt;
   Tensor a = rt.make(AMPRT_F32, {4}, {1, 2, NAN, 4});

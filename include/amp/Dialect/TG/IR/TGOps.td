@@ -60,7 +60,7 @@ def TG_SquareOp : TG_UnaryOp<"square", "x * x">;
 def TG_ReciprocalOp : TG_UnaryOp<"reciprocal", "1 / x">;
 def TG_TanhOp : TG_UnaryOp<"tanh", "tanh(x)">;
 def TG_SigmoidOp : TG_UnaryOp<"sigmoid", "1 / (1 + exp(-x))">;
-def TG_ReluOp : TG_UnaryOp<"relu", "max(x, 0)">;
+def TG_ReluOp : TG_UnaryOp<"relu", "max(x, 0), NaN kept (IEEE maximum, as PyTorch's relu)">;
 def TG_GeluOp : TG_UnaryOp<"gelu", "x * Phi(x) (exact, erf-based)">;
 def TG_SiluOp : TG_UnaryOp<"silu", "x * sigmoid(x) (swish)">;
 def TG_ErfOp : TG_UnaryOp<"erf", "erf(x)">;
