@@ -782,7 +782,9 @@ private:
   const T *dy, *x;
   const float *mean, *invStd;
   int64_t rows, d, chunk, chunks, blocks;
-  std::vector<double> partial;
+  // dgamma's then dbeta's partials, [column][chunk]: each written by one
+  // task before finish() reads it, so reused scratch needs no zero fill.
+  Scratch<double> partial;
 };
 
 /// [begin, end) of [0, n) for share `i` of `shares`.

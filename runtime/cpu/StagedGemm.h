@@ -78,6 +78,30 @@ void stageWindow(const S *src, int64_t ld, int64_t r0, int64_t rows, int64_t c0,
     stageRun<T>(src + (r0 + r) * ld + c0, dst + r * cols, cols);
 }
 
+/// Rows [r0, r0 + rows) of op(A) over terms [p0, p0 + kk) of the sum, as
+/// T, for A of m x k (op(A)) stored row-major: stored rows, or stored
+/// columns when transposed (kept transposed, [kk, rows]).
+template <typename T, typename S>
+void stageOpA(const S *a, bool ta, int64_t m, int64_t k, int64_t r0,
+              int64_t rows, int64_t p0, int64_t kk, float *dst) {
+  if (ta)
+    stageWindow<T>(a, m, p0, kk, r0, rows, dst);
+  else
+    stageWindow<T>(a, k, r0, rows, p0, kk, dst);
+}
+
+/// Terms [p0, p0 + kk) of the sum by columns [c0, c0 + cols) of op(B), as
+/// T, for op(B) of k x n stored row-major: stored columns, or stored rows
+/// when transposed ([cols, kk]).
+template <typename T, typename S>
+void stageOpB(const S *b, bool tb, int64_t k, int64_t n, int64_t p0, int64_t kk,
+              int64_t c0, int64_t cols, float *dst) {
+  if (tb)
+    stageWindow<T>(b, k, c0, cols, p0, kk, dst);
+  else
+    stageWindow<T>(b, n, p0, kk, c0, cols, dst);
+}
+
 /// wc[rows, cols] = op(wa) op(wb) over f32 staging of a product whose
 /// result is TC, packed (op(wa) is rows x k, op(wb) k x cols).
 template <typename TC>
@@ -111,18 +135,8 @@ void stagedMatmul(const TA *a, const TB *b, TC *c, bool ta, bool tb, int64_t m,
     int64_t rows = r1 - r0, cols = c1 - c0;
     const TA *ab = a + batch * m * k;
     const TB *bb = b + batch * k * n;
-    // Rows r0..r1 of op(A): stored rows, or stored columns when
-    // transposed (kept transposed, [k, rows]).
-    if (ta)
-      stageWindow<TC>(ab, m, 0, k, r0, rows, wa);
-    else
-      stageWindow<TC>(ab, k, r0, rows, 0, k, wa);
-    // Columns c0..c1 of op(B): stored columns, or stored rows when
-    // transposed ([cols, k]).
-    if (tb)
-      stageWindow<TC>(bb, k, c0, cols, 0, k, wb);
-    else
-      stageWindow<TC>(bb, n, 0, k, c0, cols, wb);
+    stageOpA<TC>(ab, ta, m, k, r0, rows, 0, k, wa);
+    stageOpB<TC>(bb, tb, k, n, 0, k, c0, cols, wb);
     stagedGemm<TC>(ta, tb, rows, cols, k, wa, wb, wc);
     TC *cb = c + batch * m * n;
     if (tiledBias) {
@@ -180,16 +194,8 @@ void stagedMatmul(const TA *a, const TB *b, TC *c, bool ta, bool tb, int64_t m,
       for (int64_t s = begin; s < end; ++s) {
         int64_t p0 = s * span, kk = std::min(k, p0 + span) - p0;
         Scratch<float> wa(m * kk), wb(kk * n);
-        // Columns p0..p0+kk of op(A) ([kk, m] when transposed) and rows
-        // p0..p0+kk of op(B) ([n, kk] when transposed).
-        if (ta)
-          stageWindow<TC>(a, m, p0, kk, 0, m, wa.data());
-        else
-          stageWindow<TC>(a, k, 0, m, p0, kk, wa.data());
-        if (tb)
-          stageWindow<TC>(b, k, 0, n, p0, kk, wb.data());
-        else
-          stageWindow<TC>(b, n, p0, kk, 0, n, wb.data());
+        stageOpA<TC>(a, ta, m, k, 0, m, p0, kk, wa.data());
+        stageOpB<TC>(b, tb, k, n, p0, kk, 0, n, wb.data());
         stagedGemm<TC>(ta, tb, m, n, kk, wa.data(), wb.data(),
                        partial.data() + s * m * n);
       }
