@@ -131,21 +131,101 @@ tg::BiasAddOp epilogueBiasAdd(Operation *op) {
   return biasAdd;
 }
 
+/// The amprt_activation of `op` when a product's epilogue can apply it
+/// (tg's activations: the amprt_unary functions of those names), with its
+/// slope (leaky relu's alpha, 0 otherwise).
+std::optional<amprt_activation> epilogueActivation(Operation *op,
+                                                   double &alpha) {
+  alpha = 0;
+  if (isa<tg::ReluOp>(op))
+    return AMPRT_ACTIVATION_RELU;
+  if (isa<tg::GeluOp>(op))
+    return AMPRT_ACTIVATION_GELU;
+  if (isa<tg::TanhOp>(op))
+    return AMPRT_ACTIVATION_TANH;
+  if (isa<tg::SigmoidOp>(op))
+    return AMPRT_ACTIVATION_SIGMOID;
+  if (isa<tg::SiluOp>(op))
+    return AMPRT_ACTIVATION_SILU;
+  if (auto leaky = dyn_cast<tg::LeakyReluOp>(op)) {
+    alpha = leaky.getAlpha().convertToDouble();
+    return AMPRT_ACTIVATION_LEAKY_RELU;
+  }
+  return std::nullopt;
+}
+
+/// A product and the ops that run in its epilogue, as one call at the
+/// place of the last of them (the anchor).
+struct ProductEpilogue {
+  Operation *product = nullptr;
+  mutable tg::BiasAddOp biasAdd;   // null: no bias
+  Operation *activation = nullptr; // null: no activation
+  amprt_activation code = AMPRT_ACTIVATION_RELU;
+  double alpha = 0;
+  /// Whether the activation's input is also read after it: the call then
+  /// writes it too (amprt_matmul_bias_act's `pre`).
+  bool keepsPre = false;
+
+  Operation *anchor() const {
+    return activation ? activation : biasAdd.getOperation();
+  }
+  /// The activation's input: the biased product, or the product.
+  Value pre() const {
+    return biasAdd ? Value(biasAdd.getResult()) : product->getResult(0);
+  }
+};
+
+/// The epilogue `op` runs when it is a tg.matmul or forward tg.conv2d:
+/// the bias add epilogueBiasAdd finds, then the first activation that
+/// reads the (biased) product, when nothing else reads that before the
+/// activation runs. Null when neither is there.
+std::optional<ProductEpilogue>
+productEpilogue(Operation *op, bool fuseBiases, bool fuseActivations,
+                const llvm::DenseMap<Operation *, unsigned> &position) {
+  if (!isa<tg::MatmulOp, tg::Conv2DOp>(op) || op->getNumResults() != 1)
+    return std::nullopt;
+  ProductEpilogue e;
+  e.product = op;
+  if (fuseBiases)
+    e.biasAdd = epilogueBiasAdd(op);
+  if (fuseActivations) {
+    Value pre = e.pre();
+    Operation *first = nullptr;
+    double alpha = 0;
+    for (Operation *user : pre.getUsers())
+      if (user->getBlock() == op->getBlock() &&
+          epilogueActivation(user, alpha) &&
+          (!first || position.lookup(user) < position.lookup(first)))
+        first = user;
+    if (first && llvm::all_of(pre.getUsers(), [&](Operation *user) {
+          return user == first ||
+                 position.lookup(user) > position.lookup(first);
+        })) {
+      e.activation = first;
+      e.code = *epilogueActivation(first, e.alpha);
+      e.keepsPre = !pre.hasOneUse();
+    }
+  }
+  if (!e.biasAdd && !e.activation)
+    return std::nullopt;
+  return e;
+}
+
 class FunctionLowering {
 public:
   FunctionLowering(ModuleOp module, func::FuncOp func, bool foldCasts,
                    bool foldBiasGradCasts, bool inPlace, bool reshapeViews,
-                   bool fuseBiases)
+                   bool fuseBiases, bool fuseActivations)
       : module(module), func(func), foldCasts(foldCasts),
         foldBiasGradCasts(foldBiasGradCasts), inPlace(inPlace),
         reshapeViews(reshapeViews), fuseBiases(fuseBiases),
-        b(func.getContext()),
+        fuseActivations(fuseActivations), b(func.getContext()),
         ptr(LLVM::LLVMPointerType::get(func.getContext())),
         i32(b.getI32Type()) {}
 
   LogicalResult run();
   unsigned numFoldedCasts = 0, numFusedChecks = 0, numInPlaceResults = 0,
-           numReshapeViews = 0, numFusedBiases = 0;
+           numReshapeViews = 0, numFusedBiases = 0, numFusedActivations = 0;
 
 private:
   /// Lowers `op` by its RuntimeLoweringOpInterface (constants here).
@@ -157,14 +237,16 @@ private:
   void lowerUnscalesAndCheck(RuntimeLoweringBuilder &lowering,
                              amp::AllFiniteOp check,
                              ArrayRef<amp::UnscaleOp> unscales);
-  /// `product` and the bias add that reads it as one amprt_matmul_bias or
-  /// amprt_conv2d_bias call.
-  void lowerWithBias(RuntimeLoweringBuilder &lowering, Operation *product,
-                     tg::BiasAddOp biasAdd);
+  /// A product and its epilogue as one amprt_matmul_bias /
+  /// amprt_conv2d_bias call, or amprt_matmul_bias_act /
+  /// amprt_conv2d_bias_act with an activation.
+  void lowerEpilogue(RuntimeLoweringBuilder &lowering,
+                     const ProductEpilogue &epilogue);
 
   ModuleOp module;
   func::FuncOp func;
-  bool foldCasts, foldBiasGradCasts, inPlace, reshapeViews, fuseBiases;
+  bool foldCasts, foldBiasGradCasts, inPlace, reshapeViews, fuseBiases,
+      fuseActivations;
   OpBuilder b;
   Type ptr, i32;
   unsigned globals = 0;
@@ -239,29 +321,57 @@ void FunctionLowering::lowerUnscalesAndCheck(
       lowering.handle(first.getScale()), lowering.ptrArray(unscaled), finite);
 }
 
-void FunctionLowering::lowerWithBias(RuntimeLoweringBuilder &lowering,
-                                     Operation *product,
-                                     tg::BiasAddOp biasAdd) {
-  lowering.setLoc(
-      FusedLoc::get(b.getContext(), {product->getLoc(), biasAdd.getLoc()}));
+void FunctionLowering::lowerEpilogue(RuntimeLoweringBuilder &lowering,
+                                     const ProductEpilogue &e) {
+  SmallVector<Location> locs = {e.product->getLoc()};
+  if (e.biasAdd)
+    locs.push_back(e.biasAdd.getLoc());
+  if (e.activation)
+    locs.push_back(e.activation->getLoc());
+  lowering.setLoc(FusedLoc::get(b.getContext(), locs));
   Value ctx = lowering.context();
-  Value y = lowering.newResults(biasAdd)[0];
-  Value bias = lowering.handle(biasAdd.getB());
-  if (auto matmul = dyn_cast<tg::MatmulOp>(product)) {
-    lowering.callChecked(AMPRT_ENTRY(amprt_matmul_bias), ctx,
-                         lowering.handle(matmul.getA()),
-                         lowering.handle(matmul.getB()),
-                         lowering.constI32(matmul.getTransposeA()),
-                         lowering.constI32(matmul.getTransposeB()), bias, y);
+  Value y = lowering.newResults(e.anchor())[0];
+  Value bias = e.biasAdd ? lowering.handle(e.biasAdd.getB()) : Value();
+  auto matmul = dyn_cast<tg::MatmulOp>(e.product);
+  auto conv = dyn_cast<tg::Conv2DOp>(e.product);
+  if (!e.activation) {
+    if (matmul) {
+      lowering.callChecked(AMPRT_ENTRY(amprt_matmul_bias), ctx,
+                           lowering.handle(matmul.getA()),
+                           lowering.handle(matmul.getB()),
+                           lowering.constI32(matmul.getTransposeA()),
+                           lowering.constI32(matmul.getTransposeB()), bias, y);
+      return;
+    }
+    lowering.callChecked(
+        AMPRT_ENTRY(amprt_conv2d_bias), ctx, lowering.handle(conv.getX()),
+        lowering.handle(conv.getW()), bias,
+        lowering.i64Array(conv.getStrides()),
+        lowering.i64Array(conv.getPadding()),
+        lowering.i64Array(conv.getDilations()),
+        lowering.constI32(amp::abi::layoutCode(conv.getLayout())), y);
     return;
   }
-  auto conv = cast<tg::Conv2DOp>(product);
+  if (!bias)
+    bias = lowering.nullPointer();
+  Value pre = e.keepsPre ? lowering.newResults(e.pre().getDefiningOp())[0]
+                         : lowering.nullPointer();
+  Value act = lowering.constI32(e.code), alpha = lowering.constF64(e.alpha);
+  if (matmul) {
+    lowering.callChecked(
+        AMPRT_ENTRY(amprt_matmul_bias_act), ctx, lowering.handle(matmul.getA()),
+        lowering.handle(matmul.getB()),
+        lowering.constI32(matmul.getTransposeA()),
+        lowering.constI32(matmul.getTransposeB()), bias, act, alpha, pre, y);
+    return;
+  }
   lowering.callChecked(
-      AMPRT_ENTRY(amprt_conv2d_bias), ctx, lowering.handle(conv.getX()),
+      AMPRT_ENTRY(amprt_conv2d_bias_act), ctx, lowering.handle(conv.getX()),
       lowering.handle(conv.getW()), bias, lowering.i64Array(conv.getStrides()),
       lowering.i64Array(conv.getPadding()),
       lowering.i64Array(conv.getDilations()),
-      lowering.constI32(amp::abi::layoutCode(conv.getLayout())), y);
+      lowering.constI32(amp::abi::layoutCode(conv.getLayout())), act, alpha,
+      pre, y);
 }
 
 LogicalResult FunctionLowering::lowerOp(RuntimeLoweringBuilder &lowering,
@@ -371,28 +481,32 @@ LogicalResult FunctionLowering::run() {
   }
   numFusedChecks = unscalesOf.size();
 
-  // Products whose only reader is a bias add run with it, where it is
-  // (its bias may be made after the product, a cast of the f32 master
-  // bias for one).
-  llvm::DenseMap<Operation *, tg::BiasAddOp> biasAddOf;
-  llvm::DenseMap<Operation *, Operation *> productOf;
-  if (fuseBiases)
-    for (Operation &op : body)
-      if (tg::BiasAddOp biasAdd = epilogueBiasAdd(&op)) {
-        biasAddOf[&op] = biasAdd;
-        productOf[biasAdd] = &op;
-      }
-  numFusedBiases = biasAddOf.size();
+  // Products run with the bias add and the activation after them, where
+  // the last of those is (its bias may be made after the product, a cast
+  // of the f32 master bias for one).
+  llvm::DenseMap<Operation *, ProductEpilogue> epilogueAt;
+  llvm::DenseMap<Operation *, Operation *> runsWith;
+  for (Operation &op : body)
+    if (std::optional<ProductEpilogue> e =
+            productEpilogue(&op, fuseBiases, fuseActivations, position)) {
+      Operation *anchor = e->anchor();
+      runsWith[&op] = anchor;
+      if (e->biasAdd && e->activation)
+        runsWith[e->biasAdd] = anchor;
+      numFusedBiases += e->biasAdd ? 1 : 0;
+      numFusedActivations += e->activation ? 1 : 0;
+      epilogueAt[anchor] = *e;
+    }
 
   // The last use of every value, by op position in the block: a folded
   // cast's users use its input, a deferred unscale reads its operands
-  // where its check runs, and a fused product where its bias add runs.
-  // A view's uses are its storage's too.
+  // where its check runs, and a fused product (and bias add) where its
+  // epilogue runs. A view's uses are its storage's too.
   auto runsAt = [&](Operation *user) -> int64_t {
     if (checkedBy.count(user))
       return position.lookup(checkedBy[user]);
-    if (auto fused = biasAddOf.find(user); fused != biasAddOf.end())
-      return position.lookup(fused->second);
+    if (Operation *anchor = runsWith.lookup(user))
+      return position.lookup(anchor);
     return position.lookup(user);
   };
   std::function<int64_t(Value)> lastUse = [&](Value v) -> int64_t {
@@ -451,17 +565,20 @@ LogicalResult FunctionLowering::run() {
                          lowering.handle(foldedInto.lookup(op.getResult(0))));
       continue;
     }
-    if (checkedBy.count(&op) || biasAddOf.count(&op))
-      continue; // runs with its check or its bias add
+    if (checkedBy.count(&op) || runsWith.count(&op))
+      continue; // runs with its check or its product's epilogue
     auto fused = unscalesOf.find(&op);
-    Operation *product = productOf.lookup(&op);
+    auto epilogue = epilogueAt.find(&op);
     // What this op (and the unscales or product it runs) uses for the last
-    // time, and its unused results: freed after it. A fused product's
-    // result is never made.
+    // time, and its unused results: freed after it. The results inside a
+    // fused epilogue are never made, but for an activation's input that is
+    // read later (its `pre`).
     SmallVector<Value> reads;
-    if (product) {
+    if (epilogue != epilogueAt.end()) {
+      Operation *product = epilogue->second.product;
       reads.append(product->operand_begin(), product->operand_end());
-      reads.push_back(cast<tg::BiasAddOp>(op).getB());
+      if (epilogue->second.biasAdd)
+        reads.push_back(epilogue->second.biasAdd.getB());
     } else {
       reads.append(op.operand_begin(), op.operand_end());
     }
@@ -476,8 +593,8 @@ LogicalResult FunctionLowering::run() {
     if (fused != unscalesOf.end()) {
       lowerUnscalesAndCheck(lowering, cast<amp::AllFiniteOp>(op),
                             fused->second);
-    } else if (product) {
-      lowerWithBias(lowering, product, cast<tg::BiasAddOp>(op));
+    } else if (epilogue != epilogueAt.end()) {
+      lowerEpilogue(lowering, epilogue->second);
     } else if (op.getNumResults() == 1 && viewOf.count(op.getResult(0))) {
       auto reshape = cast<tg::ReshapeOp>(op);
       auto type = cast<RankedTensorType>(reshape.getType());
@@ -572,7 +689,8 @@ struct LowerToRuntimePass
     for (func::FuncOp func : funcs) {
       FunctionLowering lowering(module, func, foldCastsIntoProducts,
                                 foldCastsIntoBiasGrads, inPlaceElementwise,
-                                reshapeViews, fuseBiasEpilogues);
+                                reshapeViews, fuseBiasEpilogues,
+                                fuseActivationEpilogues);
       if (failed(lowering.run()))
         return signalPassFailure();
       numFoldedCasts += lowering.numFoldedCasts;
@@ -580,6 +698,7 @@ struct LowerToRuntimePass
       numInPlaceResults += lowering.numInPlaceResults;
       numReshapeViews += lowering.numReshapeViews;
       numFusedBiases += lowering.numFusedBiases;
+      numFusedActivations += lowering.numFusedActivations;
     }
   }
 };

@@ -41,6 +41,11 @@ Value amp::RuntimeLoweringBuilder::constI32(int64_t value) {
   return arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(value));
 }
 
+Value amp::RuntimeLoweringBuilder::nullPointer() {
+  return LLVM::ZeroOp::create(b, loc,
+                              LLVM::LLVMPointerType::get(b.getContext()));
+}
+
 Value amp::RuntimeLoweringBuilder::constI64(int64_t value) {
   return arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(value));
 }

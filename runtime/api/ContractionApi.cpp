@@ -20,9 +20,57 @@ amprt_status checkBias(const char *op, const amprt_tensor *bias,
   return checkShape(op, "bias", bias, {channels});
 }
 
+/// `act` (with `alpha` and `pre`) as the backends' epilogue activation.
+amprt_status activationOf(const char *op, amprt_activation act, double alpha,
+                          amprt_tensor *pre, device::Activation &out) {
+  switch (act) {
+  case AMPRT_ACTIVATION_RELU:
+    out.kind = Unary::Relu;
+    break;
+  case AMPRT_ACTIVATION_GELU:
+    out.kind = Unary::Gelu;
+    break;
+  case AMPRT_ACTIVATION_TANH:
+    out.kind = Unary::Tanh;
+    break;
+  case AMPRT_ACTIVATION_SIGMOID:
+    out.kind = Unary::Sigmoid;
+    break;
+  case AMPRT_ACTIVATION_SILU:
+    out.kind = Unary::Silu;
+    break;
+  case AMPRT_ACTIVATION_LEAKY_RELU:
+    out.kind = Unary::LeakyRelu;
+    break;
+  default:
+    return fail(AMPRT_ERROR_INVALID_ARGUMENT, "%s: unknown activation %d", op,
+                (int)act);
+  }
+  out.on = true;
+  out.alpha = alpha;
+  out.pre = pre;
+  return AMPRT_OK;
+}
+
+/// An activation's `pre` (when it has one) for a live, checked `result`:
+/// a live tensor of the result's type and shape, not the result itself.
+amprt_status checkPre(const char *op, amprt_context *ctx,
+                      const device::Activation &act,
+                      const amprt_tensor *result) {
+  if (!act.on || !act.pre)
+    return AMPRT_OK;
+  AMPRT_CHECK(checkOperands(op, ctx, {{"pre", act.pre}}));
+  if (act.pre == result)
+    return fail(AMPRT_ERROR_INVALID_ARGUMENT,
+                "%s: pre must be a tensor other than the result", op);
+  AMPRT_CHECK(checkSameDtype(op, "pre", act.pre, result->dtype));
+  return checkShape(op, "pre", act.pre, result->shape);
+}
+
 amprt_status contraction(const char *op, amprt_context *ctx,
                          const amprt_tensor *a, const amprt_tensor *b, bool ta,
-                         bool tb, const amprt_tensor *bias, amprt_tensor *c,
+                         bool tb, const amprt_tensor *bias,
+                         const device::Activation &act, amprt_tensor *c,
                          bool batched) {
   AMPRT_CHECK(checkOperands(op, ctx, {{"a", a}, {"b", b}, {"c", c}}));
   AMPRT_CHECK(checkFloat(op, "c", c));
@@ -57,12 +105,13 @@ amprt_status contraction(const char *op, amprt_context *ctx,
   AMPRT_CHECK(checkShape(op, "c", c, out));
   if (bias)
     AMPRT_CHECK(checkBias(op, bias, c->dtype, n));
+  AMPRT_CHECK(checkPre(op, ctx, act, c));
   int64_t count = 1;
   for (int64_t d : batch)
     count *= d;
   if (ctx->device == AMPRT_DEVICE_CPU ||
       (a->dtype == c->dtype && b->dtype == c->dtype))
-    AMPRT_RUN(ctx, matmul(ctx, a, b, ta, tb, bias, c, m, n, k, count));
+    AMPRT_RUN(ctx, matmul(ctx, a, b, ta, tb, bias, act, c, m, n, k, count));
   // The CPU rounds f32 operands while it stages them; device GEMMs take
   // one type, so the rounded copies live for this call.
   amprt_tensor *rounded[2] = {nullptr, nullptr};
@@ -78,8 +127,8 @@ amprt_status contraction(const char *op, amprt_context *ctx,
   }
   if (status == AMPRT_OK)
     status = opsFor(ctx)->matmul(ctx, rounded[0] ? rounded[0] : a,
-                                 rounded[1] ? rounded[1] : b, ta, tb, bias, c,
-                                 m, n, k, count);
+                                 rounded[1] ? rounded[1] : b, ta, tb, bias, act,
+                                 c, m, n, k, count);
   for (amprt_tensor *t : rounded)
     if (t)
       amprt_tensor_release(t);
@@ -140,7 +189,8 @@ amprt_status conv(const char *op, ConvKind kind, amprt_context *ctx,
                   const amprt_tensor *first, const amprt_tensor *second,
                   const amprt_tensor *bias, const int64_t *strides,
                   const int64_t *padding, const int64_t *dilations,
-                  amprt_layout layout, amprt_tensor *result) {
+                  amprt_layout layout, const device::Activation &act,
+                  amprt_tensor *result) {
   AMPRT_CHECK(checkOperands(op, ctx,
                             {{"first operand", first},
                              {"second operand", second},
@@ -161,7 +211,8 @@ amprt_status conv(const char *op, ConvKind kind, amprt_context *ctx,
       convGeometry(op, x, w, y, strides, padding, dilations, layout, g));
   if (bias)
     AMPRT_CHECK(checkBias(op, bias, result->dtype, g.o));
-  AMPRT_RUN(ctx, conv(ctx, kind, first, second, bias, result, g));
+  AMPRT_CHECK(checkPre(op, ctx, act, result));
+  AMPRT_RUN(ctx, conv(ctx, kind, first, second, bias, act, result, g));
 }
 
 } // namespace
@@ -172,7 +223,7 @@ amprt_status amprt_matmul(amprt_context *ctx, const amprt_tensor *a,
                           const amprt_tensor *b, int transpose_a,
                           int transpose_b, amprt_tensor *c) {
   return contraction("amprt_matmul", ctx, a, b, transpose_a, transpose_b,
-                     nullptr, c, false);
+                     nullptr, {}, c, false);
 }
 
 amprt_status amprt_matmul_bias(amprt_context *ctx, const amprt_tensor *a,
@@ -181,14 +232,27 @@ amprt_status amprt_matmul_bias(amprt_context *ctx, const amprt_tensor *a,
                                amprt_tensor *c) {
   const char *op = "amprt_matmul_bias";
   AMPRT_CHECK(checkOperands(op, ctx, {{"bias", bias}}));
-  return contraction(op, ctx, a, b, transpose_a, transpose_b, bias, c, false);
+  return contraction(op, ctx, a, b, transpose_a, transpose_b, bias, {}, c,
+                     false);
+}
+
+amprt_status amprt_matmul_bias_act(amprt_context *ctx, const amprt_tensor *a,
+                                   const amprt_tensor *b, int transpose_a,
+                                   int transpose_b, const amprt_tensor *bias,
+                                   amprt_activation act, double alpha,
+                                   amprt_tensor *pre, amprt_tensor *c) {
+  const char *op = "amprt_matmul_bias_act";
+  device::Activation activation;
+  AMPRT_CHECK(activationOf(op, act, alpha, pre, activation));
+  return contraction(op, ctx, a, b, transpose_a, transpose_b, bias, activation,
+                     c, false);
 }
 
 amprt_status amprt_batch_matmul(amprt_context *ctx, const amprt_tensor *a,
                                 const amprt_tensor *b, int transpose_a,
                                 int transpose_b, amprt_tensor *c) {
   return contraction("amprt_batch_matmul", ctx, a, b, transpose_a, transpose_b,
-                     nullptr, c, true);
+                     nullptr, {}, c, true);
 }
 
 amprt_status amprt_conv2d(amprt_context *ctx, const amprt_tensor *x,
@@ -196,7 +260,7 @@ amprt_status amprt_conv2d(amprt_context *ctx, const amprt_tensor *x,
                           const int64_t *padding, const int64_t *dilations,
                           amprt_layout layout, amprt_tensor *y) {
   return conv("amprt_conv2d", ConvKind::Forward, ctx, x, w, nullptr, strides,
-              padding, dilations, layout, y);
+              padding, dilations, layout, {}, y);
 }
 
 amprt_status amprt_conv2d_bias(amprt_context *ctx, const amprt_tensor *x,
@@ -207,7 +271,19 @@ amprt_status amprt_conv2d_bias(amprt_context *ctx, const amprt_tensor *x,
   const char *op = "amprt_conv2d_bias";
   AMPRT_CHECK(checkOperands(op, ctx, {{"bias", bias}}));
   return conv(op, ConvKind::Forward, ctx, x, w, bias, strides, padding,
-              dilations, layout, y);
+              dilations, layout, {}, y);
+}
+
+amprt_status amprt_conv2d_bias_act(
+    amprt_context *ctx, const amprt_tensor *x, const amprt_tensor *w,
+    const amprt_tensor *bias, const int64_t *strides, const int64_t *padding,
+    const int64_t *dilations, amprt_layout layout, amprt_activation act,
+    double alpha, amprt_tensor *pre, amprt_tensor *y) {
+  const char *op = "amprt_conv2d_bias_act";
+  device::Activation activation;
+  AMPRT_CHECK(activationOf(op, act, alpha, pre, activation));
+  return conv(op, ConvKind::Forward, ctx, x, w, bias, strides, padding,
+              dilations, layout, activation, y);
 }
 
 amprt_status
@@ -216,7 +292,7 @@ amprt_conv2d_backward_input(amprt_context *ctx, const amprt_tensor *dy,
                             const int64_t *padding, const int64_t *dilations,
                             amprt_layout layout, amprt_tensor *dx) {
   return conv("amprt_conv2d_backward_input", ConvKind::BackwardInput, ctx, dy,
-              w, nullptr, strides, padding, dilations, layout, dx);
+              w, nullptr, strides, padding, dilations, layout, {}, dx);
 }
 
 amprt_status
@@ -225,7 +301,7 @@ amprt_conv2d_backward_filter(amprt_context *ctx, const amprt_tensor *x,
                              const int64_t *padding, const int64_t *dilations,
                              amprt_layout layout, amprt_tensor *dw) {
   return conv("amprt_conv2d_backward_filter", ConvKind::BackwardFilter, ctx, x,
-              dy, nullptr, strides, padding, dilations, layout, dw);
+              dy, nullptr, strides, padding, dilations, layout, {}, dw);
 }
 
 } // extern "C"

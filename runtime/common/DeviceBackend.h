@@ -23,10 +23,25 @@
 namespace amprt::device {
 
 /// Bumped whenever the table changes, so a stale library is refused.
-constexpr int kBackendVersion = 4;
+constexpr int kBackendVersion = 5;
 
 using Tensor = amprt_tensor;
 using Ctx = amprt_context;
+
+/// The activation a contraction's epilogue applies after its bias
+/// (amprt_matmul_bias_act, amprt_conv2d_bias_act): result = kind(product +
+/// bias), each step rounded to the result's type as the separate calls
+/// round it. A non-null `pre` (the result's type and shape) also receives
+/// product + bias, the value the activation's gradient reads.
+struct Activation {
+  bool on = false;
+  Unary kind = Unary::Relu;
+  double alpha = 0;
+  Tensor *pre = nullptr;
+
+  /// Where the product (and bias) is written before the activation.
+  Tensor *target(Tensor *result) const { return on && pre ? pre : result; }
+};
 
 /// The op half of the table, one X(name, (parameters)) per entry: the
 /// table's fields, the CPU backend's declarations and its table are all
@@ -47,12 +62,14 @@ using Ctx = amprt_context;
     (Ctx *, const Tensor *x, const Tensor *scale, Tensor *y, bool unscale))    \
   /* Contractions (m, n, k and batch count checked by the C API). A */         \
   /* non-null bias ([n], c's type; forward convolutions: [o]) is added */      \
-  /* along the result's channels, as amprt_bias_add would add it. */           \
+  /* along the result's channels, as amprt_bias_add would add it, then */      \
+  /* `act` applied when it is on (forward products only). */                   \
   X(matmul, (Ctx *, const Tensor *a, const Tensor *b, bool ta, bool tb,        \
-             const Tensor *bias, Tensor *c, int64_t m, int64_t n, int64_t k,   \
-             int64_t batch))                                                   \
+             const Tensor *bias, const Activation &act, Tensor *c, int64_t m,  \
+             int64_t n, int64_t k, int64_t batch))                             \
   X(conv, (Ctx *, ConvKind, const Tensor *first, const Tensor *second,         \
-           const Tensor *bias, Tensor *result, const ConvGeometry &g))         \
+           const Tensor *bias, const Activation &act, Tensor *result,          \
+           const ConvGeometry &g))                                             \
   /* Bias, pooling, normalization. */                                          \
   X(biasAdd,                                                                   \
     (Ctx *, const Tensor *x, const Tensor *b, const Split &s, Tensor *y))      \

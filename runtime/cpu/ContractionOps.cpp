@@ -155,20 +155,21 @@ void runConv(ConvKind kind, const ConvGeometry &g, const C *first,
 }
 
 /// A 16-bit product on stagedMatmul, each operand TC or f32 (rounded),
-/// with the bias (TC) in its epilogue when there is one.
+/// with the bias (TC) and the activation in its epilogue.
 template <typename TC>
 amprt_status staged(const amprt_tensor *a, const amprt_tensor *b,
-                    const amprt_tensor *bias, amprt_tensor *c, bool ta, bool tb,
-                    int64_t m, int64_t n, int64_t k, int64_t count) {
+                    const amprt_tensor *bias, const device::Activation &act,
+                    amprt_tensor *c, bool ta, bool tb, int64_t m, int64_t n,
+                    int64_t k, int64_t count) {
   const TC *pbias = bias ? static_cast<const TC *>(bias->data) : nullptr;
   auto run = [&](auto *pa) {
     TC *pc = static_cast<TC *>(c->data);
     if (b->dtype == AMPRT_F32)
       stagedMatmul(pa, static_cast<const float *>(b->data), pc, ta, tb, m, n, k,
-                   count, pbias);
+                   count, pbias, act);
     else
       stagedMatmul(pa, static_cast<const TC *>(b->data), pc, ta, tb, m, n, k,
-                   count, pbias);
+                   count, pbias, act);
   };
   if (a->dtype == AMPRT_F32)
     run(static_cast<const float *>(a->data));
@@ -185,44 +186,78 @@ amprt_status addBiasInPlace(Ctx *ctx, const Tensor *bias, Tensor *result,
                  channelSplit(result->numel, bias->numel, inner), result);
 }
 
+/// amprt_unary's own pass from the product (and bias) a kernel without an
+/// activation epilogue wrote into `written` (act.target(result)).
+amprt_status activate(Ctx *ctx, const device::Activation &act,
+                      const Tensor *written, Tensor *result) {
+  return act.on ? unary(ctx, act.kind, written, result, act.alpha) : ok();
+}
+
+/// A forward convolution, the backward ones, and the bias added to a
+/// forward one's result.
+amprt_status convWithBias(Ctx *ctx, ConvKind kind, const Tensor *first,
+                          const Tensor *second, const Tensor *bias,
+                          Tensor *result, const ConvGeometry &g);
+
 } // namespace
 
 namespace amprt::cpu {
 
 amprt_status matmul(Ctx *ctx, const Tensor *a, const Tensor *b, bool ta,
-                    bool tb, const Tensor *bias, Tensor *c, int64_t m,
-                    int64_t n, int64_t k, int64_t count) {
+                    bool tb, const Tensor *bias, const device::Activation &act,
+                    Tensor *c, int64_t m, int64_t n, int64_t k, int64_t count) {
   // bf16 and f32 products read their operands as they are on oneDNN;
   // 16-bit products it declines (f16, bf16 without bf16 dot products, f32
   // operands to round) are staged per thread; f32 it declines and f64 run
   // on the tensors themselves. f32 products add the bias in oneDNN's
   // epilogue and staged ones while they round; oneDNN's bf16 kernels would
   // add it before their one rounding, not to the rounded product as
-  // amprt_bias_add does, so theirs is a pass of its own.
+  // amprt_bias_add does, so theirs is a pass of its own. So is the
+  // activation after oneDNN and the plain GEMMs (oneDNN's relu post-op
+  // gives -0 for negative inputs, amprt_relu +0; its gelu has its own erf).
   const Tensor *epilogueBias = c->dtype == AMPRT_F32 ? bias : nullptr;
-  if (dnnlMatmul(a, b, ta, tb, epilogueBias, c, m, n, k, count))
-    return bias && !epilogueBias ? addBiasInPlace(ctx, bias, c, 1) : ok();
+  Tensor *out = act.target(c);
+  if (dnnlMatmul(a, b, ta, tb, epilogueBias, out, m, n, k, count)) {
+    if (bias && !epilogueBias)
+      AMPRT_CHECK(addBiasInPlace(ctx, bias, out, 1));
+    return activate(ctx, act, out, c);
+  }
   if (c->dtype == AMPRT_F16)
-    return staged<half_t>(a, b, bias, c, ta, tb, m, n, k, count);
+    return staged<half_t>(a, b, bias, act, c, ta, tb, m, n, k, count);
   if (c->dtype == AMPRT_BF16)
-    return staged<bf16_t>(a, b, bias, c, ta, tb, m, n, k, count);
+    return staged<bf16_t>(a, b, bias, act, c, ta, tb, m, n, k, count);
   int64_t rank = a->shape.size();
   int64_t lda = a->shape[rank - 1], ldb = b->shape[rank - 1];
   withCompute(a->dtype, [&](auto tag) {
     using C = decltype(tag);
     const C *pa = static_cast<const C *>(a->data);
     const C *pb = static_cast<const C *>(b->data);
-    C *pc = static_cast<C *>(c->data);
+    C *pc = static_cast<C *>(out->data);
     for (int64_t i = 0; i < count; ++i)
       gemm(ta, tb, m, n, k, C(1), pa + i * a->shape[rank - 2] * lda, lda,
            pb + i * b->shape[rank - 2] * ldb, ldb, C(0), pc + i * m * n, n);
   });
-  return bias ? addBiasInPlace(ctx, bias, c, 1) : ok();
+  if (bias)
+    AMPRT_CHECK(addBiasInPlace(ctx, bias, out, 1));
+  return activate(ctx, act, out, c);
 }
 
 amprt_status conv(Ctx *ctx, ConvKind kind, const Tensor *first,
-                  const Tensor *second, const Tensor *bias, Tensor *result,
+                  const Tensor *second, const Tensor *bias,
+                  const device::Activation &act, Tensor *result,
                   const ConvGeometry &g) {
+  Tensor *out = act.target(result);
+  AMPRT_CHECK(convWithBias(ctx, kind, first, second, bias, out, g));
+  return activate(ctx, act, out, result);
+}
+
+} // namespace amprt::cpu
+
+namespace {
+
+amprt_status convWithBias(Ctx *ctx, ConvKind kind, const Tensor *first,
+                          const Tensor *second, const Tensor *bias,
+                          Tensor *result, const ConvGeometry &g) {
   // A bias (forward only) goes into oneDNN's f32 epilogue, or into the
   // pass that rounds a 16-bit NHWC result from its f32 staging; the rest
   // add it in a pass of their own.
@@ -278,4 +313,4 @@ amprt_status conv(Ctx *ctx, ConvKind kind, const Tensor *first,
                             : ok();
 }
 
-} // namespace amprt::cpu
+} // namespace

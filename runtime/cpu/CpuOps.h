@@ -14,6 +14,7 @@
 
 namespace amprt::cpu {
 
+using device::Activation;
 using device::Ctx;
 using device::Tensor;
 

@@ -131,6 +131,13 @@ public:
   /// result in between. acc is overwritten. Runs of whole rows start at
   /// column 0; a partial row (n <= width - first) may start anywhere.
   void apply(float *acc, T *out, int64_t n, int64_t first = 0) const {
+    add(acc, n, first);
+    convert(acc, out, n);
+  }
+
+  /// apply() without the store: acc[i] becomes the f32 sum of the rounded
+  /// product and the bias, which the caller rounds.
+  void add(float *acc, int64_t n, int64_t first = 0) const {
     const float *b = values.data() + first;
     int64_t tile = rows * width - first;
     for (int64_t i = 0; i < n; i += tile) {
@@ -138,7 +145,6 @@ public:
       roundThrough(T(), acc + i, acc + i, len);
       for (int64_t j = 0; j < len; ++j)
         acc[i + j] += b[j];
-      convert(acc + i, out + i, len);
     }
   }
 

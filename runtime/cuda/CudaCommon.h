@@ -136,11 +136,13 @@ private:
 // The contractions (CudaContractions.cu), with the table's parameters.
 amprt_status matmul(amprt_context *ctx, const amprt_tensor *a,
                     const amprt_tensor *b, bool ta, bool tb,
-                    const amprt_tensor *bias, amprt_tensor *c, int64_t m,
-                    int64_t n, int64_t k, int64_t batch);
+                    const amprt_tensor *bias, const device::Activation &act,
+                    amprt_tensor *c, int64_t m, int64_t n, int64_t k,
+                    int64_t batch);
 amprt_status conv(amprt_context *ctx, ConvKind kind, const amprt_tensor *first,
                   const amprt_tensor *second, const amprt_tensor *bias,
-                  amprt_tensor *result, const ConvGeometry &g);
+                  const device::Activation &act, amprt_tensor *result,
+                  const ConvGeometry &g);
 
 } // namespace amprt::cuda
 

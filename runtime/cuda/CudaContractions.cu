@@ -296,30 +296,29 @@ static amprt_status convolution(amprt_context *ctx, ConvKind kind,
   return AMPRT_OK;
 }
 
-// A bias runs amprt_bias_add's kernel over the result (cuBLASLt's and
-// cuDNN's fused bias epilogues add it before their one rounding to 16 bits,
-// not to the rounded product as the CPU backend and amprt_bias_add do).
+// A bias runs amprt_bias_add's kernel over the result, and an activation
+// amprt_unary's (cuBLASLt's and cuDNN's fused bias epilogues add it before
+// their one rounding to 16 bits, not to the rounded product as the CPU
+// backend and amprt_bias_add do).
 amprt_status amprt::cuda::matmul(amprt_context *ctx, const amprt_tensor *a,
                                  const amprt_tensor *b, bool ta, bool tb,
-                                 const amprt_tensor *bias, amprt_tensor *c,
+                                 const amprt_tensor *bias,
+                                 const device::Activation &act, amprt_tensor *c,
                                  int64_t m, int64_t n, int64_t k,
                                  int64_t batch) {
-  AMPRT_CHECK(gemmProduct(ctx, a, b, ta, tb, c, m, n, k, batch));
-  if (!bias || c->numel == 0)
-    return AMPRT_OK;
+  AMPRT_CHECK(gemmProduct(ctx, a, b, ta, tb, act.target(c), m, n, k, batch));
   CudaExec exec(ctx);
-  return device::addContractionBias(exec, bias, c, 1);
+  return device::finishContraction(exec, bias, act, c, 1);
 }
 
 amprt_status amprt::cuda::conv(amprt_context *ctx, ConvKind kind,
                                const amprt_tensor *first,
                                const amprt_tensor *second,
-                               const amprt_tensor *bias, amprt_tensor *result,
-                               const ConvGeometry &g) {
-  AMPRT_CHECK(convolution(ctx, kind, first, second, result, g));
-  if (!bias || result->numel == 0)
-    return AMPRT_OK;
+                               const amprt_tensor *bias,
+                               const device::Activation &act,
+                               amprt_tensor *result, const ConvGeometry &g) {
+  AMPRT_CHECK(convolution(ctx, kind, first, second, act.target(result), g));
   CudaExec exec(ctx);
-  return device::addContractionBias(exec, bias, result,
-                                    g.nchw ? g.oh * g.ow : 1);
+  return device::finishContraction(exec, bias, act, result,
+                                   g.nchw ? g.oh * g.ow : 1);
 }

@@ -17,6 +17,7 @@
 #ifndef AMPRT_DEVICE_DEVICEOPS_H
 #define AMPRT_DEVICE_DEVICEOPS_H
 
+#include "../common/DeviceBackend.h"
 #include "../common/Runtime.h"
 #include "Kernels.h"
 #include <type_traits>
@@ -614,6 +615,23 @@ amprt_status addContractionBias(Exec &e, const amprt_tensor *bias,
                                 amprt_tensor *result, int64_t inner) {
   return biasAdd(e, result, bias,
                  channelSplit(result->numel, bias->numel, inner), result);
+}
+
+/// The epilogue of a contraction whose library call wrote the bare product
+/// into act.target(result): the bias added there, then the activation
+/// from there into `result` (amprt_unary's kernel), the values of the
+/// separate calls. cuBLASLt's RELU/GELU epilogues would apply them before
+/// the one rounding to 16 bits, not to the rounded sum as the CPU does.
+template <typename Exec>
+amprt_status finishContraction(Exec &e, const amprt_tensor *bias,
+                               const Activation &act, amprt_tensor *result,
+                               int64_t inner) {
+  amprt_tensor *written = act.target(result);
+  if (result->numel == 0)
+    return AMPRT_OK;
+  if (bias)
+    AMPRT_CHECK(addContractionBias(e, bias, written, inner));
+  return act.on ? unary(e, act.kind, written, result, act.alpha) : AMPRT_OK;
 }
 
 template <typename Exec>

@@ -4,8 +4,9 @@
 // until that call. A product with another reader, a bias add on other
 // channels or a batched product is lowered as written, and so is every
 // pair under fuse-bias-epilogues=0.
-// RUN: amp-opt %s --amp-lower-to-runtime | FileCheck %s
-// RUN: amp-opt %s --amp-lower-to-runtime=fuse-bias-epilogues=0 \
+// Activation epilogues (lower-activation-epilogue.mlir) are off here.
+// RUN: amp-opt %s --amp-lower-to-runtime=fuse-activation-epilogues=0 | FileCheck %s
+// RUN: amp-opt %s --amp-lower-to-runtime="fuse-bias-epilogues=0 fuse-activation-epilogues=0" \
 // RUN:   | FileCheck %s --check-prefix=APART
 
 // CHECK-LABEL: func.func @dense(

@@ -3,8 +3,10 @@
 // release of the operand. Step arguments, returned values, operands read
 // again later and operands of another type (the broadcast side of a
 // binary op, a bias) get a new tensor. in-place-elementwise=0 turns it off.
-// RUN: amp-opt %s --amp-lower-to-runtime | FileCheck %s
-// RUN: amp-opt %s --amp-lower-to-runtime=in-place-elementwise=0 | FileCheck %s --check-prefix=OFF
+// Activation epilogues (lower-activation-epilogue.mlir) are off here: they
+// would take the activations after the products into them.
+// RUN: amp-opt %s --amp-lower-to-runtime=fuse-activation-epilogues=0 | FileCheck %s
+// RUN: amp-opt %s --amp-lower-to-runtime="in-place-elementwise=0 fuse-activation-epilogues=0" | FileCheck %s --check-prefix=OFF
 
 // A chain: the matmul result is overwritten by the tanh, the bias add, the
 // relu, then by the add with a broadcast row. (A bias add reading a

@@ -295,6 +295,17 @@ TEST_F(DeviceBackendTest, Contractions) {
                                        bias.on(d), cb.on(d));
             },
             {&cb}, tolerance(t), name("matmul_bias", t));
+        // And an activation after it (amprt_unary's kernel), with the
+        // biased product kept in `pre`.
+        Pair pre = output(t, {13, 9}), ca = output(t, {13, 9});
+        check(
+            [&](amprt_context *ctx, bool d) {
+              return amprt_matmul_bias_act(
+                  ctx, a.on(d), b.on(d), ta, tb, bias.on(d),
+                  ta ? AMPRT_ACTIVATION_GELU : AMPRT_ACTIVATION_RELU, 0,
+                  pre.on(d), ca.on(d));
+            },
+            {&pre, &ca}, tolerance(t), name("matmul_bias_act", t));
         Pair ba = random(t, ta ? Shape{3, 24, 13} : Shape{3, 13, 24}, 43);
         Pair bb = random(t, tb ? Shape{3, 9, 24} : Shape{3, 24, 9}, 44);
         Pair bc = output(t, {3, 13, 9});
@@ -373,6 +384,15 @@ TEST_F(DeviceBackendTest, Convolutions) {
                                      yb.on(d));
           },
           {&yb}, tol, name("conv2d_bias", t));
+      Pair ya = output(t, ys);
+      check(
+          [&](amprt_context *ctx, bool d) {
+            return amprt_conv2d_bias_act(
+                ctx, x.on(d), wt.on(d), nchw ? nullptr : bias.on(d), strides,
+                k.pad, dilations, k.layout, AMPRT_ACTIVATION_LEAKY_RELU, 0.25,
+                nullptr, ya.on(d));
+          },
+          {&ya}, tol, name("conv2d_bias_act", t));
       check(
           [&](amprt_context *ctx, bool d) {
             return amprt_conv2d_backward_input(ctx, dy.on(d), wt.on(d), strides,

@@ -74,29 +74,33 @@ struct CpuCopy {
 };
 
 // The contractions stand in for cuBLAS and cuDNN, which take no bias: a
-// bias is added after them as the CUDA backend adds it.
+// bias and an activation are applied after them as the CUDA backend
+// applies them (device::finishContraction).
 amprt_status matmul(amprt_context *ctx, const amprt_tensor *a,
                     const amprt_tensor *b, bool ta, bool tb,
-                    const amprt_tensor *bias, amprt_tensor *c, int64_t, int64_t,
-                    int64_t, int64_t) {
+                    const amprt_tensor *bias, const device::Activation &act,
+                    amprt_tensor *c, int64_t, int64_t, int64_t, int64_t) {
   amprt_context *cpu = cpuContext();
-  CpuCopy ca(cpu, a), cb(cpu, b), cc(cpu, c);
+  amprt_tensor *written = act.target(c);
+  CpuCopy ca(cpu, a), cb(cpu, b), cc(cpu, written);
   amprt_status status = c->shape.size() > 2
                             ? amprt_batch_matmul(cpu, ca.t, cb.t, ta, tb, cc.t)
                             : amprt_matmul(cpu, ca.t, cb.t, ta, tb, cc.t);
   if (status == AMPRT_OK)
-    cc.copyBack(c);
-  if (status != AMPRT_OK || !bias)
+    cc.copyBack(written);
+  if (status != AMPRT_OK)
     return status;
   device::HostExec exec(ctx);
-  return device::addContractionBias(exec, bias, c, 1);
+  return device::finishContraction(exec, bias, act, c, 1);
 }
 
 amprt_status conv(amprt_context *ctx, ConvKind kind, const amprt_tensor *first,
                   const amprt_tensor *second, const amprt_tensor *bias,
-                  amprt_tensor *result, const ConvGeometry &g) {
+                  const device::Activation &act, amprt_tensor *result,
+                  const ConvGeometry &g) {
   amprt_context *cpu = cpuContext();
-  CpuCopy a(cpu, first), b(cpu, second), r(cpu, result);
+  amprt_tensor *written = act.target(result);
+  CpuCopy a(cpu, first), b(cpu, second), r(cpu, written);
   int64_t strides[2] = {g.sh, g.sw}, padding[4] = {g.pt, g.pb, g.pl, g.pr},
           dilations[2] = {g.dh, g.dw};
   amprt_layout layout = g.nchw ? AMPRT_NCHW : AMPRT_NHWC;
@@ -109,12 +113,12 @@ amprt_status conv(amprt_context *ctx, ConvKind kind, const amprt_tensor *first,
           : amprt_conv2d_backward_filter(cpu, a.t, b.t, strides, padding,
                                          dilations, layout, r.t);
   if (status == AMPRT_OK)
-    r.copyBack(result);
-  if (status != AMPRT_OK || !bias)
+    r.copyBack(written);
+  if (status != AMPRT_OK)
     return status;
   device::HostExec exec(ctx);
-  return device::addContractionBias(exec, bias, result,
-                                    g.nchw ? g.oh * g.ow : 1);
+  return device::finishContraction(exec, bias, act, result,
+                                   g.nchw ? g.oh * g.ow : 1);
 }
 
 } // namespace

@@ -65,6 +65,18 @@ def LowerToRuntimePass : Pass<"amp-lower-to-runtime", "::mlir::ModuleOp"> {
     result, with the values of the two ops (a 16-bit product is rounded
     before the bias is added). `fuse-bias-epilogues=0` lowers them apart.
 
+    An activation (`tg.relu`, `tg.gelu`, `tg.tanh`, `tg.sigmoid`,
+    `tg.silu`, `tg.leaky_relu`) that reads such a product, or its bias
+    add, runs in the same call, `amprt_matmul_bias_act` /
+    `amprt_conv2d_bias_act`, at the activation's place, when nothing else
+    reads its input before it: the activation is applied while a staged
+    16-bit block is still in the thread's f32 staging (a pass of its own
+    after oneDNN's kernels), with the values of the separate ops. When
+    other ops read the activation's input later (gelu's gradient reads it),
+    the call also writes it (the `pre` tensor); relu's gradient reads
+    relu's output, so a relu needs none. `fuse-activation-epilogues=0`
+    lowers the activation apart.
+
     The result uses `func`, `arith` and `llvm` ops only, ready for
     `--convert-to-llvm --reconcile-unrealized-casts`.
   }];
@@ -88,6 +100,10 @@ def LowerToRuntimePass : Pass<"amp-lower-to-runtime", "::mlir::ModuleOp"> {
            /*default=*/"true",
            "Add the bias of a tg.bias_add that is a product's or forward "
            "convolution's only reader in that product's epilogue">,
+    Option<"fuseActivationEpilogues", "fuse-activation-epilogues", "bool",
+           /*default=*/"true",
+           "Apply a tg activation that reads a product (or its fused bias "
+           "add) in that product's epilogue">,
   ];
   let statistics = [
     Statistic<"numFoldedCasts", "folded-casts",
@@ -101,6 +117,9 @@ def LowerToRuntimePass : Pass<"amp-lower-to-runtime", "::mlir::ModuleOp"> {
               "Reshapes lowered as views of their input's storage">,
     Statistic<"numFusedBiases", "fused-bias-epilogues",
               "tg.bias_add ops run in their product's or convolution's "
+              "epilogue">,
+    Statistic<"numFusedActivations", "fused-activation-epilogues",
+              "tg activations applied in their product's or convolution's "
               "epilogue">,
   ];
   let dependentDialects = ["::mlir::LLVM::LLVMDialect",

@@ -81,6 +81,8 @@ public:
   mlir::Value constF64(double value);
   mlir::Value i64Array(llvm::ArrayRef<int64_t> values);
   mlir::Value ptrArray(mlir::ValueRange values);
+  /// NULL, for an optional tensor an entry is not given.
+  mlir::Value nullPointer();
 
   /// Calls the C function `name` of type `type`, declaring it once per
   /// module; returns its result, or null when it returns nothing.

@@ -64,6 +64,18 @@ typedef enum amprt_predicate {
   AMPRT_PREDICATE_MAX_ENUM = 0x7FFFFFFF
 } amprt_predicate;
 
+/* The activation a product's epilogue applies (amprt_matmul_bias_act,
+ * amprt_conv2d_bias_act): the function of the amprt_ call of that name. */
+typedef enum amprt_activation {
+  AMPRT_ACTIVATION_RELU = 0,
+  AMPRT_ACTIVATION_GELU,
+  AMPRT_ACTIVATION_TANH,
+  AMPRT_ACTIVATION_SIGMOID,
+  AMPRT_ACTIVATION_SILU,
+  AMPRT_ACTIVATION_LEAKY_RELU, /* alpha: the slope below 0 */
+  AMPRT_ACTIVATION_MAX_ENUM = 0x7FFFFFFF
+} amprt_activation;
+
 typedef struct amprt_context amprt_context;
 typedef struct amprt_tensor amprt_tensor;
 
@@ -226,6 +238,22 @@ amprt_status amprt_matmul_bias(amprt_context *ctx, const amprt_tensor *a,
                                const amprt_tensor *b, int transpose_a,
                                int transpose_b, const amprt_tensor *bias,
                                amprt_tensor *c);
+/* c = act(op(a) x op(b) + bias): amprt_matmul_bias (amprt_matmul when
+ * `bias` is NULL) and the activation's own call in one, the activation
+ * applied in the product's epilogue where the backend has one (the
+ * rounding pass of a staged 16-bit product on the CPU) and in a pass over
+ * the result otherwise. Values are those of the separate calls: the
+ * product (and bias) is rounded to c's type before the activation.
+ * A non-NULL `pre` (c's type and shape, not c) also receives product +
+ * bias, the input an activation's gradient reads (gelu's). `alpha` is
+ * read by AMPRT_ACTIVATION_LEAKY_RELU only. The lowering calls it for a
+ * tg.matmul (and tg.bias_add) read by a tg.relu, tg.gelu, tg.tanh,
+ * tg.sigmoid, tg.silu or tg.leaky_relu. */
+amprt_status amprt_matmul_bias_act(amprt_context *ctx, const amprt_tensor *a,
+                                   const amprt_tensor *b, int transpose_a,
+                                   int transpose_b, const amprt_tensor *bias,
+                                   amprt_activation act, double alpha,
+                                   amprt_tensor *pre, amprt_tensor *c);
 amprt_status amprt_batch_matmul(amprt_context *ctx, const amprt_tensor *a,
                                 const amprt_tensor *b, int transpose_a,
                                 int transpose_b, amprt_tensor *c);
@@ -241,6 +269,13 @@ amprt_status amprt_conv2d_bias(amprt_context *ctx, const amprt_tensor *x,
                                const int64_t *strides, const int64_t *padding,
                                const int64_t *dilations, amprt_layout layout,
                                amprt_tensor *y);
+/* y = act(amprt_conv2d(x, w) + bias), `bias` optional, `pre` as in
+ * amprt_matmul_bias_act. */
+amprt_status amprt_conv2d_bias_act(
+    amprt_context *ctx, const amprt_tensor *x, const amprt_tensor *w,
+    const amprt_tensor *bias, const int64_t *strides, const int64_t *padding,
+    const int64_t *dilations, amprt_layout layout, amprt_activation act,
+    double alpha, amprt_tensor *pre, amprt_tensor *y);
 amprt_status amprt_conv2d_backward_input(
     amprt_context *ctx, const amprt_tensor *dy, const amprt_tensor *w,
     const int64_t *strides, const int64_t *padding, const int64_t *dilations,
