@@ -18,6 +18,8 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/TypeUtilities.h"
 #include "mlir/Transforms/Passes.h"
+#include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/TypeSwitch.h"
 #include <functional>
 
 namespace amp {
@@ -211,21 +213,73 @@ productEpilogue(Operation *op, bool fuseBiases, bool fuseActivations,
   return e;
 }
 
+/// The amprt_chain_op of a tg elementwise op an amprt_elementwise_chain
+/// step can run: tg's unary arithmetic and activations, and its binary
+/// arithmetic, on float operands of the result's type (no broadcasting),
+/// with its slope (leaky relu's alpha, 0 otherwise).
+std::optional<amprt_chain_op> chainOp(Operation *op, double &alpha) {
+  alpha = 0;
+  if (op->getNumResults() != 1)
+    return std::nullopt;
+  Type type = op->getResult(0).getType();
+  if (!isa<FloatType>(getElementTypeOrSelf(type)) ||
+      !llvm::all_of(op->getOperandTypes(), [&](Type t) { return t == type; }))
+    return std::nullopt;
+  using Code = std::optional<amprt_chain_op>;
+  return llvm::TypeSwitch<Operation *, Code>(op)
+      .Case([](tg::NegOp) { return AMPRT_CHAIN_NEG; })
+      .Case([](tg::AbsOp) { return AMPRT_CHAIN_ABS; })
+      .Case([](tg::ExpOp) { return AMPRT_CHAIN_EXP; })
+      .Case([](tg::LogOp) { return AMPRT_CHAIN_LOG; })
+      .Case([](tg::SqrtOp) { return AMPRT_CHAIN_SQRT; })
+      .Case([](tg::RsqrtOp) { return AMPRT_CHAIN_RSQRT; })
+      .Case([](tg::SquareOp) { return AMPRT_CHAIN_SQUARE; })
+      .Case([](tg::ReciprocalOp) { return AMPRT_CHAIN_RECIPROCAL; })
+      .Case([](tg::TanhOp) { return AMPRT_CHAIN_TANH; })
+      .Case([](tg::SigmoidOp) { return AMPRT_CHAIN_SIGMOID; })
+      .Case([](tg::ReluOp) { return AMPRT_CHAIN_RELU; })
+      .Case([](tg::GeluOp) { return AMPRT_CHAIN_GELU; })
+      .Case([](tg::ErfOp) { return AMPRT_CHAIN_ERF; })
+      .Case([](tg::SiluOp) { return AMPRT_CHAIN_SILU; })
+      .Case([&](tg::LeakyReluOp leaky) {
+        alpha = leaky.getAlpha().convertToDouble();
+        return AMPRT_CHAIN_LEAKY_RELU;
+      })
+      .Case([](tg::AddOp) { return AMPRT_CHAIN_ADD; })
+      .Case([](tg::SubOp) { return AMPRT_CHAIN_SUB; })
+      .Case([](tg::MulOp) { return AMPRT_CHAIN_MUL; })
+      .Case([](tg::DivOp) { return AMPRT_CHAIN_DIV; })
+      .Case([](tg::PowOp) { return AMPRT_CHAIN_POW; })
+      .Case([](tg::MaximumOp) { return AMPRT_CHAIN_MAXIMUM; })
+      .Case([](tg::MinimumOp) { return AMPRT_CHAIN_MINIMUM; })
+      .Default([](Operation *) -> Code { return std::nullopt; });
+}
+
+/// Elementwise ops run as one amprt_elementwise_chain call at the place of
+/// the last (the root): its steps in block order, and the values they read
+/// from outside (its inputs).
+struct ElementwiseChain {
+  SmallVector<Operation *> steps;
+  SmallVector<Value> inputs;
+};
+
 class FunctionLowering {
 public:
   FunctionLowering(ModuleOp module, func::FuncOp func, bool foldCasts,
                    bool foldBiasGradCasts, bool inPlace, bool reshapeViews,
-                   bool fuseBiases, bool fuseActivations)
+                   bool fuseBiases, bool fuseActivations, bool fuseChains)
       : module(module), func(func), foldCasts(foldCasts),
         foldBiasGradCasts(foldBiasGradCasts), inPlace(inPlace),
         reshapeViews(reshapeViews), fuseBiases(fuseBiases),
-        fuseActivations(fuseActivations), b(func.getContext()),
+        fuseActivations(fuseActivations), fuseChains(fuseChains),
+        b(func.getContext()),
         ptr(LLVM::LLVMPointerType::get(func.getContext())),
         i32(b.getI32Type()) {}
 
   LogicalResult run();
   unsigned numFoldedCasts = 0, numFusedChecks = 0, numInPlaceResults = 0,
-           numReshapeViews = 0, numFusedBiases = 0, numFusedActivations = 0;
+           numReshapeViews = 0, numFusedBiases = 0, numFusedActivations = 0,
+           numChains = 0, numChainedOps = 0;
 
 private:
   /// Lowers `op` by its RuntimeLoweringOpInterface (constants here).
@@ -245,8 +299,12 @@ private:
 
   ModuleOp module;
   func::FuncOp func;
+  /// `chain` as one amprt_elementwise_chain call.
+  void lowerChain(RuntimeLoweringBuilder &lowering,
+                  const ElementwiseChain &chain);
+
   bool foldCasts, foldBiasGradCasts, inPlace, reshapeViews, fuseBiases,
-      fuseActivations;
+      fuseActivations, fuseChains;
   OpBuilder b;
   Type ptr, i32;
   unsigned globals = 0;
@@ -374,6 +432,43 @@ void FunctionLowering::lowerEpilogue(RuntimeLoweringBuilder &lowering,
       pre, y);
 }
 
+void FunctionLowering::lowerChain(RuntimeLoweringBuilder &lowering,
+                                  const ElementwiseChain &chain) {
+  SmallVector<Location> locs;
+  for (Operation *step : chain.steps)
+    locs.push_back(step->getLoc());
+  lowering.setLoc(FusedLoc::get(b.getContext(), locs));
+  llvm::DenseMap<Value, int64_t> index;
+  SmallVector<Value> inputs;
+  for (Value v : chain.inputs) {
+    index[v] = inputs.size();
+    inputs.push_back(lowering.handle(v));
+  }
+  SmallVector<int64_t> program;
+  SmallVector<double> alphas;
+  for (Operation *step : chain.steps) {
+    double alpha = 0;
+    amprt_chain_op code = *chainOp(step, alpha);
+    int64_t a = index.lookup(step->getOperand(0));
+    int64_t b =
+        step->getNumOperands() > 1 ? index.lookup(step->getOperand(1)) : a;
+    program.append({code, a, b});
+    alphas.push_back(alpha);
+    index[step->getResult(0)] = chain.inputs.size() + alphas.size() - 1;
+  }
+  // Built in argument order, so the IR does not depend on the compiler's
+  // order of evaluating call arguments.
+  Value inputArray = lowering.ptrArray(inputs);
+  Value numInputs = lowering.constI32(inputs.size());
+  Value programArray = lowering.i64Array(program);
+  Value alphaArray = lowering.f64Array(alphas);
+  Value numSteps = lowering.constI32(alphas.size());
+  Value y = lowering.resultOver(chain.steps.back()->getResult(0), chain.inputs);
+  lowering.callChecked(AMPRT_ENTRY(amprt_elementwise_chain), lowering.context(),
+                       inputArray, numInputs, programArray, alphaArray,
+                       numSteps, y);
+}
+
 LogicalResult FunctionLowering::lowerOp(RuntimeLoweringBuilder &lowering,
                                         Operation *op) {
   lowering.setLoc(op->getLoc());
@@ -498,6 +593,54 @@ LogicalResult FunctionLowering::run() {
       epilogueAt[anchor] = *e;
     }
 
+  // Trees of elementwise ops whose intermediates each have one reader, in
+  // the tree: one pass over the tensors at the root's place, the
+  // intermediates never stored (torch-mlir's decomposed gelu is five ops).
+  // Grown from the last op back, so a root is found before its members.
+  llvm::DenseMap<Operation *, ElementwiseChain> chainAt;
+  llvm::DenseMap<Operation *, Operation *> chainedInto;
+  auto chainable = [&](Operation *op) {
+    double alpha;
+    return op->getBlock() == &body && !runsWith.count(op) &&
+           !epilogueAt.count(op) && !chainedInto.count(op) &&
+           chainOp(op, alpha).has_value();
+  };
+  if (fuseChains)
+    for (Operation &root : llvm::reverse(body)) {
+      if (!chainable(&root))
+        continue;
+      llvm::SetVector<Operation *> members;
+      members.insert(&root);
+      for (unsigned i = 0; i < members.size(); ++i)
+        for (Value v : members[i]->getOperands()) {
+          Operation *def = v.getDefiningOp();
+          if (def && v.hasOneUse() && !members.contains(def) &&
+              chainable(def) && members.size() < AMPRT_CHAIN_MAX_STEPS)
+            members.insert(def);
+        }
+      if (members.size() < 2)
+        continue;
+      ElementwiseChain chain;
+      chain.steps.assign(members.begin(), members.end());
+      llvm::sort(chain.steps, [&](Operation *x, Operation *y) {
+        return position.lookup(x) < position.lookup(y);
+      });
+      llvm::SetVector<Value> inputs;
+      for (Operation *step : chain.steps)
+        for (Value v : step->getOperands())
+          if (!members.contains(v.getDefiningOp()))
+            inputs.insert(v);
+      if (inputs.size() > AMPRT_CHAIN_MAX_INPUTS)
+        continue;
+      chain.inputs.assign(inputs.begin(), inputs.end());
+      for (Operation *step : chain.steps)
+        if (step != &root)
+          chainedInto[step] = &root;
+      ++numChains;
+      numChainedOps += chain.steps.size();
+      chainAt[&root] = std::move(chain);
+    }
+
   // The last use of every value, by op position in the block: a folded
   // cast's users use its input, a deferred unscale reads its operands
   // where its check runs, and a fused product (and bias add) where its
@@ -507,6 +650,8 @@ LogicalResult FunctionLowering::run() {
       return position.lookup(checkedBy[user]);
     if (Operation *anchor = runsWith.lookup(user))
       return position.lookup(anchor);
+    if (Operation *root = chainedInto.lookup(user))
+      return position.lookup(root);
     return position.lookup(user);
   };
   std::function<int64_t(Value)> lastUse = [&](Value v) -> int64_t {
@@ -565,10 +710,11 @@ LogicalResult FunctionLowering::run() {
                          lowering.handle(foldedInto.lookup(op.getResult(0))));
       continue;
     }
-    if (checkedBy.count(&op) || runsWith.count(&op))
-      continue; // runs with its check or its product's epilogue
+    if (checkedBy.count(&op) || runsWith.count(&op) || chainedInto.count(&op))
+      continue; // runs with its check, its product's epilogue or its chain
     auto fused = unscalesOf.find(&op);
     auto epilogue = epilogueAt.find(&op);
+    auto chain = chainAt.find(&op);
     // What this op (and the unscales or product it runs) uses for the last
     // time, and its unused results: freed after it. The results inside a
     // fused epilogue are never made, but for an activation's input that is
@@ -579,6 +725,8 @@ LogicalResult FunctionLowering::run() {
       reads.append(product->operand_begin(), product->operand_end());
       if (epilogue->second.biasAdd)
         reads.push_back(epilogue->second.biasAdd.getB());
+    } else if (chain != chainAt.end()) {
+      reads.append(chain->second.inputs);
     } else {
       reads.append(op.operand_begin(), op.operand_end());
     }
@@ -595,6 +743,8 @@ LogicalResult FunctionLowering::run() {
                             fused->second);
     } else if (epilogue != epilogueAt.end()) {
       lowerEpilogue(lowering, epilogue->second);
+    } else if (chain != chainAt.end()) {
+      lowerChain(lowering, chain->second);
     } else if (op.getNumResults() == 1 && viewOf.count(op.getResult(0))) {
       auto reshape = cast<tg::ReshapeOp>(op);
       auto type = cast<RankedTensorType>(reshape.getType());
@@ -690,7 +840,7 @@ struct LowerToRuntimePass
       FunctionLowering lowering(module, func, foldCastsIntoProducts,
                                 foldCastsIntoBiasGrads, inPlaceElementwise,
                                 reshapeViews, fuseBiasEpilogues,
-                                fuseActivationEpilogues);
+                                fuseActivationEpilogues, fuseElementwiseChains);
       if (failed(lowering.run()))
         return signalPassFailure();
       numFoldedCasts += lowering.numFoldedCasts;
@@ -699,6 +849,8 @@ struct LowerToRuntimePass
       numReshapeViews += lowering.numReshapeViews;
       numFusedBiases += lowering.numFusedBiases;
       numFusedActivations += lowering.numFusedActivations;
+      numChains += lowering.numChains;
+      numChainedOps += lowering.numChainedOps;
     }
   }
 };

@@ -18,16 +18,20 @@ SmallVector<Value> amp::RuntimeLoweringBuilder::newResults(Operation *op) {
 }
 
 Value amp::RuntimeLoweringBuilder::elementwiseResult(Operation *op) {
-  Value result = op->getResult(0);
+  return resultOver(op->getResult(0), op->getOperands());
+}
+
+Value amp::RuntimeLoweringBuilder::resultOver(Value result,
+                                              ValueRange operands) {
   if (inPlace)
-    for (Value operand : op->getOperands())
+    for (Value operand : operands)
       if (dying.contains(operand) && !taken.contains(operand) &&
           operand.getType() == result.getType()) {
         taken.insert(operand);
         ++inPlaceResults;
         return handles[result] = handle(operand);
       }
-  return newResults(op)[0];
+  return handles[result] = newTensor(result.getType());
 }
 
 Value amp::RuntimeLoweringBuilder::newTensor(Type type) {
@@ -75,6 +79,11 @@ static Value stackArray(OpBuilder &b, Location loc, Type element, size_t count,
 Value amp::RuntimeLoweringBuilder::i64Array(ArrayRef<int64_t> values) {
   return stackArray(b, loc, b.getI64Type(), values.size(),
                     [&](size_t i) { return constI64(values[i]); });
+}
+
+Value amp::RuntimeLoweringBuilder::f64Array(ArrayRef<double> values) {
+  return stackArray(b, loc, b.getF64Type(), values.size(),
+                    [&](size_t i) { return constF64(values[i]); });
 }
 
 Value amp::RuntimeLoweringBuilder::ptrArray(ValueRange values) {

@@ -65,9 +65,100 @@ amprt_status scaleLike(const char *op, amprt_context *ctx,
   AMPRT_RUN(ctx, scale(ctx, x, scale, y, unscale));
 }
 
+/// The step `code` names, or false for an unknown code.
+bool chainStepOf(amprt_chain_op code, ChainStep &step) {
+  step.binary = code >= AMPRT_CHAIN_ADD;
+  switch (code) {
+#define AMPRT_CHAIN_UNARY(code, kind)                                          \
+  case code:                                                                   \
+    step.op = (int)Unary::kind;                                                \
+    return true;
+#define AMPRT_CHAIN_BINARY(code, kind)                                         \
+  case code:                                                                   \
+    step.op = (int)Binary::kind;                                               \
+    return true;
+    AMPRT_CHAIN_UNARY(AMPRT_CHAIN_NEG, Neg)
+    AMPRT_CHAIN_UNARY(AMPRT_CHAIN_ABS, Abs)
+    AMPRT_CHAIN_UNARY(AMPRT_CHAIN_EXP, Exp)
+    AMPRT_CHAIN_UNARY(AMPRT_CHAIN_LOG, Log)
+    AMPRT_CHAIN_UNARY(AMPRT_CHAIN_SQRT, Sqrt)
+    AMPRT_CHAIN_UNARY(AMPRT_CHAIN_RSQRT, Rsqrt)
+    AMPRT_CHAIN_UNARY(AMPRT_CHAIN_SQUARE, Square)
+    AMPRT_CHAIN_UNARY(AMPRT_CHAIN_RECIPROCAL, Reciprocal)
+    AMPRT_CHAIN_UNARY(AMPRT_CHAIN_TANH, Tanh)
+    AMPRT_CHAIN_UNARY(AMPRT_CHAIN_SIGMOID, Sigmoid)
+    AMPRT_CHAIN_UNARY(AMPRT_CHAIN_RELU, Relu)
+    AMPRT_CHAIN_UNARY(AMPRT_CHAIN_GELU, Gelu)
+    AMPRT_CHAIN_UNARY(AMPRT_CHAIN_ERF, Erf)
+    AMPRT_CHAIN_UNARY(AMPRT_CHAIN_SILU, Silu)
+    AMPRT_CHAIN_UNARY(AMPRT_CHAIN_LEAKY_RELU, LeakyRelu)
+    AMPRT_CHAIN_BINARY(AMPRT_CHAIN_ADD, Add)
+    AMPRT_CHAIN_BINARY(AMPRT_CHAIN_SUB, Sub)
+    AMPRT_CHAIN_BINARY(AMPRT_CHAIN_MUL, Mul)
+    AMPRT_CHAIN_BINARY(AMPRT_CHAIN_DIV, Div)
+    AMPRT_CHAIN_BINARY(AMPRT_CHAIN_POW, Pow)
+    AMPRT_CHAIN_BINARY(AMPRT_CHAIN_MAXIMUM, Maximum)
+    AMPRT_CHAIN_BINARY(AMPRT_CHAIN_MINIMUM, Minimum)
+#undef AMPRT_CHAIN_UNARY
+#undef AMPRT_CHAIN_BINARY
+  case AMPRT_CHAIN_OP_MAX_ENUM:
+    break;
+  }
+  return false;
+}
+
 } // namespace
 
 extern "C" {
+
+amprt_status amprt_elementwise_chain(amprt_context *ctx,
+                                     const amprt_tensor *const *inputs,
+                                     int num_inputs, const int64_t *program,
+                                     const double *alphas, int num_steps,
+                                     amprt_tensor *y) {
+  const char *op = "amprt_elementwise_chain";
+  AMPRT_CHECK(checkOperands(op, ctx, {{"y", y}}));
+  AMPRT_CHECK(checkFloat(op, "y", y));
+  if (num_inputs < 1 || num_inputs > kMaxChainInputs || num_steps < 1 ||
+      num_steps > kMaxChainSteps)
+    return fail(AMPRT_ERROR_INVALID_ARGUMENT,
+                "%s: %d inputs and %d steps; 1 to %d inputs and 1 to %d steps "
+                "are supported",
+                op, num_inputs, num_steps, kMaxChainInputs, kMaxChainSteps);
+  if (!inputs || !program || !alphas)
+    return fail(AMPRT_ERROR_INVALID_ARGUMENT,
+                "%s: inputs, program and alphas are required", op);
+  for (int k = 0; k < num_inputs; ++k) {
+    char name[32];
+    snprintf(name, sizeof(name), "input %d", k);
+    AMPRT_CHECK(checkOperands(op, ctx, {{name, inputs[k]}}));
+    AMPRT_CHECK(checkSameDtype(op, name, inputs[k], y->dtype));
+    AMPRT_CHECK(checkShape(op, name, inputs[k], y->shape));
+  }
+  Chain chain;
+  chain.inputs = num_inputs;
+  chain.steps = num_steps;
+  for (int s = 0; s < num_steps; ++s) {
+    ChainStep &step = chain.step[s];
+    int64_t code = program[3 * s], a = program[3 * s + 1],
+            b = program[3 * s + 2];
+    if (code < 0 || code > INT32_MAX ||
+        !chainStepOf((amprt_chain_op)code, step))
+      return fail(AMPRT_ERROR_INVALID_ARGUMENT, "%s: step %d: unknown op %lld",
+                  op, s, (long long)code);
+    int64_t defined = num_inputs + s;
+    if (a < 0 || a >= defined || (step.binary && (b < 0 || b >= defined)))
+      return fail(AMPRT_ERROR_INVALID_ARGUMENT,
+                  "%s: step %d reads value %lld; only values 0 to %lld are "
+                  "defined before it",
+                  op, s, (long long)(a < 0 || a >= defined ? a : b),
+                  (long long)defined - 1);
+    step.a = (int)a;
+    step.b = step.binary ? (int)b : (int)a;
+    step.alpha = alphas[s];
+  }
+  AMPRT_RUN(ctx, elementwiseChain(ctx, inputs, chain, y));
+}
 
 #define AMPRT_DEFINE_UNARY(name, kind)                                         \
   amprt_status amprt_##name(amprt_context *ctx, const amprt_tensor *x,         \

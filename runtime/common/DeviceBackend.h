@@ -23,7 +23,7 @@
 namespace amprt::device {
 
 /// Bumped whenever the table changes, so a stale library is refused.
-constexpr int kBackendVersion = 5;
+constexpr int kBackendVersion = 6;
 
 using Tensor = amprt_tensor;
 using Ctx = amprt_context;
@@ -55,6 +55,8 @@ struct Activation {
   X(select,                                                                    \
     (Ctx *, const Tensor *cond, const Tensor *a, const Tensor *b, Tensor *c))  \
   X(isFinite, (Ctx *, const Tensor *x, Tensor *y))                             \
+  X(elementwiseChain,                                                          \
+    (Ctx *, const Tensor *const *inputs, const Chain &chain, Tensor *y))       \
   X(activationGrad, (Ctx *, ActivationGrad, const Tensor *dy,                  \
                      const Tensor *saved, Tensor *dx, double alpha))           \
   X(cast, (Ctx *, const Tensor *x, Tensor *y))                                 \

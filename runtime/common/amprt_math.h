@@ -180,6 +180,31 @@ template <typename I> AMPRT_HD inline I applyIntBinary(Binary op, I a, I b) {
   return a;
 }
 
+/// An elementwise chain (amprt_elementwise_chain): `inputs` tensors of the
+/// result's type and shape, then `steps` unary or binary ops, step s
+/// computing value[inputs + s] from earlier values `a` (and `b`), rounded
+/// to the result's type as the op's own call would store it; the last
+/// value is the result. Fixed sizes so a device kernel takes it by value.
+constexpr int kMaxChainInputs = 8;
+constexpr int kMaxChainSteps = 16;
+struct ChainStep {
+  bool binary;
+  int op; // a Unary, or a Binary when `binary`
+  int a, b;
+  double alpha; // leaky relu's slope
+};
+struct Chain {
+  int inputs = 0, steps = 0;
+  ChainStep step[kMaxChainSteps];
+};
+
+/// Step `s` of `chain` on values computed in C.
+template <typename C>
+AMPRT_HD inline C applyChainStep(const ChainStep &s, const C *values) {
+  return s.binary ? applyBinary<C>(Binary(s.op), values[s.a], values[s.b])
+                  : applyUnary<C>(Unary(s.op), values[s.a], C(s.alpha));
+}
+
 enum class Compare { Eq, Ne, Lt, Le, Gt, Ge };
 
 template <typename C> AMPRT_HD inline bool applyCompare(Compare op, C a, C b) {

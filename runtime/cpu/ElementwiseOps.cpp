@@ -281,6 +281,67 @@ amprt_status select(Ctx *ctx, const Tensor *cond, const Tensor *a,
   return ok();
 }
 
+amprt_status elementwiseChain(Ctx *ctx, const Tensor *const *inputs,
+                              const Chain &chain, Tensor *y) {
+  // A block of every value at a time: the inputs (widened when 16-bit),
+  // then each step over the block, rounded as its own call would store
+  // it; only the last value reaches memory. The block stays in L1, where
+  // the separate calls each streamed the whole tensor in and out.
+  constexpr int64_t kChainBlock = 256;
+  // (A generic lambda, so that `if constexpr` discards the other types'
+  // branches.)
+  auto run = [&](auto *out) {
+    using T = std::remove_pointer_t<decltype(out)>;
+    using C = typename Compute<T>::type;
+    parallelForWide(y->numel, kGrain, [&](int64_t begin, int64_t end) {
+      C block[kMaxChainInputs + kMaxChainSteps][kChainBlock];
+      const C *values[kMaxChainInputs + kMaxChainSteps];
+      for (int64_t i = begin; i < end; i += kChainBlock) {
+        int64_t len = std::min(kChainBlock, end - i);
+        for (int k = 0; k < chain.inputs; ++k) {
+          const T *in = static_cast<const T *>(inputs[k]->data) + i;
+          if constexpr (std::is_same_v<T, C>) {
+            values[k] = in;
+          } else {
+            convert(in, block[k], len);
+            values[k] = block[k];
+          }
+        }
+        for (int s = 0; s < chain.steps; ++s) {
+          const ChainStep &step = chain.step[s];
+          bool last = s + 1 == chain.steps;
+          C *dst = block[chain.inputs + s];
+          if constexpr (std::is_same_v<T, C>)
+            if (last)
+              dst = out + i; // may be an input's storage: read first
+          const C *a = values[step.a], *b = values[step.b];
+          if (step.binary) {
+            withBinary(Binary(step.op), [&](auto op) {
+              for (int64_t j = 0; j < len; ++j)
+                dst[j] = applyBinary<C>(op.value, a[j], b[j]);
+            });
+          } else {
+            C alpha = (C)step.alpha;
+            withUnary(Unary(step.op), [&](auto op) {
+              for (int64_t j = 0; j < len; ++j)
+                dst[j] = applyUnary<C>(op.value, a[j], alpha);
+            });
+          }
+          if constexpr (!std::is_same_v<T, C>) {
+            if (last)
+              convert(dst, out + i, len);
+            else
+              roundThrough(T(), dst, dst, len);
+          }
+          values[chain.inputs + s] = dst;
+        }
+      }
+    });
+  };
+  AMPRT_FLOAT_DISPATCH(y->dtype, T, run(static_cast<T *>(y->data)));
+  return ok();
+}
+
 amprt_status isFinite(Ctx *ctx, const Tensor *x, Tensor *y) {
   uint8_t *out = static_cast<uint8_t *>(y->data);
   AMPRT_FLOAT_DISPATCH(x->dtype, T, {

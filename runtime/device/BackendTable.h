@@ -42,6 +42,10 @@ template <typename Exec> struct Ops {
     Exec exec(t->ctx);
     return device::fill(exec, t, value);
   }
+  AMPRT_TABLE_OP(elementwiseChain,
+                 (amprt_context * ctx, const Tensor *const *inputs,
+                  const Chain &chain, Tensor *y),
+                 elementwiseChain(exec, inputs, chain, y))
   AMPRT_TABLE_OP(unary,
                  (amprt_context * ctx, Unary kind, const Tensor *x, Tensor *y,
                   double alpha),
@@ -201,31 +205,23 @@ template <typename Exec> struct Ops {
 template <typename Exec> Backend makeBackend(const Platform &p) {
   using O = Ops<Exec>;
   return Backend{
-      kBackendVersion,  p.deviceCount,
-      p.initContext,    p.destroyContext,
-      p.deviceAlloc,    p.deviceFree,
-      p.memoryCapacity, p.synchronize,
-      p.copyToDevice,   p.copyToHost,
-      p.copyOnDevice,   O::fill,
-      O::unary,         O::binary,
-      O::compare,       O::select,
-      O::isFinite,      O::activationGrad,
-      O::cast,          O::scale,
-      p.matmul,         p.conv,
-      O::biasAdd,       O::biasAddGrad,
-      O::pool,          O::poolGrad,
-      O::batchNorm,     O::batchNormGrad,
-      O::layerNorm,     O::layerNormGrad,
-      O::softmax,       O::crossEntropy,
-      O::reduce,        O::broadcastTo,
-      O::transpose,     O::concat,
-      O::slice,         O::pad,
-      O::gather,        O::gatherGrad,
-      O::sgd,           O::momentum,
-      O::adam,          O::clipByGlobalNorm,
-      O::finiteCheck,   O::updateScale,
-      O::scaledCast,    O::amax,
-      O::fp8Scale,      O::recordAmax,
+      kBackendVersion,   p.deviceCount,    p.initContext,
+      p.destroyContext,  p.deviceAlloc,    p.deviceFree,
+      p.memoryCapacity,  p.synchronize,    p.copyToDevice,
+      p.copyToHost,      p.copyOnDevice,   O::fill,
+      O::unary,          O::binary,        O::compare,
+      O::select,         O::isFinite,      O::elementwiseChain,
+      O::activationGrad, O::cast,          O::scale,
+      p.matmul,          p.conv,           O::biasAdd,
+      O::biasAddGrad,    O::pool,          O::poolGrad,
+      O::batchNorm,      O::batchNormGrad, O::layerNorm,
+      O::layerNormGrad,  O::softmax,       O::crossEntropy,
+      O::reduce,         O::broadcastTo,   O::transpose,
+      O::concat,         O::slice,         O::pad,
+      O::gather,         O::gatherGrad,    O::sgd,
+      O::momentum,       O::adam,          O::clipByGlobalNorm,
+      O::finiteCheck,    O::updateScale,   O::scaledCast,
+      O::amax,           O::fp8Scale,      O::recordAmax,
   };
 }
 

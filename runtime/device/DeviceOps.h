@@ -151,6 +151,21 @@ amprt_status unary(Exec &e, Unary kind, const amprt_tensor *x, amprt_tensor *y,
 }
 
 template <typename Exec>
+amprt_status elementwiseChain(Exec &e, const amprt_tensor *const *inputs,
+                              const Chain &chain, amprt_tensor *y) {
+  amprt_status status = AMPRT_OK;
+  AMPRT_FLOAT_DISPATCH(y->dtype, T, {
+    ChainKernel<T> kernel{};
+    for (int k = 0; k < chain.inputs; ++k)
+      kernel.in[k] = static_cast<const T *>(inputs[k]->data);
+    kernel.y = static_cast<T *>(y->data);
+    kernel.chain = chain;
+    status = e.launch(kernel, y->numel);
+  });
+  return status;
+}
+
+template <typename Exec>
 amprt_status binary(Exec &e, Binary kind, const amprt_tensor *a,
                     const amprt_tensor *b, amprt_tensor *c) {
   AMPRT_CHECK(rankCheck("binary op", c->shape.size()));

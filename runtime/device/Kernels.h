@@ -61,6 +61,26 @@ template <typename T> struct UnaryKernel {
   }
 };
 
+/// Every step of an elementwise chain per element, each value rounded to T
+/// (the separate ops' stored results), only the last stored.
+template <typename T> struct ChainKernel {
+  using C = typename Compute<T>::type;
+  const T *in[kMaxChainInputs];
+  T *y;
+  Chain chain;
+  AMPRT_HD void operator()(int64_t i) const {
+    C values[kMaxChainInputs + kMaxChainSteps];
+    for (int k = 0; k < chain.inputs; ++k)
+      values[k] = load(in[k], i);
+    for (int s = 0; s < chain.steps; ++s) {
+      T rounded;
+      store(&rounded, 0, applyChainStep<C>(chain.step[s], values));
+      values[chain.inputs + s] = load(&rounded, 0);
+    }
+    store(y, i, values[chain.inputs + chain.steps - 1]);
+  }
+};
+
 template <typename T> struct BinaryKernel {
   using C = typename Compute<T>::type;
   const T *a, *b;

@@ -146,6 +146,30 @@ TEST_F(DeviceBackendTest, Unary) {
         {&y}, 1e-6, "leaky_relu");
 }
 
+// The device evaluates a chain per element (ChainKernel), the CPU a block
+// of every value at a time: the same roundings.
+TEST_F(DeviceBackendTest, ElementwiseChain) {
+  // gelu decomposed: x * 0.5 * (1 + erf(x * c)), then a leaky relu over
+  // the maximum with x.
+  const int64_t program[] = {
+      AMPRT_CHAIN_MUL,        0, 1, AMPRT_CHAIN_ERF,     3, 0,
+      AMPRT_CHAIN_ADD,        4, 2, AMPRT_CHAIN_MUL,     0, 2,
+      AMPRT_CHAIN_MUL,        6, 5, AMPRT_CHAIN_MAXIMUM, 7, 0,
+      AMPRT_CHAIN_LEAKY_RELU, 8, 0};
+  const double alphas[7] = {0, 0, 0, 0, 0, 0, 0.2};
+  for (amprt_dtype t : kFloats) {
+    Pair x = random(t, {5, 37}, 61, -3, 3), c = random(t, {5, 37}, 62, 0.5, 1);
+    Pair one = random(t, {5, 37}, 63, 0.9, 1.1), y = output(t, {5, 37});
+    check(
+        [&](amprt_context *ctx, bool d) {
+          const amprt_tensor *in[3] = {x.on(d), c.on(d), one.on(d)};
+          return amprt_elementwise_chain(ctx, in, 3, program, alphas, 7,
+                                         y.on(d));
+        },
+        {&y}, tolerance(t), name("elementwise_chain", t));
+  }
+}
+
 TEST_F(DeviceBackendTest, BinaryBroadcastsLikeTheCpu) {
   using Fn = amprt_status (*)(amprt_context *, const amprt_tensor *,
                               const amprt_tensor *, amprt_tensor *);

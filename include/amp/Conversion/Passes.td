@@ -77,6 +77,17 @@ def LowerToRuntimePass : Pass<"amp-lower-to-runtime", "::mlir::ModuleOp"> {
     relu's output, so a relu needs none. `fuse-activation-epilogues=0`
     lowers the activation apart.
 
+    Elementwise ops (tg's unary arithmetic and activations, and its binary
+    arithmetic on operands of the result's type) whose intermediate results
+    each have one reader, another of them, run as one
+    `amprt_elementwise_chain` call at the last one's place (up to 16 ops
+    over 8 inputs): one pass that reads each input once and writes only
+    the last result, every intermediate rounded to its type as its own op
+    stores it, so the values are those of the ops one by one (torch-mlir's
+    decomposed GELU, five ops, is one pass). The result may take the
+    storage of an input that dies there. `fuse-elementwise-chains=0`
+    lowers them one by one.
+
     The result uses `func`, `arith` and `llvm` ops only, ready for
     `--convert-to-llvm --reconcile-unrealized-casts`.
   }];
@@ -104,6 +115,10 @@ def LowerToRuntimePass : Pass<"amp-lower-to-runtime", "::mlir::ModuleOp"> {
            /*default=*/"true",
            "Apply a tg activation that reads a product (or its fused bias "
            "add) in that product's epilogue">,
+    Option<"fuseElementwiseChains", "fuse-elementwise-chains", "bool",
+           /*default=*/"true",
+           "Run trees of elementwise ops whose intermediates have one "
+           "reader as one amprt_elementwise_chain pass">,
   ];
   let statistics = [
     Statistic<"numFoldedCasts", "folded-casts",
@@ -121,6 +136,10 @@ def LowerToRuntimePass : Pass<"amp-lower-to-runtime", "::mlir::ModuleOp"> {
     Statistic<"numFusedActivations", "fused-activation-epilogues",
               "tg activations applied in their product's or convolution's "
               "epilogue">,
+    Statistic<"numChains", "elementwise-chains",
+              "amprt_elementwise_chain calls">,
+    Statistic<"numChainedOps", "chained-elementwise-ops",
+              "Elementwise ops run inside amprt_elementwise_chain calls">,
   ];
   let dependentDialects = ["::mlir::LLVM::LLVMDialect",
                            "::mlir::func::FuncDialect",

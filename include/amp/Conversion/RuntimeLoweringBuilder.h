@@ -66,6 +66,10 @@ public:
   /// its input (no new tensor, and the output lands in cache lines the
   /// input brought in); else a new tensor.
   mlir::Value elementwiseResult(mlir::Operation *op);
+  /// elementwiseResult for `result` written elementwise from `operands`
+  /// (a fused op's inputs): the storage of one that dies here, or a new
+  /// tensor.
+  mlir::Value resultOver(mlir::Value result, mlir::ValueRange operands);
   /// Whether the op being lowered gave `value`'s storage to its result: the
   /// pass then does not free it.
   bool tookStorageOf(mlir::Value value) const { return taken.contains(value); }
@@ -80,6 +84,7 @@ public:
   mlir::Value constI64(int64_t value);
   mlir::Value constF64(double value);
   mlir::Value i64Array(llvm::ArrayRef<int64_t> values);
+  mlir::Value f64Array(llvm::ArrayRef<double> values);
   mlir::Value ptrArray(mlir::ValueRange values);
   /// NULL, for an optional tensor an entry is not given.
   mlir::Value nullPointer();

@@ -76,6 +76,36 @@ typedef enum amprt_activation {
   AMPRT_ACTIVATION_MAX_ENUM = 0x7FFFFFFF
 } amprt_activation;
 
+/* The ops of an elementwise chain (amprt_elementwise_chain): the function
+ * of the amprt_ call of that name. */
+typedef enum amprt_chain_op {
+  AMPRT_CHAIN_NEG = 0,
+  AMPRT_CHAIN_ABS,
+  AMPRT_CHAIN_EXP,
+  AMPRT_CHAIN_LOG,
+  AMPRT_CHAIN_SQRT,
+  AMPRT_CHAIN_RSQRT,
+  AMPRT_CHAIN_SQUARE,
+  AMPRT_CHAIN_RECIPROCAL,
+  AMPRT_CHAIN_TANH,
+  AMPRT_CHAIN_SIGMOID,
+  AMPRT_CHAIN_RELU,
+  AMPRT_CHAIN_GELU,
+  AMPRT_CHAIN_ERF,
+  AMPRT_CHAIN_SILU,
+  AMPRT_CHAIN_LEAKY_RELU, /* its slope: the step's alpha */
+  AMPRT_CHAIN_ADD = 64,   /* binary from here on */
+  AMPRT_CHAIN_SUB,
+  AMPRT_CHAIN_MUL,
+  AMPRT_CHAIN_DIV,
+  AMPRT_CHAIN_POW,
+  AMPRT_CHAIN_MAXIMUM,
+  AMPRT_CHAIN_MINIMUM,
+  AMPRT_CHAIN_OP_MAX_ENUM = 0x7FFFFFFF
+} amprt_chain_op;
+#define AMPRT_CHAIN_MAX_INPUTS 8
+#define AMPRT_CHAIN_MAX_STEPS 16
+
 typedef struct amprt_context amprt_context;
 typedef struct amprt_tensor amprt_tensor;
 
@@ -171,6 +201,23 @@ AMPRT_DECLARE_UNARY(silu) /* x * sigmoid(x) */
 #undef AMPRT_DECLARE_UNARY
 amprt_status amprt_leaky_relu(amprt_context *ctx, const amprt_tensor *x,
                               double alpha, amprt_tensor *y);
+
+/* y = the last value of a chain of `num_steps` elementwise ops over
+ * `num_inputs` tensors of y's float type and shape (no broadcasting), in
+ * one pass: values 0 .. num_inputs-1 are the inputs, and step s computes
+ * value num_inputs+s = op(value a, value b) with op, a, b =
+ * program[3s], program[3s+1], program[3s+2] (op an amprt_chain_op; a
+ * unary op ignores b; leaky relu's slope is alphas[s]), each operand an
+ * earlier value. Every value is rounded to y's type as the op's own call
+ * would store it, so y has the bits of the calls one by one; only y is
+ * written. At most AMPRT_CHAIN_MAX_INPUTS inputs and AMPRT_CHAIN_MAX_STEPS
+ * steps. y may be one of the inputs. The lowering calls it for a tree of
+ * tg elementwise ops whose intermediates have one reader each. */
+amprt_status amprt_elementwise_chain(amprt_context *ctx,
+                                     const amprt_tensor *const *inputs,
+                                     int num_inputs, const int64_t *program,
+                                     const double *alphas, int num_steps,
+                                     amprt_tensor *y);
 
 #define AMPRT_DECLARE_BINARY(name)                                             \
   amprt_status amprt_##name(amprt_context *ctx, const amprt_tensor *a,         \
