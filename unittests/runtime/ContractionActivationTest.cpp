@@ -207,7 +207,7 @@ TEST(ContractionActivation, RefusesArgumentsThatDoNotFit) {
   Tensor y = rt.make(AMPRT_F32, {1, 2, 2, 3});
   Tensor preOfInput = rt.make(AMPRT_F32, {1, 4, 4, 2});
   EXPECT_EQ(amprt_conv2d_bias_act(rt.ctx, x, f, nullptr, strides, padding,
-                                  dilations, AMPRT_NHWC, (amprt_activation)-1,
+                                  dilations, AMPRT_NHWC, (amprt_activation)1000,
                                   0, nullptr, y),
             AMPRT_ERROR_INVALID_ARGUMENT);
   EXPECT_EQ(amprt_conv2d_bias_act(rt.ctx, x, f, nullptr, strides, padding,

@@ -45,10 +45,12 @@ typedef enum amprt_dtype {
   AMPRT_DTYPE_MAX_ENUM = 0x7FFFFFFF
 } amprt_dtype;
 
-/* Each enum ends in a *_MAX_ENUM member (as Vulkan's do) so that any int32
- * value a caller passes is a valid value of the type: the entry points then
- * reject unknown values with AMPRT_ERROR_INVALID_ARGUMENT instead of the
- * program having undefined behaviour on loading them. */
+/* Each enum ends in a *_MAX_ENUM member (as Vulkan's do) so that any
+ * non-negative int32 value a caller passes is a valid value of the type:
+ * the entry points then reject unknown values with
+ * AMPRT_ERROR_INVALID_ARGUMENT instead of the program having undefined
+ * behaviour on loading them. (The types' values are 0 to 0x7FFFFFFF; a
+ * negative value is outside them, as UBSan reports.) */
 typedef enum amprt_device {
   AMPRT_DEVICE_CPU = 0,
   AMPRT_DEVICE_CUDA = 1,
