@@ -50,6 +50,27 @@ const ActivationCase kActivations[] = {
     {AMPRT_ACTIVATION_SILU, "silu"}, {AMPRT_ACTIVATION_LEAKY_RELU, "leaky"},
 };
 
+/// A fused call's `result` (and `pre`, when it wrote one) against the calls
+/// it replaces, from the bare `product` on: amprt_bias_add of `bias` along
+/// `layout`'s channels when there is one, then the activation's own call.
+void expectTheSeparateCalls(Runtime &rt, const ActivationCase &act,
+                            const amprt_tensor *product,
+                            const amprt_tensor *bias, amprt_layout layout,
+                            const amprt_tensor *result, const amprt_tensor *pre,
+                            const std::string &what) {
+  Tensor biased = rt.make(product->dtype, product->shape),
+         apart = rt.make(product->dtype, product->shape);
+  const amprt_tensor *x = product;
+  if (bias) {
+    ASSERT_EQ(amprt_bias_add(rt.ctx, product, bias, layout, biased), AMPRT_OK);
+    x = biased;
+  }
+  ASSERT_EQ(act.run(rt.ctx, x, apart), AMPRT_OK) << what;
+  expectSameValues(rt.read(result), rt.read(apart), what);
+  if (pre)
+    expectSameValues(rt.read(pre), rt.read(x), what + " (pre)");
+}
+
 TEST(ContractionActivation, MatmulBiasActIsTheSeparateCalls) {
   Runtime rt;
   // One thread's block; rows split across threads; columns split (blocks
@@ -71,28 +92,17 @@ TEST(ContractionActivation, MatmulBiasActIsTheSeparateCalls) {
                              (withBias ? " bias" : "") +
                              (withPre ? " pre" : "");
           Tensor fused = rt.make(c.dtype, c.c()), pre = rt.make(c.dtype, c.c());
-          Tensor product = rt.make(c.dtype, c.c()),
-                 biased = rt.make(c.dtype, c.c()),
-                 apart = rt.make(c.dtype, c.c());
-          ASSERT_EQ(amprt_matmul_bias_act(
-                        rt.ctx, a, b, c.ta, c.tb,
-                        withBias ? static_cast<amprt_tensor *>(bias) : nullptr,
-                        act.code, kLeakySlope,
-                        withPre ? static_cast<amprt_tensor *>(pre) : nullptr,
-                        fused),
+          Tensor product = rt.make(c.dtype, c.c());
+          amprt_tensor *biasOrNull = withBias ? bias.t : nullptr;
+          amprt_tensor *preOrNull = withPre ? pre.t : nullptr;
+          ASSERT_EQ(amprt_matmul_bias_act(rt.ctx, a, b, c.ta, c.tb, biasOrNull,
+                                          act.code, kLeakySlope, preOrNull,
+                                          fused),
                     AMPRT_OK)
               << what << ": " << amprt_last_error();
           ASSERT_EQ(amprt_matmul(rt.ctx, a, b, c.ta, c.tb, product), AMPRT_OK);
-          const amprt_tensor *x = product;
-          if (withBias) {
-            ASSERT_EQ(amprt_bias_add(rt.ctx, product, bias, AMPRT_NHWC, biased),
-                      AMPRT_OK);
-            x = biased;
-          }
-          ASSERT_EQ(act.run(rt.ctx, x, apart), AMPRT_OK) << what;
-          expectSameValues(rt.read(fused), rt.read(apart), what);
-          if (withPre)
-            expectSameValues(rt.read(pre), rt.read(x), what + " (pre)");
+          expectTheSeparateCalls(rt, act, product, biasOrNull, AMPRT_NHWC,
+                                 fused, preOrNull, what);
         }
       });
 }
@@ -139,33 +149,23 @@ TEST(ContractionActivation, Conv2DBiasActIsTheSeparateCalls) {
         Tensor f = rt.make(dtype, ws, randomValues(numel(ws), 32));
         Tensor bias = rt.make(dtype, {o}, randomValues(o, 33, -4, 4));
         Tensor fused = rt.make(dtype, ys), pre = rt.make(dtype, ys);
-        Tensor conv = rt.make(dtype, ys), biased = rt.make(dtype, ys),
-               apart = rt.make(dtype, ys);
+        Tensor conv = rt.make(dtype, ys);
+        amprt_tensor *biasOrNull = withBias ? bias.t : nullptr;
+        amprt_tensor *preOrNull = withPre ? pre.t : nullptr;
         std::string what = std::string(act.name) + " " +
                            amprt::dtypeName(dtype) +
                            (nchw ? " NCHW" : " NHWC") +
                            (withBias ? " bias" : "") + (withPre ? " pre" : "");
-        ASSERT_EQ(
-            amprt_conv2d_bias_act(
-                rt.ctx, x, f,
-                withBias ? static_cast<amprt_tensor *>(bias) : nullptr, strides,
-                padding, dilations, layout, act.code, kLeakySlope,
-                withPre ? static_cast<amprt_tensor *>(pre) : nullptr, fused),
-            AMPRT_OK)
+        ASSERT_EQ(amprt_conv2d_bias_act(rt.ctx, x, f, biasOrNull, strides,
+                                        padding, dilations, layout, act.code,
+                                        kLeakySlope, preOrNull, fused),
+                  AMPRT_OK)
             << what << ": " << amprt_last_error();
         ASSERT_EQ(amprt_conv2d(rt.ctx, x, f, strides, padding, dilations,
                                layout, conv),
                   AMPRT_OK);
-        const amprt_tensor *in = conv;
-        if (withBias) {
-          ASSERT_EQ(amprt_bias_add(rt.ctx, conv, bias, layout, biased),
-                    AMPRT_OK);
-          in = biased;
-        }
-        ASSERT_EQ(act.run(rt.ctx, in, apart), AMPRT_OK) << what;
-        expectSameValues(rt.read(fused), rt.read(apart), what);
-        if (withPre)
-          expectSameValues(rt.read(pre), rt.read(in), what + " (pre)");
+        expectTheSeparateCalls(rt, act, conv, biasOrNull, layout, fused,
+                               preOrNull, what);
       }
 }
 

@@ -87,16 +87,24 @@ struct Program {
   }
 };
 
-/// The chain over `inputs` (values in [lo, hi]) in one call and step by
-/// step, compared; `inPlace` writes the chain over input 0.
-void expectChainIsTheCalls(Runtime &rt, amprt_dtype dtype, const Shape &shape,
-                           const std::vector<Step> &steps, int inputs,
-                           double lo, double hi, bool inPlace,
+/// `count` inputs of random values in [lo, hi].
+std::vector<Tensor> randomInputs(Runtime &rt, amprt_dtype dtype,
+                                 const Shape &shape, int count, double lo,
+                                 double hi) {
+  std::vector<Tensor> inputs;
+  for (int k = 0; k < count; ++k)
+    inputs.push_back(
+        rt.make(dtype, shape, randomValues(numel(shape), 70 + k, lo, hi)));
+  return inputs;
+}
+
+/// The chain over `inputs` in one call and step by step, compared;
+/// `inPlace` writes the chain over input 0.
+void expectChainIsTheCalls(Runtime &rt, std::vector<Tensor> values,
+                           const std::vector<Step> &steps, bool inPlace,
                            const std::string &what) {
-  int64_t n = numel(shape);
-  std::vector<Tensor> values;
-  for (int k = 0; k < inputs; ++k)
-    values.push_back(rt.make(dtype, shape, randomValues(n, 70 + k, lo, hi)));
+  amprt_dtype dtype = values.front().t->dtype;
+  Shape shape = values.front().t->shape;
   std::vector<amprt_tensor *> in;
   for (Tensor &t : values)
     in.push_back(t);
@@ -110,7 +118,7 @@ void expectChainIsTheCalls(Runtime &rt, amprt_dtype dtype, const Shape &shape,
   Tensor fresh = rt.make(dtype, shape);
   amprt_tensor *y = inPlace ? in[0] : fresh.t;
   Program program(steps);
-  ASSERT_EQ(amprt_elementwise_chain(rt.ctx, in.data(), inputs,
+  ASSERT_EQ(amprt_elementwise_chain(rt.ctx, in.data(), in.size(),
                                     program.codes.data(), program.alphas.data(),
                                     steps.size(), y),
             AMPRT_OK)
@@ -132,31 +140,13 @@ TEST(ElementwiseChain, DecomposedGeluIsItsOps) {
   for (amprt_dtype dtype : kTypes)
     for (Shape shape : {Shape{7, 13}, Shape{50001}}) {
       int64_t n = numel(shape);
-      Tensor x = rt.make(dtype, shape, randomValues(n, 81, -4, 4));
-      Tensor c =
-          rt.make(dtype, shape, std::vector<double>(n, 0.7071067811865476));
-      Tensor one = rt.make(dtype, shape, std::vector<double>(n, 1.0));
-      Tensor half = rt.make(dtype, shape, std::vector<double>(n, 0.5));
-      std::vector<Tensor> values;
-      values.push_back(std::move(x));
-      values.push_back(std::move(c));
-      values.push_back(std::move(one));
-      values.push_back(std::move(half));
-      for (const Step &s : gelu) {
-        values.push_back(rt.make(dtype, shape));
-        ASSERT_EQ(runAlone(rt.ctx, s, values[s.a], values[s.b], values.back()),
-                  AMPRT_OK);
-      }
-      amprt_tensor *in[4] = {values[0], values[1], values[2], values[3]};
-      Program program(gelu);
-      Tensor y = rt.make(dtype, shape);
-      ASSERT_EQ(amprt_elementwise_chain(rt.ctx, in, 4, program.codes.data(),
-                                        program.alphas.data(), 5, y),
-                AMPRT_OK)
-          << amprt_last_error();
-      expectSameValues(rt.read(y), rt.read(values.back()),
-                       std::string("gelu ") + amprt::dtypeName(dtype) + " " +
-                           std::to_string(n));
+      std::vector<Tensor> inputs = randomInputs(rt, dtype, shape, 1, -4, 4);
+      for (double constant : {0.7071067811865476, 1.0, 0.5})
+        inputs.push_back(
+            rt.make(dtype, shape, std::vector<double>(n, constant)));
+      expectChainIsTheCalls(rt, std::move(inputs), gelu, false,
+                            std::string("gelu ") + amprt::dtypeName(dtype) +
+                                " " + std::to_string(n));
     }
 }
 
@@ -183,10 +173,10 @@ TEST(ElementwiseChain, EveryOpIsItsCall) {
     for (Shape shape : {Shape{3, 5, 17}, Shape{40000}}) {
       std::string what = std::string(amprt::dtypeName(dtype)) + " " +
                          std::to_string(numel(shape));
-      expectChainIsTheCalls(rt, dtype, shape, unaries, 3, 0.25, 2, false,
-                            "unary ops " + what);
-      expectChainIsTheCalls(rt, dtype, shape, binaries, 3, 0.25, 2, false,
-                            "binary ops " + what);
+      expectChainIsTheCalls(rt, randomInputs(rt, dtype, shape, 3, 0.25, 2),
+                            unaries, false, "unary ops " + what);
+      expectChainIsTheCalls(rt, randomInputs(rt, dtype, shape, 3, 0.25, 2),
+                            binaries, false, "binary ops " + what);
     }
 }
 
@@ -199,7 +189,8 @@ TEST(ElementwiseChain, WritesOverAnInput) {
                              {AMPRT_CHAIN_TANH, 3, 0},
                              {AMPRT_CHAIN_MUL, 4, 0}};
   for (amprt_dtype dtype : kTypes)
-    expectChainIsTheCalls(rt, dtype, {33000}, steps, 2, -2, 2, true,
+    expectChainIsTheCalls(rt, randomInputs(rt, dtype, {33000}, 2, -2, 2), steps,
+                          true,
                           std::string("in place ") + amprt::dtypeName(dtype));
 }
 
