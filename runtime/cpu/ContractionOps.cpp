@@ -178,6 +178,43 @@ amprt_status staged(const amprt_tensor *a, const amprt_tensor *b,
   return ok();
 }
 
+/// An operand of a 16-bit product in the product's type TC: the tensor
+/// itself, or an f32 one rounded into scratch with amprt_cast's bits.
+template <typename TC> class RoundedOperand {
+public:
+  RoundedOperand(const amprt_tensor *t, amprt_dtype type) : view(*t) {
+    if (t->dtype != AMPRT_F32)
+      return;
+    copy.allocate(t->numel);
+    const float *in = static_cast<const float *>(t->data);
+    TC *out = copy.data();
+    parallelFor(t->numel, 1 << 15,
+                [&](int64_t b, int64_t e) { convert(in + b, out + b, e - b); });
+    view.dtype = type;
+    view.data = out;
+  }
+  const amprt_tensor *get() const { return &view; }
+
+private:
+  amprt_tensor view;
+  Scratch<TC> copy;
+};
+
+/// A 16-bit product with an f32 operand on oneDNN's primitive for the
+/// all-16-bit product, its f32 operands rounded into scratch: the kernel
+/// that runs (AMX, AVX-512 BF16, oneDNN's own bf16 emulation) sums in its
+/// own order, so only the same primitive on the same operands gives the
+/// bits of casting first. False when oneDNN has no native kernel for it.
+template <typename TC>
+bool dnnlRounded(const amprt_tensor *a, const amprt_tensor *b, bool ta, bool tb,
+                 amprt_tensor *c, int64_t m, int64_t n, int64_t k,
+                 int64_t count) {
+  if (!dnnlMatmulRuns(c->dtype, ta, tb, m, n, k, count))
+    return false;
+  RoundedOperand<TC> ra(a, c->dtype), rb(b, c->dtype);
+  return dnnlMatmul(ra.get(), rb.get(), ta, tb, c, m, n, k, count);
+}
+
 /// amprt_bias_add's own pass over a result written without its bias, in
 /// place: the products and convolutions whose kernels take no bias.
 amprt_status addBiasInPlace(Ctx *ctx, const Tensor *bias, Tensor *result,
@@ -206,19 +243,24 @@ namespace amprt::cpu {
 amprt_status matmul(Ctx *ctx, const Tensor *a, const Tensor *b, bool ta,
                     bool tb, const Tensor *bias, const device::Activation &act,
                     Tensor *c, int64_t m, int64_t n, int64_t k, int64_t count) {
-  // bf16 and f32 products read their operands as they are on oneDNN;
-  // 16-bit products it declines (f16, bf16 without bf16 dot products, f32
-  // operands to round) are staged per thread; f32 it declines and f64 run
-  // on the tensors themselves. f32 products add the bias in oneDNN's
-  // epilogue and staged ones while they round; oneDNN's bf16 kernels would
-  // add it before their one rounding, not to the rounded product as
-  // amprt_bias_add does, so theirs is a pass of its own. So is the
-  // activation after oneDNN and the plain GEMMs (oneDNN's relu post-op
-  // gives -0 for negative inputs, amprt_relu +0; its gelu has its own erf).
-  const Tensor *epilogueBias = c->dtype == AMPRT_F32 ? bias : nullptr;
+  // bf16 and f32 products run on oneDNN where it has a native kernel for
+  // the product of operands of c's type, f32 operands of a bf16 product
+  // rounded first; 16-bit products it declines (f16, bf16 without bf16
+  // kernels) are staged per thread, rounding f32 operands on the way in;
+  // f32 it declines and f64 run on the tensors themselves. Either way an
+  // f32 operand gives the bits of a cast one. Staged products add the bias
+  // and the activation while they round; after oneDNN and the plain GEMMs
+  // both are passes of their own, which is what the separate calls run
+  // (oneDNN's epilogue may add the bias before the last part of its sum;
+  // its relu post-op gives -0 for negative inputs, amprt_relu +0; its gelu
+  // has its own erf).
   Tensor *out = act.target(c);
-  if (dnnlMatmul(a, b, ta, tb, epilogueBias, out, m, n, k, count)) {
-    if (bias && !epilogueBias)
+  bool onDnnl =
+      c->dtype == AMPRT_BF16 && (a->dtype == AMPRT_F32 || b->dtype == AMPRT_F32)
+          ? dnnlRounded<bf16_t>(a, b, ta, tb, out, m, n, k, count)
+          : dnnlMatmul(a, b, ta, tb, out, m, n, k, count);
+  if (onDnnl) {
+    if (bias)
       AMPRT_CHECK(addBiasInPlace(ctx, bias, out, 1));
     return activate(ctx, act, out, c);
   }
@@ -258,14 +300,12 @@ namespace {
 amprt_status convWithBias(Ctx *ctx, ConvKind kind, const Tensor *first,
                           const Tensor *second, const Tensor *bias,
                           Tensor *result, const ConvGeometry &g) {
-  // A bias (forward only) goes into oneDNN's f32 epilogue, or into the
-  // pass that rounds a 16-bit NHWC result from its f32 staging; the rest
-  // add it in a pass of their own.
+  // A bias (forward only) goes into the pass that rounds a 16-bit NHWC
+  // result from its f32 staging; the rest add it in a pass of their own
+  // (not oneDNN's epilogue: its AVX2 kernels add it before the sum).
   int64_t biasInner = g.nchw ? g.oh * g.ow : 1;
-  const Tensor *epilogueBias = result->dtype == AMPRT_F32 ? bias : nullptr;
-  if (dnnlConv(kind, g, first, second, epilogueBias, result))
-    return bias && !epilogueBias ? addBiasInPlace(ctx, bias, result, biasInner)
-                                 : ok();
+  if (dnnlConv(kind, g, first, second, result))
+    return bias ? addBiasInPlace(ctx, bias, result, biasInner) : ok();
   // Rounds a staged result into `result`, with the bias when that pass can
   // add it (NHWC: the bias is each row's last dimension).
   bool biasAdded = false;
@@ -289,7 +329,7 @@ amprt_status convWithBias(Ctx *ctx, ConvKind kind, const Tensor *first,
         amprt_tensor wa = asF32(*first, a.data()),
                      wb = asF32(*second, b.data()),
                      wr = asF32(*result, out.data());
-        if (dnnlConv(kind, g, &wa, &wb, nullptr, &wr))
+        if (dnnlConv(kind, g, &wa, &wb, &wr))
           return finish(out);
       }
     }

@@ -40,12 +40,10 @@ bool dnnlEnabled() {
   return enabled;
 }
 
-/// A product: count, m, n, k, transposes, dtype, and whether it adds a bias.
-using Key =
-    std::tuple<int64_t, int64_t, int64_t, int64_t, bool, bool, int, bool>;
+/// A product: count, m, n, k, transposes and dtype.
+using Key = std::tuple<int64_t, int64_t, int64_t, int64_t, bool, bool, int>;
 
-/// A convolution: kind, dtype, layout, the geometry's fields and whether it
-/// adds a bias.
+/// A convolution: kind, dtype, layout and the geometry's fields.
 using ConvKey = std::vector<int64_t>;
 
 struct Cached {
@@ -103,26 +101,18 @@ dnnl::memory::desc operand(int64_t count, int64_t rows, int64_t cols,
   return dnnl::memory::desc(dims, type, strides);
 }
 
-/// A bias of n values broadcast over a [count, m, n] result.
-dnnl::memory::desc biasRow(int64_t n, dnnl::memory::data_type type) {
-  return dnnl::memory::desc({1, 1, n}, type, {n, n, 1});
-}
-
 /// The cached primitive for a product, created on first use.
 Cached &product(const Key &key, dnnl::memory::data_type type) {
   State &s = state();
   auto [it, inserted] = s.products.try_emplace(key);
   if (!inserted)
     return it->second;
-  auto [count, m, n, k, ta, tb, dtype, withBias] = key;
+  auto [count, m, n, k, ta, tb, dtype] = key;
   (void)dtype;
   try {
-    dnnl::memory::desc src = operand(count, m, k, ta, type),
-                       weights = operand(count, k, n, tb, type),
-                       dst = operand(count, m, n, false, type);
-    dnnl::matmul::desc desc =
-        withBias ? dnnl::matmul::desc(src, weights, biasRow(n, type), dst)
-                 : dnnl::matmul::desc(src, weights, dst);
+    dnnl::matmul::desc desc(operand(count, m, k, ta, type),
+                            operand(count, k, n, tb, type),
+                            operand(count, m, n, false, type));
     dnnl::matmul::primitive_desc pd(desc, s.engine);
     keepUnlessReference<dnnl::matmul>(it->second, pd);
   } catch (const dnnl::error &) {
@@ -131,36 +121,46 @@ Cached &product(const Key &key, dnnl::memory::data_type type) {
   return it->second;
 }
 
+/// The primitive for a product of operands of `dtype`, if oneDNN has a
+/// native kernel for it; names it as the last kernel when `run`.
+std::optional<dnnl::primitive> productPrimitive(amprt_dtype dtype, bool ta,
+                                                bool tb, int64_t m, int64_t n,
+                                                int64_t k, int64_t count,
+                                                bool run) {
+  std::optional<dnnl::memory::data_type> type = dnnlType(dtype);
+  if (!dnnlEnabled() || !type || m == 0 || n == 0 || k == 0 || count == 0)
+    return std::nullopt;
+  State &s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  Cached &cached = product(Key{count, m, n, k, ta, tb, (int)dtype}, *type);
+  if (run && cached.primitive)
+    s.last = cached.kernel;
+  return cached.primitive;
+}
+
 } // namespace
 
+bool dnnlMatmulRuns(amprt_dtype dtype, bool ta, bool tb, int64_t m, int64_t n,
+                    int64_t k, int64_t count) {
+  return productPrimitive(dtype, ta, tb, m, n, k, count, false).has_value();
+}
+
 bool dnnlMatmul(const amprt_tensor *a, const amprt_tensor *b, bool ta, bool tb,
-                const amprt_tensor *bias, amprt_tensor *c, int64_t m, int64_t n,
-                int64_t k, int64_t count) {
-  if (!dnnlEnabled() || m == 0 || n == 0 || k == 0 || count == 0)
+                amprt_tensor *c, int64_t m, int64_t n, int64_t k,
+                int64_t count) {
+  if (b->dtype != a->dtype || c->dtype != a->dtype)
     return false;
-  std::optional<dnnl::memory::data_type> type = dnnlType(a->dtype);
-  if (!type || b->dtype != a->dtype || c->dtype != a->dtype ||
-      (bias && bias->dtype != a->dtype))
+  std::optional<dnnl::primitive> primitive =
+      productPrimitive(a->dtype, ta, tb, m, n, k, count, true);
+  if (!primitive)
     return false;
   State &s = state();
-  std::optional<dnnl::primitive> primitive;
-  {
-    std::lock_guard<std::mutex> lock(s.mutex);
-    Cached &cached = product(
-        Key{count, m, n, k, ta, tb, (int)a->dtype, bias != nullptr}, *type);
-    if (!cached.primitive)
-      return false;
-    primitive = cached.primitive;
-    s.last = cached.kernel;
-  }
-  dnnl::memory src(operand(count, m, k, ta, *type), s.engine, a->data);
-  dnnl::memory weights(operand(count, k, n, tb, *type), s.engine, b->data);
-  dnnl::memory dst(operand(count, m, n, false, *type), s.engine, c->data);
+  dnnl::memory::data_type type = *dnnlType(a->dtype);
+  dnnl::memory src(operand(count, m, k, ta, type), s.engine, a->data);
+  dnnl::memory weights(operand(count, k, n, tb, type), s.engine, b->data);
+  dnnl::memory dst(operand(count, m, n, false, type), s.engine, c->data);
   std::unordered_map<int, dnnl::memory> args{
       {DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, weights}, {DNNL_ARG_DST, dst}};
-  if (bias)
-    args.emplace(DNNL_ARG_BIAS,
-                 dnnl::memory(biasRow(n, *type), s.engine, bias->data));
   dnnl::stream stream(s.engine);
   primitive->execute(stream, args);
   stream.wait();
@@ -186,11 +186,10 @@ ConvDescs convDescs(const ConvGeometry &g, dnnl::memory::data_type type) {
 
 /// The cached primitive for a convolution, created on first use.
 Cached &convolution(ConvKind kind, const ConvGeometry &g,
-                    dnnl::memory::data_type type, int dtype, bool withBias) {
+                    dnnl::memory::data_type type, int dtype) {
   State &s = state();
-  ConvKey key{(int64_t)kind, dtype, g.nchw, g.n,  g.h,     g.w,  g.c,
-              g.o,           g.kh,  g.kw,   g.sh, g.sw,    g.dh, g.dw,
-              g.pt,          g.pb,  g.pl,   g.pr, withBias};
+  ConvKey key{(int64_t)kind, dtype, g.nchw, g.n,  g.h,  g.w,  g.c,  g.o,  g.kh,
+              g.kw,          g.sh,  g.sw,   g.dh, g.dw, g.pt, g.pb, g.pl, g.pr};
   auto [it, inserted] = s.convolutions.try_emplace(key);
   if (!inserted)
     return it->second;
@@ -205,15 +204,9 @@ Cached &convolution(ConvKind kind, const ConvGeometry &g,
   auto algorithm = dnnl::algorithm::convolution_direct;
   Cached &cached = it->second;
   try {
-    auto forwardDesc =
-        withBias
-            ? dnnl::convolution_forward::desc(
-                  dnnl::prop_kind::forward_training, algorithm, d.x, anyFilter,
-                  dnnl::memory::desc({g.o}, type, dnnl::memory::format_tag::a),
-                  d.y, strides, dilates, padLeft, padRight)
-            : dnnl::convolution_forward::desc(
-                  dnnl::prop_kind::forward_training, algorithm, d.x, anyFilter,
-                  d.y, strides, dilates, padLeft, padRight);
+    dnnl::convolution_forward::desc forwardDesc(
+        dnnl::prop_kind::forward_training, algorithm, d.x, anyFilter, d.y,
+        strides, dilates, padLeft, padRight);
     dnnl::convolution_forward::primitive_desc forward(forwardDesc, s.engine);
     dnnl::memory::desc filter;
     switch (kind) {
@@ -258,14 +251,12 @@ Cached &convolution(ConvKind kind, const ConvGeometry &g,
 } // namespace
 
 bool dnnlConv(ConvKind kind, const ConvGeometry &g, const amprt_tensor *first,
-              const amprt_tensor *second, const amprt_tensor *bias,
-              amprt_tensor *result) {
+              const amprt_tensor *second, amprt_tensor *result) {
   if (!dnnlEnabled())
     return false;
   amprt_dtype dtype = first->dtype;
   std::optional<dnnl::memory::data_type> type = dnnlType(dtype);
-  if (!type || second->dtype != dtype || result->dtype != dtype ||
-      (bias && (bias->dtype != dtype || kind != ConvKind::Forward)))
+  if (!type || second->dtype != dtype || result->dtype != dtype)
     return false;
   State &s = state();
   std::optional<dnnl::primitive> primitive;
@@ -273,7 +264,7 @@ bool dnnlConv(ConvKind kind, const ConvGeometry &g, const amprt_tensor *first,
   std::optional<dnnl::reorder> filterReorder;
   {
     std::lock_guard<std::mutex> lock(s.mutex);
-    Cached &cached = convolution(kind, g, *type, (int)dtype, bias != nullptr);
+    Cached &cached = convolution(kind, g, *type, (int)dtype);
     if (!cached.primitive)
       return false;
     primitive = cached.primitive;
@@ -300,11 +291,6 @@ bool dnnlConv(ConvKind kind, const ConvGeometry &g, const amprt_tensor *first,
     args = {{DNNL_ARG_SRC, wrap(d.x, first)},
             {DNNL_ARG_WEIGHTS, kernelSide},
             {DNNL_ARG_DST, wrap(d.y, result)}};
-    if (bias)
-      args.emplace(
-          DNNL_ARG_BIAS,
-          wrap(dnnl::memory::desc({g.o}, *type, dnnl::memory::format_tag::a),
-               bias));
     break;
   case ConvKind::BackwardInput: // dy, w -> dx
     args = {{DNNL_ARG_DIFF_DST, wrap(d.y, first)},
@@ -333,6 +319,31 @@ bool dnnlSgemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha,
                     ldb, beta, c, ldc) == dnnl_success;
 }
 
+const char *dnnlKernelIsa() {
+  if (!dnnlEnabled())
+    return "";
+  switch (dnnl::get_effective_cpu_isa()) {
+  case dnnl::cpu_isa::sse41:
+    return "sse41";
+  case dnnl::cpu_isa::avx:
+    return "avx";
+  case dnnl::cpu_isa::avx2:
+    return "avx2";
+  case dnnl::cpu_isa::avx2_vnni:
+    return "avx2_vnni";
+  case dnnl::cpu_isa::avx512_core:
+    return "avx512_core";
+  case dnnl::cpu_isa::avx512_core_vnni:
+    return "avx512_core_vnni";
+  case dnnl::cpu_isa::avx512_core_bf16:
+    return "avx512_core_bf16";
+  case dnnl::cpu_isa::avx512_core_amx:
+    return "avx512_core_amx";
+  default:
+    return "other";
+  }
+}
+
 const char *dnnlLastKernel() {
   State &s = state();
   std::lock_guard<std::mutex> lock(s.mutex);
@@ -344,8 +355,11 @@ const char *dnnlLastKernel() {
 #else
 
 bool dnnlMatmul(const amprt_tensor *, const amprt_tensor *, bool, bool,
-                const amprt_tensor *, amprt_tensor *, int64_t, int64_t, int64_t,
-                int64_t) {
+                amprt_tensor *, int64_t, int64_t, int64_t, int64_t) {
+  return false;
+}
+bool dnnlMatmulRuns(amprt_dtype, bool, bool, int64_t, int64_t, int64_t,
+                    int64_t) {
   return false;
 }
 bool dnnlSgemm(bool, bool, int64_t, int64_t, int64_t, float, const float *,
@@ -353,9 +367,10 @@ bool dnnlSgemm(bool, bool, int64_t, int64_t, int64_t, float, const float *,
   return false;
 }
 bool dnnlConv(ConvKind, const ConvGeometry &, const amprt_tensor *,
-              const amprt_tensor *, const amprt_tensor *, amprt_tensor *) {
+              const amprt_tensor *, amprt_tensor *) {
   return false;
 }
+const char *dnnlKernelIsa() { return ""; }
 const char *dnnlLastKernel() { return ""; }
 
 #endif

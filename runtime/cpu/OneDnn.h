@@ -19,16 +19,22 @@
 
 namespace amprt::cpu {
 
-/// c[i] = op(a[i]) op(b[i]) (+ bias, n values added to every row, when
-/// not null) for i < count (row-major, contiguous, a, b, c and bias of one
-/// dtype), on oneDNN when it has a native (non-reference) kernel for the
-/// dtype on this CPU. The bias is added to the f32 accumulator before the
-/// result is stored. Returns false, having done nothing, when it has none,
-/// when oneDNN is not built in, or when AMPRT_DNNL=0 asks for the OpenBLAS
-/// path.
+/// c[i] = op(a[i]) op(b[i]) for i < count (row-major, contiguous, a, b
+/// and c of one dtype), on oneDNN when it has a native (non-reference)
+/// kernel for the dtype on this CPU. Returns false, having done nothing,
+/// when it has none, when oneDNN is not built in, or when AMPRT_DNNL=0 asks
+/// for the OpenBLAS path. No bias or activation goes into oneDNN's
+/// epilogue: whether a kernel adds a bias before or after it splits the
+/// sum is its own choice (the AVX2 convolution adds it first), so callers
+/// add them in passes of their own, the bits of the separate calls.
 bool dnnlMatmul(const amprt_tensor *a, const amprt_tensor *b, bool ta, bool tb,
-                const amprt_tensor *bias, amprt_tensor *c, int64_t m, int64_t n,
-                int64_t k, int64_t count);
+                amprt_tensor *c, int64_t m, int64_t n, int64_t k,
+                int64_t count);
+
+/// Whether dnnlMatmul would run a product of operands of `dtype` in this
+/// shape (creating and keeping its primitive if it is new).
+bool dnnlMatmulRuns(amprt_dtype dtype, bool ta, bool tb, int64_t m, int64_t n,
+                    int64_t k, int64_t count);
 
 /// Row-major sgemm, C = alpha op(A) op(B) + beta C, on oneDNN's f32 GEMM
 /// (false when oneDNN is off, as above).
@@ -37,12 +43,15 @@ bool dnnlSgemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha,
                float beta, float *c, int64_t ldc);
 
 /// One of the three convolutions (the operands as amprt_conv2d* take them,
-/// NHWC/OHWI or NCHW/OIHW, all of one dtype; a forward one may add a bias
-/// of o values in its epilogue) on oneDNN when it has a native kernel for
-/// it; false, having done nothing, otherwise.
+/// NHWC/OHWI or NCHW/OIHW, all of one dtype) on oneDNN when it has a
+/// native kernel for it; false, having done nothing, otherwise.
 bool dnnlConv(ConvKind kind, const ConvGeometry &g, const amprt_tensor *first,
-              const amprt_tensor *second, const amprt_tensor *bias,
-              amprt_tensor *result);
+              const amprt_tensor *second, amprt_tensor *result);
+
+/// The instruction set oneDNN's kernels run on, after its
+/// ONEDNN_MAX_CPU_ISA cap ("avx2", "avx512_core_amx", ...; "" when oneDNN
+/// is not built in or turned off).
+const char *dnnlKernelIsa();
 
 /// The kernel oneDNN ran for the last product or convolution it took, for
 /// reports and tests ("" when none).

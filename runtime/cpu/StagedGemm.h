@@ -39,24 +39,22 @@
 
 namespace amprt::cpu {
 
-/// Staged f16 blocks of fewer multiply-adds than this run on OpenBLAS's
+/// Staged blocks of fewer multiply-adds than this run on OpenBLAS's
 /// single-thread sgemm rather than oneDNN's: inside a training step
 /// dnnl_sgemm took 10x its microbenchmark time on such blocks (the
 /// transformer's embedding, the CNN's dense layer; docs/performance.md).
-/// bf16 stays on oneDNN, whose staged products must give the bits of its
-/// bf16 primitive.
 constexpr int64_t kSmallStagedFlops = int64_t(1) << 20;
 
-/// A staged f16 product of at most this many rows and a sum of at least
+/// A staged product of at most this many rows and a sum of at least
 /// 2 * kSliceOfSum terms runs slices of the sum of kSliceOfSum or more
 /// terms on the cores (at most kMaxSlicesOfSum), not blocks of columns.
-/// Not bf16: its staged products must give the bits of oneDNN's bf16
-/// primitive, which sums in one piece.
+/// (bf16 stages only where oneDNN has no bf16 kernel, so no primitive's
+/// sum order is to be matched: it slices as f16 does.)
 constexpr int64_t kSliceOfSum = 384, kMaxSlicesOfSum = 4, kSlicedRows = 64;
 
 /// The number of slices of a staged product's sum (1: not sliced).
-template <typename TC> int64_t slicesOfSum(int64_t m, int64_t k) {
-  if (!std::is_same_v<TC, half_t> || m > kSlicedRows)
+inline int64_t slicesOfSum(int64_t m, int64_t k) {
+  if (m > kSlicedRows)
     return 1;
   return std::clamp<int64_t>(k / kSliceOfSum, 1, kMaxSlicesOfSum);
 }
@@ -108,12 +106,11 @@ void stageOpB(const S *b, bool tb, int64_t k, int64_t n, int64_t p0, int64_t kk,
     stageWindow<T>(b, n, p0, kk, c0, cols, dst);
 }
 
-/// wc[rows, cols] = op(wa) op(wb) over f32 staging of a product whose
-/// result is TC, packed (op(wa) is rows x k, op(wb) k x cols).
-template <typename TC>
-void stagedGemm(bool ta, bool tb, int64_t rows, int64_t cols, int64_t k,
-                const float *wa, const float *wb, float *wc) {
-  if (std::is_same_v<TC, half_t> && rows * cols * k < kSmallStagedFlops)
+/// wc[rows, cols] = op(wa) op(wb) over the f32 staging of a 16-bit
+/// product, packed (op(wa) is rows x k, op(wb) k x cols).
+inline void stagedGemm(bool ta, bool tb, int64_t rows, int64_t cols, int64_t k,
+                       const float *wa, const float *wb, float *wc) {
+  if (rows * cols * k < kSmallStagedFlops)
     blasGemm(ta, tb, rows, cols, k, 1.0f, wa, ta ? rows : k, wb, tb ? k : cols,
              0.0f, wc, cols);
   else
@@ -191,7 +188,7 @@ void stagedMatmul(const TA *a, const TB *b, TC *c, bool ta, bool tb, int64_t m,
     const TB *bb = b + batch * k * n;
     stageOpA<TC>(ab, ta, m, k, r0, rows, 0, k, wa);
     stageOpB<TC>(bb, tb, k, n, 0, k, c0, cols, wb);
-    stagedGemm<TC>(ta, tb, rows, cols, k, wa, wb, wc);
+    stagedGemm(ta, tb, rows, cols, k, wa, wb, wc);
     int64_t at = batch * m * n + r0 * n;
     if (cols == n)
       return epilogue.store(wc, at, rows * cols);
@@ -228,7 +225,7 @@ void stagedMatmul(const TA *a, const TB *b, TC *c, bool ta, bool tb, int64_t m,
   // Small products stay on one thread.
   if (m * n * k < kSerialGemmFlops)
     return block(0, 0, m, 0, n);
-  if (int64_t slices = slicesOfSum<TC>(m, k); slices > 1) {
+  if (int64_t slices = slicesOfSum(m, k); slices > 1) {
     // A few rows and a long sum: slices of the sum on the cores, each
     // staging whole rows of B where it is stored [k, n], then the partial
     // products added in slice order and rounded once. Split by columns
@@ -244,8 +241,8 @@ void stagedMatmul(const TA *a, const TB *b, TC *c, bool ta, bool tb, int64_t m,
         Scratch<float> wa(m * kk), wb(kk * n);
         stageOpA<TC>(a, ta, m, k, 0, m, p0, kk, wa.data());
         stageOpB<TC>(b, tb, k, n, p0, kk, 0, n, wb.data());
-        stagedGemm<TC>(ta, tb, m, n, kk, wa.data(), wb.data(),
-                       partial.data() + s * m * n);
+        stagedGemm(ta, tb, m, n, kk, wa.data(), wb.data(),
+                   partial.data() + s * m * n);
       }
     });
     float *sum = partial.data();

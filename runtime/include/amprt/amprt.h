@@ -122,6 +122,13 @@ const char *amprt_status_string(amprt_status status);
 /* Number of usable CUDA devices; 0 without a driver, a device or the CUDA
  * backend (never an error). */
 int amprt_cuda_device_count(void);
+/* What the CPU backend runs on this machine, for reports and benchmark
+ * tables: the CPU's vector features that decide kernels (those of "AVX2
+ * AVX-512 AVX-512-BF16 AVX-512-FP16 AMX" it has) and the instruction set
+ * oneDNN's products and convolutions run after its ONEDNN_MAX_CPU_ISA cap
+ * ("; oneDNN avx512_core_amx"), or "; no oneDNN" when it is not built in
+ * or AMPRT_DNNL=0 turns it off. A static string. */
+const char *amprt_cpu_kernels(void);
 /* A context owns a device, its stream and its caching allocator. */
 amprt_status amprt_context_create(amprt_device device, int index,
                                   amprt_context **out);
@@ -269,20 +276,21 @@ amprt_status amprt_leaky_relu_grad(amprt_context *ctx, const amprt_tensor *dy,
 
 /* c = op(a) x op(b). a and b are c's type, or f32 when c is f16 or bf16:
  * such an operand is rounded to c's type first, exactly as amprt_cast
- * would, so a product of cast weights needs no cast tensor (the lowering
- * folds amp.cast f32 -> f16 into the products that are its only users). */
+ * would, and the product is the one the cast operands get, bit for bit on
+ * every CPU, so a product of cast weights needs no cast tensor (the
+ * lowering folds amp.cast f32 -> f16 into the products that are its only
+ * users). Which kernel sums the product (and so its last bits) depends on
+ * the CPU: see amprt_cpu_kernels. */
 amprt_status amprt_matmul(amprt_context *ctx, const amprt_tensor *a,
                           const amprt_tensor *b, int transpose_a,
                           int transpose_b, amprt_tensor *c);
 /* c = op(a) x op(b) + bias: amprt_matmul followed by amprt_bias_add of
- * `bias` ([n], c's type) in one call, the bias added in the product's
- * epilogue where the backend has one (oneDNN's for f32, the rounding pass
- * of a staged 16-bit product). Values are those of the two calls: a 16-bit
- * product is rounded to c's type before the bias is added and the sum
- * rounded again; an f32 epilogue adds the bias to the f32 accumulator,
- * which is the stored product (the same bits unless the kernel splits the
- * reduction, then within its rounding). The lowering calls it for a
- * tg.matmul read only by a tg.bias_add. */
+ * `bias` ([n], c's type) in one call, the bias added in the rounding pass
+ * of a staged 16-bit product on the CPU and in a pass over the result
+ * otherwise. Values are those of the two calls, bit for bit, on every CPU:
+ * a 16-bit product is rounded to c's type before the bias is added and
+ * the sum rounded again. The lowering calls it for a tg.matmul read only
+ * by a tg.bias_add. */
 amprt_status amprt_matmul_bias(amprt_context *ctx, const amprt_tensor *a,
                                const amprt_tensor *b, int transpose_a,
                                int transpose_b, const amprt_tensor *bias,
