@@ -145,6 +145,7 @@ int main(int argc, char **argv) {
     return 2;
   amprt_context *ctx;
   amprt_context_create(AMPRT_DEVICE_CPU, 0, &ctx);
+  printf("CPU kernels: %s\n\n", amprt_cpu_kernels());
   printf("| op | size | precision | amprt GFLOP/s | raw sgemm GFLOP/s | "
          "amprt / raw |\n|---|---:|---|---:|---:|---:|\n");
   for (int64_t n : sizes) {

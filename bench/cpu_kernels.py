@@ -1,0 +1,21 @@
+#!/usr/bin/env python3
+"""What the CPU backend runs on this machine: amprt_cpu_kernels() of the
+built runtime, e.g. "AVX2 AVX-512 AVX-512-BF16 AVX-512-FP16 AMX; oneDNN
+avx512_core_amx". Every CPU figure is printed beside it, since a bf16 step
+time means little without the CPU's bf16 arithmetic named.
+
+Usage: cpu_kernels.py BUILD_DIR
+"""
+import ctypes
+import os
+import sys
+
+
+def cpu_kernels(build):
+    lib = ctypes.CDLL(os.path.join(build, "lib", "libamprt.so"))
+    lib.amprt_cpu_kernels.restype = ctypes.c_char_p
+    return lib.amprt_cpu_kernels().decode()
+
+
+if __name__ == "__main__":
+    print(cpu_kernels(sys.argv[1]))
