@@ -84,7 +84,8 @@ int main(int argc, char **argv) {
   amprt_context *ctx = nullptr;
   cudaDeviceProp prop;
   if (amprt_cuda_device_count() == 0) {
-    printf("| GPU | - | - | - | - | - | no CUDA device |\n");
+    printf("| GPU | - | - | - | - | - | no CUDA device: %s |\n",
+           amprt_cuda_unavailable_reason());
     return 0;
   }
   if (amprt_context_create(AMPRT_DEVICE_CUDA, 0, &ctx) != AMPRT_OK) {

@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <new>
+#include <string>
 
 using namespace amprt;
 
@@ -259,22 +260,53 @@ const char *amprt_status_string(amprt_status status) {
   return "unknown status";
 }
 
-int amprt_cuda_device_count(void) {
-  // Without a CUDA driver there is no device: say so without loading the
-  // backend (and with it cuBLAS and cuDNN, a tenth of a second).
+namespace {
+
+/// Why the last amprt_cuda_device_count() found no usable device.
+std::string cudaUnavailable;
+
+/// The CUDA driver, loaded once and kept (the backend needs it); false
+/// with the loader's message in `why` when there is none.
+bool haveCudaDriver(std::string &why) {
+  static std::string error;
   static const bool driver = [] {
     if (std::getenv("AMPRT_CUDA_LIBRARY"))
       return true; // another backend, e.g. the tests' emulated device
-    void *libcuda = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
-    return libcuda != nullptr; // kept loaded: the backend needs it
+    if (dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL))
+      return true;
+    const char *message = dlerror();
+    error = std::string("no CUDA driver (") +
+            (message ? message : "libcuda.so.1 did not load") + ")";
+    return false;
   }();
-  if (!driver)
+  why = error;
+  return driver;
+}
+
+} // namespace
+
+int amprt_cuda_device_count(void) {
+  // Without a CUDA driver there is no device: say so without loading the
+  // backend (and with it cuBLAS and cuDNN, a tenth of a second).
+  if (!haveCudaDriver(cudaUnavailable))
     return 0;
-  // Asking is never an error: keep the thread's last message.
+  // Asking is never an error: keep the thread's last message, and the
+  // reason for no device (a backend that did not load, the driver's
+  // answer) for amprt_cuda_unavailable_reason.
   std::string previous = lastError;
+  lastError.clear();
   const device::Backend *backend = device::backend();
+  int count = backend ? backend->deviceCount() : 0;
+  cudaUnavailable = count > 0 ? "" : lastError;
+  if (count == 0 && cudaUnavailable.empty())
+    cudaUnavailable = "the CUDA driver reports no device";
   lastError = previous;
-  return backend ? backend->deviceCount() : 0;
+  return count;
+}
+
+const char *amprt_cuda_unavailable_reason(void) {
+  amprt_cuda_device_count();
+  return cudaUnavailable.c_str();
 }
 
 amprt_status amprt_context_create(amprt_device device, int index,

@@ -14,21 +14,27 @@ using namespace amprt::cuda;
 
 namespace {
 
+/// The number of devices; 0 with the driver's reason as the thread's
+/// last error (amprt_cuda_unavailable_reason passes it on).
 int deviceCount() {
   int count = 0;
-  if (cudaGetDeviceCount(&count) != cudaSuccess) {
-    cudaGetLastError(); // no driver or no device: not an error to keep
+  cudaError_t error = cudaGetDeviceCount(&count);
+  if (error != cudaSuccess) {
+    cudaGetLastError(); // not sticky: later calls may still succeed
+    fail(AMPRT_ERROR_DEVICE, "cudaGetDeviceCount: %s (%s)",
+         cudaGetErrorString(error), cudaGetErrorName(error));
     return 0;
   }
+  if (count == 0)
+    fail(AMPRT_ERROR_DEVICE, "cudaGetDeviceCount found no device");
   return count;
 }
 
 amprt_status initContext(amprt_context *ctx, int index) {
   int count = deviceCount();
   if (count == 0)
-    return fail(AMPRT_ERROR_DEVICE,
-                "amprt_context_create: no CUDA device (cudaGetDeviceCount "
-                "found none)");
+    return fail(AMPRT_ERROR_DEVICE, "amprt_context_create: no CUDA device (%s)",
+                amprt_last_error());
   if (index < 0 || index >= count)
     return fail(AMPRT_ERROR_DEVICE,
                 "amprt_context_create: CUDA device %d does not exist (%d "
@@ -49,9 +55,16 @@ amprt_status initContext(amprt_context *ctx, int index) {
   amprt_status status = check(cublasCreate(&h->blas), op);
   if (status == AMPRT_OK)
     status = check(cublasSetStream(h->blas, stream), op);
-  // f32 GEMMs stay f32: no TF32 unless asked for.
+  // f32 GEMMs stay f32 (no TF32 unless asked for), and 16-bit ones sum
+  // in f32 to the end: without DISALLOW_REDUCED_PRECISION_REDUCTION cuBLAS
+  // may add split-K partial sums in f16/bf16 (long-k weight gradients).
   if (status == AMPRT_OK)
-    status = check(cublasSetMathMode(h->blas, CUBLAS_DEFAULT_MATH), op);
+    status = check(
+        cublasSetMathMode(
+            h->blas,
+            cublasMath_t(CUBLAS_DEFAULT_MATH |
+                         CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION)),
+        op);
   if (status == AMPRT_OK)
     status = check(cudnnCreate(&h->dnn), op);
   if (status == AMPRT_OK)

@@ -546,8 +546,16 @@ static int runMain(int argc, char **argv) {
 
   // Device.
   std::string deviceName = device;
-  if (deviceName.empty())
+  if (deviceName.empty()) {
     deviceName = amprt_cuda_device_count() > 0 ? "cuda" : "cpu";
+    // A driver without a usable device (a backend that did not load, a
+    // driver error) is not "no GPU": say why the CPU trains.
+    llvm::StringRef why = amprt_cuda_unavailable_reason();
+    if (deviceName == "cpu" && leader && !why.starts_with("no CUDA driver"))
+      llvm::errs() << "amp-run: warning: training on the CPU: a CUDA driver "
+                      "is present but no device is usable: "
+                   << why << "\n";
+  }
   if (deviceName != "cpu" && deviceName != "cuda")
     return fatal("--device must be cpu or cuda, got '" + deviceName + "'");
   // Ranks on one machine take one GPU each.

@@ -10,9 +10,11 @@
 //===----------------------------------------------------------------------===//
 
 #include "RuntimeTestUtils.h"
+#include <cstdlib>
 #include <limits>
 #include <memory>
 #include <string>
+#include <unistd.h>
 
 using namespace amprt_test;
 
@@ -26,12 +28,33 @@ struct Pair {
   amprt_tensor *on(bool device) const { return device ? d.t : c.t; }
 };
 
+/// Whether this machine has a GPU the device tests must run on:
+/// AMP_REQUIRE_CUDA=1 (or 0) says so, else the NVIDIA driver's control
+/// device does.
+bool gpuExpected() {
+  if (const char *v = std::getenv("AMP_REQUIRE_CUDA"))
+    return std::string(v) == "1";
+  return access("/dev/nvidiactl", F_OK) == 0;
+}
+const char *gpuExpectedBecause() {
+  return std::getenv("AMP_REQUIRE_CUDA") ? "AMP_REQUIRE_CUDA=1"
+                                         : "/dev/nvidiactl exists";
+}
+
 class DeviceBackendTest : public ::testing::Test {
 protected:
   void SetUp() override {
-    if (amprt_cuda_device_count() == 0)
-      GTEST_SKIP() << "no CUDA device; the emulated-device run of this test "
-                      "covers the device backend's code here";
+    if (amprt_cuda_device_count() == 0) {
+      // Skipping on a GPU machine would make a backend that cannot load
+      // look like a green run that tested nothing.
+      if (gpuExpected())
+        FAIL() << "a GPU is present (" << gpuExpectedBecause()
+               << ") but the CUDA backend cannot use it: "
+               << amprt_cuda_unavailable_reason();
+      GTEST_SKIP() << "no CUDA device (" << amprt_cuda_unavailable_reason()
+                   << "); the emulated-device run of this test covers the "
+                      "device backend's code here";
+    }
     cpu = std::make_unique<Runtime>();
     dev = std::make_unique<Runtime>(AMPRT_DEVICE_CUDA);
   }
@@ -97,6 +120,7 @@ std::string name(const char *op, amprt_dtype dtype) {
 }
 
 TEST_F(DeviceBackendTest, ReportsTheDevice) {
+  EXPECT_STREQ(amprt_cuda_unavailable_reason(), "");
   amprt_device device;
   int major = -1, minor = -1;
   ASSERT_EQ(amprt_context_device(dev->ctx, &device, &major, &minor), AMPRT_OK);

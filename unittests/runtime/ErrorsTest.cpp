@@ -19,8 +19,13 @@ TEST(RuntimeErrors, ContextsAndTensors) {
               AMPRT_ERROR_DEVICE, "one CPU device");
   expectError(amprt_context_create((amprt_device)7, 0, &ctx),
               AMPRT_ERROR_INVALID_ARGUMENT, "unknown device");
-  if (amprt_cuda_device_count() == 0)
+  if (amprt_cuda_device_count() == 0) {
     EXPECT_NE(amprt_context_create(AMPRT_DEVICE_CUDA, 0, &ctx), AMPRT_OK);
+    // "No GPU" and "a GPU the runtime cannot use" are told apart.
+    EXPECT_STRNE(amprt_cuda_unavailable_reason(), "");
+  } else {
+    EXPECT_STREQ(amprt_cuda_unavailable_reason(), "");
+  }
   Runtime rt;
   amprt_tensor *t = nullptr;
   int64_t huge[] = {int64_t(1) << 40, int64_t(1) << 30};

@@ -122,6 +122,13 @@ const char *amprt_status_string(amprt_status status);
 /* Number of usable CUDA devices; 0 without a driver, a device or the CUDA
  * backend (never an error). */
 int amprt_cuda_device_count(void);
+/* Why amprt_cuda_device_count() returns 0, for users and tests to tell "no
+ * GPU" from "a GPU the runtime cannot use": "no CUDA driver
+ * (libcuda.so.1 ...)", the reason libamprt_cuda.so did not load (a
+ * library it needs missing: the loader's message), or the driver's answer
+ * to cudaGetDeviceCount. "" when a device is usable. A static string,
+ * valid until the next call. */
+const char *amprt_cuda_unavailable_reason(void);
 /* What the CPU backend runs on this machine, for reports and benchmark
  * tables: the CPU's vector features that decide kernels (those of "AVX2
  * AVX-512 AVX-512-BF16 AVX-512-FP16 AMX" it has) and the instruction set
