@@ -141,6 +141,12 @@ void printFusionTable(amprt_context *ctx, int repeats) {
 int main(int argc, char **argv) {
   std::vector<int64_t> sizes = {256, 512, 1024, 2048};
   int repeats = 5;
+  // What the CPU figures run on, alone: bench/cpu_kernels.py asks here
+  // (a sanitizer build's libamprt.so cannot be loaded into Python).
+  if (argc == 2 && std::string(argv[1]) == "--cpu-kernels") {
+    printf("%s\n", amprt_cpu_kernels());
+    return 0;
+  }
   if (!parseBenchArgs(argc, argv, "amprt-bench", 8192, sizes, repeats))
     return 2;
   amprt_context *ctx;
