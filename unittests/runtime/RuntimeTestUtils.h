@@ -320,7 +320,7 @@ private:
 /// f(MatmulCase) for every size, type and pair of transposes.
 template <typename F>
 void forEachMatmul(std::initializer_list<MatmulDims> sizes,
-                   std::initializer_list<amprt_dtype> dtypes, F f) {
+                   const std::vector<amprt_dtype> &dtypes, F f) {
   for (MatmulDims d : sizes)
     for (amprt_dtype dtype : dtypes)
       for (int ta = 0; ta < 2; ++ta)
