@@ -60,9 +60,9 @@ def LowerToRuntimePass : Pass<"amp-lower-to-runtime", "::mlir::ModuleOp"> {
     A `tg.matmul`, or a forward `tg.conv2d`, read only by a `tg.bias_add`
     on its channels (the conv's layout) runs with it as one
     `amprt_matmul_bias` / `amprt_conv2d_bias` call at the bias add's place:
-    the bias is added in the product's epilogue (oneDNN's for f32, the pass
-    that rounds a staged 16-bit result) instead of a second pass over the
-    result, with the values of the two ops (a 16-bit product is rounded
+    the bias is added in the pass that rounds a staged 16-bit result, and
+    in a pass of its own after oneDNN, cuBLAS or cuDNN, with the values of
+    the two ops bit for bit on every CPU (a 16-bit product is rounded
     before the bias is added). `fuse-bias-epilogues=0` lowers them apart.
 
     An activation (`tg.relu`, `tg.gelu`, `tg.tanh`, `tg.sigmoid`,
