@@ -20,10 +20,13 @@ using device::Ctx;
 using device::kBackendVersion;
 using device::Tensor;
 
-/// A chosen cuDNN algorithm and its workspace size, per convolution shape.
+/// A cuDNN algorithm with its workspace size and the math type its
+/// heuristic result names (set on the descriptor before it runs); cached
+/// per convolution shape once it has run.
 struct ConvAlgorithm {
   int algorithm = 0;
   size_t workspace = 0;
+  cudnnMathType_t math = CUDNN_DEFAULT_MATH;
 };
 using ConvKey = std::tuple<int, int, int, std::vector<int64_t>>;
 

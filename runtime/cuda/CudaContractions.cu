@@ -135,6 +135,129 @@ amprt_status cropActivation(CudaExec &exec, const amprt_tensor *padded,
 
 } // namespace
 
+namespace {
+
+/// A convolution's four cuDNN descriptors.
+struct ConvDescs {
+  cudnnTensorDescriptor_t x;
+  cudnnFilterDescriptor_t w;
+  cudnnTensorDescriptor_t y;
+  cudnnConvolutionDescriptor_t conv;
+};
+
+/// What a convolution reads and writes: x (forward and filter gradient;
+/// padded when the padding is asymmetric), the op's second operand, its
+/// first (dy for the input gradient), the result, and the padded input
+/// gradient that is cropped into the result (or null).
+struct ConvOperands {
+  const amprt_tensor *x, *second, *first;
+  amprt_tensor *result, *paddedResult;
+};
+
+/// Appends cuDNN's successful heuristic results in its order. With FMA
+/// math asked for (f32, f64), results of any other math type (TF32 tensor
+/// ops) are left out, so f32 stays f32.
+template <typename Perf>
+void keepCandidates(const Perf *perf, int returned, cudnnMathType_t asked,
+                    std::vector<ConvAlgorithm> &out) {
+  for (int i = 0; i < returned; ++i) {
+    if (perf[i].status != CUDNN_STATUS_SUCCESS)
+      continue;
+    if (asked == CUDNN_FMA_MATH && perf[i].mathType != CUDNN_FMA_MATH)
+      continue;
+    out.push_back({(int)perf[i].algo, perf[i].memory, perf[i].mathType});
+  }
+}
+
+/// cuDNN's heuristic candidates for the convolution, best first.
+amprt_status convCandidates(cudnnHandle_t dnn, ConvKind kind,
+                            const ConvDescs &d, cudnnMathType_t asked,
+                            std::vector<ConvAlgorithm> &out, const char *op) {
+  constexpr int kRequested = 8;
+  int returned = 0;
+  switch (kind) {
+  case ConvKind::Forward: {
+    cudnnConvolutionFwdAlgoPerf_t perf[kRequested];
+    AMPRT_CUDA_CHECK(
+        cudnnGetConvolutionForwardAlgorithm_v7(dnn, d.x, d.w, d.conv, d.y,
+                                               kRequested, &returned, perf),
+        op);
+    keepCandidates(perf, returned, asked, out);
+    break;
+  }
+  case ConvKind::BackwardInput: {
+    cudnnConvolutionBwdDataAlgoPerf_t perf[kRequested];
+    AMPRT_CUDA_CHECK(
+        cudnnGetConvolutionBackwardDataAlgorithm_v7(
+            dnn, d.w, d.y, d.conv, d.x, kRequested, &returned, perf),
+        op);
+    keepCandidates(perf, returned, asked, out);
+    break;
+  }
+  case ConvKind::BackwardFilter: {
+    cudnnConvolutionBwdFilterAlgoPerf_t perf[kRequested];
+    AMPRT_CUDA_CHECK(
+        cudnnGetConvolutionBackwardFilterAlgorithm_v7(
+            dnn, d.x, d.y, d.conv, d.w, kRequested, &returned, perf),
+        op);
+    keepCandidates(perf, returned, asked, out);
+    break;
+  }
+  }
+  return AMPRT_OK;
+}
+
+/// Runs one algorithm: its math type on the descriptor, its workspace from
+/// the caching allocator (out of memory is a failure, so the caller tries
+/// the next candidate), then cuDNN's call; a failed call's workspace goes
+/// back to the cache.
+amprt_status runConvAlgorithm(CudaExec &exec, cudnnHandle_t dnn, ConvKind kind,
+                              const ConvDescs &d, const ConvAlgorithm &algo,
+                              const ConvOperands &t, const char *op) {
+  AMPRT_CUDA_CHECK(cudnnSetConvolutionMathType(d.conv, algo.math), op);
+  void *workspace = nullptr;
+  if (algo.workspace) {
+    workspace = exec.alloc(algo.workspace);
+    if (!workspace)
+      return fail(AMPRT_ERROR_OUT_OF_MEMORY,
+                  "%s: no device memory for algorithm %d's %zu-byte workspace",
+                  op, algo.algorithm, algo.workspace);
+  }
+  float alpha32 = 1, beta32 = 0;
+  double alpha64 = 1, beta64 = 0;
+  bool f64 = t.result->dtype == AMPRT_F64;
+  const void *alpha = f64 ? (const void *)&alpha64 : (const void *)&alpha32;
+  const void *beta = f64 ? (const void *)&beta64 : (const void *)&beta32;
+  cudnnStatus_t status = CUDNN_STATUS_SUCCESS;
+  switch (kind) {
+  case ConvKind::Forward:
+    status = cudnnConvolutionForward(
+        dnn, alpha, d.x, t.x->data, d.w, t.second->data, d.conv,
+        (cudnnConvolutionFwdAlgo_t)algo.algorithm, workspace, algo.workspace,
+        beta, d.y, t.result->data);
+    break;
+  case ConvKind::BackwardFilter:
+    status = cudnnConvolutionBackwardFilter(
+        dnn, alpha, d.x, t.x->data, d.y, t.second->data, d.conv,
+        (cudnnConvolutionBwdFilterAlgo_t)algo.algorithm, workspace,
+        algo.workspace, beta, d.w, t.result->data);
+    break;
+  case ConvKind::BackwardInput: {
+    amprt_tensor *dx = t.paddedResult ? t.paddedResult : t.result;
+    status = cudnnConvolutionBackwardData(
+        dnn, alpha, d.w, t.second->data, d.y, t.first->data, d.conv,
+        (cudnnConvolutionBwdDataAlgo_t)algo.algorithm, workspace,
+        algo.workspace, beta, d.x, dx->data);
+    break;
+  }
+  }
+  if (status != CUDNN_STATUS_SUCCESS && workspace)
+    exec.release(workspace);
+  return check(status, op);
+}
+
+} // namespace
+
 /// One of the three convolutions on cuDNN.
 static amprt_status convolution(amprt_context *ctx, ConvKind kind,
                                 const amprt_tensor *first,
@@ -203,97 +326,45 @@ static amprt_status convolution(amprt_context *ctx, ConvKind kind,
                    op);
   AMPRT_CUDA_CHECK(cudnnSetConvolutionMathType(cDesc.desc, math), op);
 
-  // The algorithm, chosen once per shape by cuDNN's heuristics (the first
-  // that reports success), with its workspace from the caching allocator.
+  // cuDNN's heuristic candidates in order, each with its own math type;
+  // the first that runs is kept for the shape (as PyTorch's try_all).
   Handles &h = handles(ctx);
   ConvKey key{(int)kind,
               (int)first->dtype,
               (int)g.nchw,
               {g.n, g.h, g.w, g.c, g.o, g.kh, g.kw, g.sh, g.sw, g.pt, g.pl,
                g.dh, g.dw}};
+  ConvDescs descs{xDesc.desc, wDesc.desc, yDesc.desc, cDesc.desc};
+  ConvOperands operands{x, second, first, result,
+                        explicitPad ? padded.t : nullptr};
   auto found = h.convAlgorithms.find(key);
-  if (found == h.convAlgorithms.end()) {
-    constexpr int kRequested = 8;
-    int returned = 0;
-    ConvAlgorithm chosen;
-    bool any = false;
-    if (kind == ConvKind::Forward) {
-      cudnnConvolutionFwdAlgoPerf_t perf[kRequested];
-      AMPRT_CUDA_CHECK(cudnnGetConvolutionForwardAlgorithm_v7(
-                           h.dnn, xDesc.desc, wDesc.desc, cDesc.desc,
-                           yDesc.desc, kRequested, &returned, perf),
-                       op);
-      for (int i = 0; i < returned && !any; ++i)
-        if (perf[i].status == CUDNN_STATUS_SUCCESS)
-          chosen = {(int)perf[i].algo, perf[i].memory}, any = true;
-    } else if (kind == ConvKind::BackwardInput) {
-      cudnnConvolutionBwdDataAlgoPerf_t perf[kRequested];
-      AMPRT_CUDA_CHECK(cudnnGetConvolutionBackwardDataAlgorithm_v7(
-                           h.dnn, wDesc.desc, yDesc.desc, cDesc.desc,
-                           xDesc.desc, kRequested, &returned, perf),
-                       op);
-      for (int i = 0; i < returned && !any; ++i)
-        if (perf[i].status == CUDNN_STATUS_SUCCESS)
-          chosen = {(int)perf[i].algo, perf[i].memory}, any = true;
-    } else {
-      cudnnConvolutionBwdFilterAlgoPerf_t perf[kRequested];
-      AMPRT_CUDA_CHECK(cudnnGetConvolutionBackwardFilterAlgorithm_v7(
-                           h.dnn, xDesc.desc, yDesc.desc, cDesc.desc,
-                           wDesc.desc, kRequested, &returned, perf),
-                       op);
-      for (int i = 0; i < returned && !any; ++i)
-        if (perf[i].status == CUDNN_STATUS_SUCCESS)
-          chosen = {(int)perf[i].algo, perf[i].memory}, any = true;
+  if (found != h.convAlgorithms.end()) {
+    AMPRT_CHECK(runConvAlgorithm(exec, h.dnn, kind, descs, found->second,
+                                 operands, op));
+  } else {
+    std::vector<ConvAlgorithm> candidates;
+    AMPRT_CHECK(convCandidates(h.dnn, kind, descs, math, candidates, op));
+    std::string tried;
+    bool ran = false;
+    for (const ConvAlgorithm &candidate : candidates) {
+      if (runConvAlgorithm(exec, h.dnn, kind, descs, candidate, operands, op) ==
+          AMPRT_OK) {
+        h.convAlgorithms.emplace(key, candidate);
+        ran = true;
+        break;
+      }
+      tried += (tried.empty() ? "" : "; ") + std::string(amprt_last_error());
     }
-    if (!any)
+    if (!ran)
       return fail(AMPRT_ERROR_UNSUPPORTED,
-                  "%s: cuDNN has no algorithm for this convolution (%s)", op,
-                  dtypeName(first->dtype));
-    found = h.convAlgorithms.emplace(key, chosen).first;
+                  "%s: no cuDNN algorithm ran for this convolution (%s; %zu "
+                  "candidates%s%s)",
+                  op, dtypeName(first->dtype), candidates.size(),
+                  tried.empty() ? "" : ": ", tried.c_str());
   }
-  ConvAlgorithm algo = found->second;
-  void *workspace = nullptr;
-  if (algo.workspace) {
-    workspace = exec.alloc(algo.workspace);
-    if (!workspace)
-      return fail(AMPRT_ERROR_OUT_OF_MEMORY,
-                  "%s: no device memory for a %zu-byte workspace", op,
-                  algo.workspace);
-  }
-  float alpha32 = 1, beta32 = 0;
-  double alpha64 = 1, beta64 = 0;
-  bool f64 = data == CUDNN_DATA_DOUBLE;
-  const void *alpha = f64 ? (const void *)&alpha64 : (const void *)&alpha32;
-  const void *beta = f64 ? (const void *)&beta64 : (const void *)&beta32;
-  switch (kind) {
-  case ConvKind::Forward:
-    AMPRT_CUDA_CHECK(cudnnConvolutionForward(
-                         h.dnn, alpha, xDesc.desc, x->data, wDesc.desc,
-                         second->data, cDesc.desc,
-                         (cudnnConvolutionFwdAlgo_t)algo.algorithm, workspace,
-                         algo.workspace, beta, yDesc.desc, result->data),
-                     op);
-    return AMPRT_OK;
-  case ConvKind::BackwardFilter:
-    AMPRT_CUDA_CHECK(
-        cudnnConvolutionBackwardFilter(
-            h.dnn, alpha, xDesc.desc, x->data, yDesc.desc, second->data,
-            cDesc.desc, (cudnnConvolutionBwdFilterAlgo_t)algo.algorithm,
-            workspace, algo.workspace, beta, wDesc.desc, result->data),
-        op);
-    return AMPRT_OK;
-  case ConvKind::BackwardInput: {
-    amprt_tensor *dx = explicitPad ? padded.t : result;
-    AMPRT_CUDA_CHECK(cudnnConvolutionBackwardData(
-                         h.dnn, alpha, wDesc.desc, second->data, yDesc.desc,
-                         first->data, cDesc.desc,
-                         (cudnnConvolutionBwdDataAlgo_t)algo.algorithm,
-                         workspace, algo.workspace, beta, xDesc.desc, dx->data),
-                     op);
-    return explicitPad ? cropActivation(exec, padded.t, geo, result) : AMPRT_OK;
-  }
-  }
-  return AMPRT_OK;
+  return kind == ConvKind::BackwardInput && explicitPad
+             ? cropActivation(exec, padded.t, geo, result)
+             : AMPRT_OK;
 }
 
 // A bias runs amprt_bias_add's kernel over the result, and an activation
