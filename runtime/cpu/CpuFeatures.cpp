@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Gemm.h"
 #include "OneDnn.h"
 #include "amprt/amprt.h"
 
@@ -53,7 +54,10 @@ std::string vectorFeatures() {
 extern "C" const char *amprt_cpu_kernels(void) {
   static const std::string description = [] {
     std::string isa = amprt::cpu::dnnlKernelIsa();
-    return vectorFeatures() + (isa.empty() ? "; no oneDNN" : "; oneDNN " + isa);
+    std::string gemm = amprt::cpu::openBlasEnabled() ? "; GEMM OpenBLAS"
+                                                     : "; GEMM built-in loops";
+    return vectorFeatures() + gemm +
+           (isa.empty() ? "; no oneDNN" : "; oneDNN " + isa);
   }();
   return description.c_str();
 }

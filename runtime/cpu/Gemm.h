@@ -9,25 +9,56 @@
 #include "Parallel.h"
 #include "Scratch.h"
 #include <algorithm>
-#include <cblas.h>
 #include <type_traits>
+#ifdef AMPRT_HAVE_OPENBLAS
+#include <cblas.h>
+#endif
 
 namespace amprt::cpu {
 
-inline void blasGemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k,
-                     float alpha, const float *a, int64_t lda, const float *b,
-                     int64_t ldb, float beta, float *c, int64_t ldc) {
-  cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans,
-              tb ? CblasTrans : CblasNoTrans, m, n, k, alpha, a, lda, b, ldb,
-              beta, c, ldc);
+/// Whether products run on OpenBLAS: built with it, and AMPRT_BLAS=0 (the
+/// built-in loops, as a build without OpenBLAS runs them) not set.
+bool openBlasEnabled();
+
+/// Row-major C = alpha op(A) op(B) + beta C in plain loops, for builds
+/// without OpenBLAS (the runtime-only build of machines that have none).
+/// Each element is one sum over the terms in order, so its bits do not
+/// depend on how callers split the rows or columns.
+template <typename C>
+void loopGemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, C alpha,
+              const C *a, int64_t lda, const C *b, int64_t ldb, C beta, C *c,
+              int64_t ldc) {
+  for (int64_t i = 0; i < m; ++i) {
+    C *row = c + i * ldc;
+    for (int64_t j = 0; j < n; ++j) {
+      C sum = 0;
+      for (int64_t p = 0; p < k; ++p)
+        sum += (ta ? a[p * lda + i] : a[i * lda + p]) *
+               (tb ? b[j * ldb + p] : b[p * ldb + j]);
+      row[j] = beta == C(0) ? alpha * sum : alpha * sum + beta * row[j];
+    }
+  }
 }
-inline void blasGemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k,
-                     double alpha, const double *a, int64_t lda,
-                     const double *b, int64_t ldb, double beta, double *c,
-                     int64_t ldc) {
-  cblas_dgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans,
-              tb ? CblasTrans : CblasNoTrans, m, n, k, alpha, a, lda, b, ldb,
-              beta, c, ldc);
+
+template <typename C>
+void blasGemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, C alpha,
+              const C *a, int64_t lda, const C *b, int64_t ldb, C beta, C *c,
+              int64_t ldc) {
+#ifdef AMPRT_HAVE_OPENBLAS
+  if (openBlasEnabled()) {
+    auto order = CblasRowMajor;
+    auto opA = ta ? CblasTrans : CblasNoTrans,
+         opB = tb ? CblasTrans : CblasNoTrans;
+    if constexpr (std::is_same_v<C, float>)
+      cblas_sgemm(order, opA, opB, m, n, k, alpha, a, lda, b, ldb, beta, c,
+                  ldc);
+    else
+      cblas_dgemm(order, opA, opB, m, n, k, alpha, a, lda, b, ldb, beta, c,
+                  ldc);
+    return;
+  }
+#endif
+  loopGemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }
 
 /// OpenBLAS's pthreads and the runtime's OpenMP threads both spin while
@@ -59,9 +90,8 @@ void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, C alpha,
   // Row i of op(A) is row i of A, or column i when A is transposed.
   if (m >= n) {
     parallelFor(m, 16, [&](int64_t begin, int64_t end) {
-      blasGemm(ta, tb, end - begin, n, k, alpha,
-               a + (ta ? begin : begin * lda), lda, b, ldb, beta,
-               c + begin * ldc, ldc);
+      blasGemm(ta, tb, end - begin, n, k, alpha, a + (ta ? begin : begin * lda),
+               lda, b, ldb, beta, c + begin * ldc, ldc);
     });
     return;
   }

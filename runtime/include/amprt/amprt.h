@@ -131,10 +131,12 @@ int amprt_cuda_device_count(void);
 const char *amprt_cuda_unavailable_reason(void);
 /* What the CPU backend runs on this machine, for reports and benchmark
  * tables: the CPU's vector features that decide kernels (those of "AVX2
- * AVX-512 AVX-512-BF16 AVX-512-FP16 AMX" it has) and the instruction set
- * oneDNN's products and convolutions run after its ONEDNN_MAX_CPU_ISA cap
- * ("; oneDNN avx512_core_amx"), or "; no oneDNN" when it is not built in
- * or AMPRT_DNNL=0 turns it off. A static string. */
+ * AVX-512 AVX-512-BF16 AVX-512-FP16 AMX" it has), what runs the GEMMs
+ * oneDNN does not take ("; GEMM OpenBLAS", or "; GEMM built-in loops" in a
+ * build without OpenBLAS or with AMPRT_BLAS=0), and last the instruction
+ * set oneDNN's products and convolutions run after its ONEDNN_MAX_CPU_ISA
+ * cap ("; oneDNN avx512_core_amx"), or "; no oneDNN" when it is not built
+ * in or AMPRT_DNNL=0 turns it off. A static string. */
 const char *amprt_cpu_kernels(void);
 /* A context owns a device, its stream and its caching allocator. */
 amprt_status amprt_context_create(amprt_device device, int index,
