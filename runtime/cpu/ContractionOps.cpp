@@ -178,41 +178,39 @@ amprt_status staged(const amprt_tensor *a, const amprt_tensor *b,
   return ok();
 }
 
-/// An operand of a 16-bit product in the product's type TC: the tensor
-/// itself, or an f32 one rounded into scratch with amprt_cast's bits.
-template <typename TC> class RoundedOperand {
+/// An operand of a 16-bit product in the product's type: the tensor
+/// itself, or an f32 one cast into scratch by amprt_cast's own kernel.
+class RoundedOperand {
 public:
-  RoundedOperand(const amprt_tensor *t, amprt_dtype type) : view(*t) {
-    if (t->dtype != AMPRT_F32)
+  RoundedOperand(Ctx *ctx, const Tensor *t, amprt_dtype type) : view(*t) {
+    if (t->dtype == type)
       return;
-    copy.allocate(t->numel);
-    const float *in = static_cast<const float *>(t->data);
-    TC *out = copy.data();
-    parallelFor(t->numel, 1 << 15,
-                [&](int64_t b, int64_t e) { convert(in + b, out + b, e - b); });
+    copy.allocate(t->numel * int64_t(amprt_dtype_size(type)));
     view.dtype = type;
-    view.data = out;
+    view.data = copy.data();
+    status = cast(ctx, t, &view);
   }
-  const amprt_tensor *get() const { return &view; }
+  const Tensor *get() const { return &view; }
+  amprt_status status = AMPRT_OK;
 
 private:
-  amprt_tensor view;
-  Scratch<TC> copy;
+  Tensor view;
+  Scratch<unsigned char> copy;
 };
 
 /// A 16-bit product with an f32 operand on oneDNN's primitive for the
-/// all-16-bit product, its f32 operands rounded into scratch: the kernel
-/// that runs (AMX, AVX-512 BF16, oneDNN's own bf16 emulation) sums in its
-/// own order, so only the same primitive on the same operands gives the
-/// bits of casting first. False when oneDNN has no native kernel for it.
-template <typename TC>
-bool dnnlRounded(const amprt_tensor *a, const amprt_tensor *b, bool ta, bool tb,
-                 amprt_tensor *c, int64_t m, int64_t n, int64_t k,
-                 int64_t count) {
+/// all-16-bit product, its f32 operands cast into scratch: the kernel that
+/// runs (AMX, AVX-512 BF16, oneDNN's own bf16 emulation) sums in its own
+/// order, so only the same primitive on the same operands gives the bits
+/// of casting first. False when oneDNN has no native kernel for it (or a
+/// cast failed): the staged path, which rounds on the way in, runs it.
+bool dnnlRounded(Ctx *ctx, const Tensor *a, const Tensor *b, bool ta, bool tb,
+                 Tensor *c, int64_t m, int64_t n, int64_t k, int64_t count) {
   if (!dnnlMatmulRuns(c->dtype, ta, tb, m, n, k, count))
     return false;
-  RoundedOperand<TC> ra(a, c->dtype), rb(b, c->dtype);
-  return dnnlMatmul(ra.get(), rb.get(), ta, tb, c, m, n, k, count);
+  RoundedOperand ra(ctx, a, c->dtype), rb(ctx, b, c->dtype);
+  return ra.status == AMPRT_OK && rb.status == AMPRT_OK &&
+         dnnlMatmul(ra.get(), rb.get(), ta, tb, c, m, n, k, count);
 }
 
 /// amprt_bias_add's own pass over a result written without its bias, in
@@ -255,10 +253,9 @@ amprt_status matmul(Ctx *ctx, const Tensor *a, const Tensor *b, bool ta,
   // its relu post-op gives -0 for negative inputs, amprt_relu +0; its gelu
   // has its own erf).
   Tensor *out = act.target(c);
-  bool onDnnl =
-      c->dtype == AMPRT_BF16 && (a->dtype == AMPRT_F32 || b->dtype == AMPRT_F32)
-          ? dnnlRounded<bf16_t>(a, b, ta, tb, out, m, n, k, count)
-          : dnnlMatmul(a, b, ta, tb, out, m, n, k, count);
+  bool rounded = a->dtype != c->dtype || b->dtype != c->dtype;
+  bool onDnnl = rounded ? dnnlRounded(ctx, a, b, ta, tb, out, m, n, k, count)
+                        : dnnlMatmul(a, b, ta, tb, out, m, n, k, count);
   if (onDnnl) {
     if (bias)
       AMPRT_CHECK(addBiasInPlace(ctx, bias, out, 1));
