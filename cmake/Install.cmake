@@ -12,6 +12,7 @@ set(AMP_EXPORTED_LIBS
   AMPConversion:Conversion
   AMPInitAll:InitAll
   AMPRunner:Runner
+  amptrain:Train
   amprt:Runtime)
 set(AMP_INSTALL_TARGETS)
 foreach(entry ${AMP_EXPORTED_LIBS})
@@ -27,14 +28,14 @@ install(TARGETS ${AMP_INSTALL_TARGETS} EXPORT AMPTargets
   ARCHIVE DESTINATION lib
   LIBRARY DESTINATION lib
   RUNTIME DESTINATION bin)
-install(TARGETS amp-opt amp-run RUNTIME DESTINATION bin)
+install(TARGETS amp-opt amp-run amp-train RUNTIME DESTINATION bin)
 install(TARGETS AMPPlugin LIBRARY DESTINATION lib)
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/amp DESTINATION include
   FILES_MATCHING PATTERN "*.h" PATTERN "*.td")
 install(DIRECTORY ${PROJECT_BINARY_DIR}/include/amp DESTINATION include
   FILES_MATCHING PATTERN "*.inc")
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/runtime/include/amprt
-  DESTINATION include)
+  ${PROJECT_SOURCE_DIR}/runtime/include/amptrain DESTINATION include)
 install(EXPORT AMPTargets NAMESPACE AMP:: DESTINATION lib/cmake/amp)
 configure_file(${PROJECT_SOURCE_DIR}/cmake/AMPConfig.cmake.in
   ${PROJECT_BINARY_DIR}/AMPConfig.cmake @ONLY)

@@ -70,7 +70,7 @@ int main(int argc, char **argv) {
   if (llvm::Error error = runner::checkSignature(fn, UINT64_MAX))
     return fail(std::move(error));
   auto step =
-      runner::TrainingStep::bind("train_step", runner::Signature::of(fn));
+      runner::toExpected(runner::TrainingStep::bind(runner::specOf(fn)));
   if (!step)
     return fail(step.takeError());
 
@@ -90,13 +90,14 @@ int main(int argc, char **argv) {
   runner::TrainingStep::StartValues start;
   start.learningRate = 0.001;
   start.overrideLearningRate = true;
-  if (llvm::Error error = step->initialize(ctx->get(), rng, start))
+  if (llvm::Error error =
+          runner::toError(step->initialize(ctx->get(), rng, start)))
     return fail(std::move(error));
 
   // One fixed batch: the step should fit it.
-  RankedTensorType inputType = step->inputType(), labelType = step->labelType();
-  std::vector<float> x(inputType.getNumElements()),
-      y(labelType.getNumElements());
+  amp::train::TensorSpec inputType = step->inputType(),
+                         labelType = step->labelType();
+  std::vector<float> x(inputType.numel()), y(labelType.numel());
   std::normal_distribution<float> normal(0.0f, 1.0f);
   for (float &v : x)
     v = normal(rng);
@@ -104,14 +105,16 @@ int main(int argc, char **argv) {
     v = rng() % 10;
   float first = 0, last = 0;
   for (int s = 0; s < 30; ++s) {
-    auto input = runner::tensorFromFloats(ctx->get(), inputType, x.data());
+    auto input = runner::toExpected(
+        amp::train::tensorFromFloats(ctx->get(), inputType, x.data()));
     if (!input)
       return fail(input.takeError());
-    auto label = runner::tensorFromFloats(ctx->get(), labelType, y.data());
+    auto label = runner::toExpected(
+        amp::train::tensorFromFloats(ctx->get(), labelType, y.data()));
     if (!label)
       return fail(label.takeError());
-    auto outcome =
-        step->run(*run, ctx->get(), std::move(*input), std::move(*label));
+    auto outcome = runner::toExpected(
+        step->run(*run, ctx->get(), std::move(*input), std::move(*label)));
     if (!outcome)
       return fail(outcome.takeError());
     printf("step %d loss %.4f\n", s, outcome->loss);

@@ -45,7 +45,7 @@ config.substitutions.append(
 # Captured names must not leak between functions.
 config.environment["FILECHECK_OPTS"] = "-enable-var-scope"
 
-tools = ["amp-opt", "amp-run", "amp-pipeline-fuzzer"]
+tools = ["amp-opt", "amp-run", "amp-train", "amp-pipeline-fuzzer"]
 llvm_config.add_tool_substitutions(tools, [config.amp_tools_dir, config.llvm_tools_dir])
 
 # Upstream MLIR alone (Debian's mlir-opt-22 and mlir-runner-22) lowers and

@@ -23,6 +23,7 @@
 #include <gtest/gtest.h>
 
 using namespace mlir;
+namespace tg = amp::tg;
 namespace runner = amp::runner;
 
 namespace {
@@ -57,7 +58,7 @@ protected:
   }
   llvm::Expected<runner::TrainingStep> bind(ModuleOp module) {
     auto f = module.lookupSymbol<func::FuncOp>("train_step");
-    return runner::TrainingStep::bind("train_step", runner::Signature::of(f));
+    return runner::toExpected(runner::TrainingStep::bind(runner::specOf(f)));
   }
   std::string bindError(const char *text) {
     OwningOpRef<ModuleOp> module = parse(text);
@@ -148,8 +149,9 @@ TEST_F(StepRunnerTest, CarriesStateAndKeepsItOnANonFiniteLoss) {
   auto once = [&](std::vector<float> x) {
     float label = 0;
     auto input =
-        runner::tensorFromFloats(ctx->get(), step->inputType(), x.data());
-    auto y = runner::tensorFromFloats(ctx->get(), step->labelType(), &label);
+        amp::train::tensorFromFloats(ctx->get(), step->inputType(), x.data());
+    auto y =
+        amp::train::tensorFromFloats(ctx->get(), step->labelType(), &label);
     EXPECT_TRUE(input && y);
     return step->run(*fn, ctx->get(), std::move(*input), std::move(*y));
   };
@@ -216,10 +218,10 @@ TEST_F(StepRunnerTest, RunAsideLeavesTheStateAndOutputsComeBack) {
   ASSERT_TRUE(module);
   auto step = bind(*module);
   ASSERT_TRUE(!!step) << llvm::toString(step.takeError());
-  runner::Signature beside =
-      runner::Signature::of(module->lookupSymbol<func::FuncOp>("beside"));
-  runner::Signature other =
-      runner::Signature::of(module->lookupSymbol<func::FuncOp>("other"));
+  amp::train::FunctionSpec beside =
+      runner::specOf(module->lookupSymbol<func::FuncOp>("beside"));
+  amp::train::FunctionSpec other =
+      runner::specOf(module->lookupSymbol<func::FuncOp>("other"));
   PassManager pm(context.get());
   amp::buildLowerToLLVMPipeline(pm);
   ASSERT_TRUE(succeeded(pm.run(*module)));
@@ -233,12 +235,12 @@ TEST_F(StepRunnerTest, RunAsideLeavesTheStateAndOutputsComeBack) {
   ASSERT_FALSE(!!step->initialize(ctx->get(), rng, {}));
 
   float xv[] = {1, 2}, label = 0;
-  auto x = runner::tensorFromFloats(ctx->get(), step->inputType(), xv);
-  auto y = runner::tensorFromFloats(ctx->get(), step->labelType(), &label);
+  auto x = amp::train::tensorFromFloats(ctx->get(), step->inputType(), xv);
+  auto y = amp::train::tensorFromFloats(ctx->get(), step->labelType(), &label);
   ASSERT_TRUE(x && y);
   auto aside =
       step->runAside(*besideFn, beside, ctx->get(), x->get(), y->get());
-  ASSERT_TRUE(!!aside) << llvm::toString(aside.takeError());
+  ASSERT_TRUE(!!aside) << aside.message();
   ASSERT_EQ(aside->size(), 1u);
   EXPECT_EQ(read((*aside)[0].get()), (std::vector<float>{0, -1})); // 1 - x
   EXPECT_EQ(read(step->params()[0]), (std::vector<float>{1, 1}));
@@ -246,8 +248,7 @@ TEST_F(StepRunnerTest, RunAsideLeavesTheStateAndOutputsComeBack) {
   auto refused =
       step->runAside(*otherFn, other, ctx->get(), x->get(), y->get());
   ASSERT_FALSE(!!refused);
-  EXPECT_NE(llvm::toString(refused.takeError()).find("step's arguments"),
-            std::string::npos);
+  EXPECT_NE(refused.message().find("step's arguments"), std::string::npos);
 
   auto outcome = step->run(*stepFn, ctx->get(), std::move(*x), std::move(*y));
   ASSERT_TRUE(!!outcome);
@@ -296,3 +297,29 @@ func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
 }
 
 } // namespace
+
+// The training library spells tg's roles and initialisers without MLIR: the
+// two lists must name the same values, with the same argument/result use.
+TEST(StepSpecAgreesWithTG, RolesAndInitializers) {
+  for (int32_t i = 0;; ++i) {
+    std::optional<tg::Role> role = tg::symbolizeRole(i);
+    if (!role)
+      break;
+    std::optional<amp::train::Role> spelled =
+        amp::train::roleNamed(tg::stringifyRole(*role).str());
+    ASSERT_TRUE(spelled.has_value()) << tg::stringifyRole(*role).str();
+    EXPECT_EQ(amp::train::isArgumentRole(*spelled), tg::isArgumentRole(*role));
+    EXPECT_EQ(amp::train::isResultRole(*spelled), tg::isResultRole(*role));
+    EXPECT_EQ(amp::train::roleName(*spelled), tg::stringifyRole(*role).str());
+  }
+  EXPECT_FALSE(tg::symbolizeRole("no_such_role").has_value());
+  EXPECT_FALSE(amp::train::roleNamed("no_such_role").has_value());
+  for (int32_t i = 0;; ++i) {
+    std::optional<tg::Initializer> init = tg::symbolizeInitializer(i);
+    if (!init)
+      break;
+    EXPECT_TRUE(amp::train::initializerNamed(
+                    tg::stringifyInitializer(*init).str())
+                    .has_value());
+  }
+}

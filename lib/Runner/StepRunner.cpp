@@ -1,12 +1,17 @@
-//===- StepRunner.cpp - Run a compiled training step, step after step -----===//
+//===- StepRunner.cpp - Compile a step and bind it, from the IR -----------===//
 
 #include "amp/Runner/StepRunner.h"
 #include "amp/Conversion/Passes.h"
-#include "llvm/ADT/ScopeExit.h"
+#include "amp/Dialect/AMP/IR/AMP.h"
+#include "mlir/Target/LLVMIR/Export.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/MC/MCSubtargetInfo.h"
+#include "llvm/MC/TargetRegistry.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/TargetParser/Host.h"
 #include <algorithm>
-#include <chrono>
-#include <cmath>
 
 using namespace mlir;
 using llvm::createStringError;
@@ -15,15 +20,18 @@ using llvm::Expected;
 
 namespace amp::runner {
 
+Error toError(const train::Status &status) {
+  if (!status)
+    return Error::success();
+  return createStringError(status.message());
+}
+
 Error runtimeError(const llvm::Twine &what) {
   return createStringError(what + ": " + amprt_last_error());
 }
 
 Expected<ContextPtr> createContext(amprt_device device, int ordinal) {
-  amprt_context *context = nullptr;
-  if (amprt_context_create(device, ordinal, &context) != AMPRT_OK)
-    return createStringError(amprt_last_error());
-  return ContextPtr(context);
+  return toExpected(train::createContext(device, ordinal));
 }
 
 std::optional<amprt_dtype> dtypeOf(Type element) {
@@ -32,79 +40,23 @@ std::optional<amprt_dtype> dtypeOf(Type element) {
   return std::nullopt;
 }
 
-Expected<TensorPtr> makeTensor(amprt_context *context, RankedTensorType type) {
-  std::optional<amprt_dtype> dtype = dtypeOf(type.getElementType());
-  if (!dtype)
-    return createStringError("the runtime holds no tensors of this type");
-  SmallVector<int64_t> shape(type.getShape());
-  amprt_tensor *tensor = nullptr;
-  if (amprt_tensor_create(context, *dtype, shape.size(), shape.data(),
-                          &tensor) != AMPRT_OK)
-    return createStringError(amprt_last_error());
-  return TensorPtr(tensor);
+train::TensorSpec specOf(RankedTensorType type) {
+  return {*dtypeOf(type.getElementType()),
+          std::vector<int64_t>(type.getShape().begin(), type.getShape().end())};
 }
 
-/// Writes `count` values of type T converted from `values`.
-template <typename T>
-static amprt_status writeAs(amprt_tensor *tensor, const float *values,
-                            int64_t count) {
-  std::vector<T> converted(values, values + count);
-  return amprt_tensor_write(tensor, converted.data(), count * sizeof(T));
+Expected<TensorPtr> makeTensor(amprt_context *context, RankedTensorType type) {
+  if (!dtypeOf(type.getElementType()))
+    return createStringError("the runtime holds no tensors of this type");
+  return toExpected(train::makeTensor(context, specOf(type)));
 }
 
 Expected<TensorPtr> tensorFromFloats(amprt_context *context,
                                      RankedTensorType type,
                                      const float *values) {
-  int64_t n = type.getNumElements();
-  Type element = type.getElementType();
-  Expected<TensorPtr> tensor = makeTensor(context, type);
-  if (!tensor)
-    return tensor.takeError();
-  amprt_status status = AMPRT_OK;
-  if (element.isInteger(64))
-    status = writeAs<int64_t>(tensor->get(), values, n);
-  else if (element.isInteger(32))
-    status = writeAs<int32_t>(tensor->get(), values, n);
-  else if (element.isInteger(1))
-    status = writeAs<uint8_t>(tensor->get(), values, n);
-  else if (element.isF64())
-    status = writeAs<double>(tensor->get(), values, n);
-  else if (element.isF32())
-    status = amprt_tensor_write(tensor->get(), values, n * sizeof(float));
-  else {
-    auto f32 = RankedTensorType::get(type.getShape(),
-                                     Float32Type::get(type.getContext()));
-    Expected<TensorPtr> staging = tensorFromFloats(context, f32, values);
-    if (!staging)
-      return staging.takeError();
-    status = amprt_cast(context, staging->get(), tensor->get());
-  }
-  if (status != AMPRT_OK)
-    return createStringError(amprt_last_error());
-  return tensor;
-}
-
-Expected<float> readScalar(amprt_tensor *tensor) {
-  if (amprt_tensor_numel(tensor) != 1)
-    return createStringError("expected a tensor of one value");
-  amprt_status status;
-  float value = 0;
-  switch (amprt_tensor_dtype(tensor)) {
-  case AMPRT_I64: {
-    int64_t wide = 0;
-    status = amprt_tensor_read(tensor, &wide, sizeof(wide));
-    value = (float)wide;
-    break;
-  }
-  case AMPRT_F32:
-    status = amprt_tensor_read(tensor, &value, sizeof(value));
-    break;
-  default:
-    return createStringError("expected an f32 or i64 scalar");
-  }
-  if (status != AMPRT_OK)
-    return createStringError(amprt_last_error());
-  return value;
+  if (!dtypeOf(type.getElementType()))
+    return createStringError("the runtime holds no tensors of this type");
+  return toExpected(train::tensorFromFloats(context, specOf(type), values));
 }
 
 //===----------------------------------------------------------------------===//
@@ -172,14 +124,63 @@ Error checkSignature(func::FuncOp f, uint64_t memory) {
   return Error::success();
 }
 
+train::FunctionSpec specOf(func::FuncOp f) {
+  Signature s = Signature::of(f);
+  train::FunctionSpec spec;
+  spec.name = f.getSymName().str();
+  auto role = [](std::optional<tg::Role> r) -> std::optional<train::Role> {
+    if (!r)
+      return std::nullopt;
+    // The two role lists name the same roles (StepRunnerTest checks it).
+    return train::roleNamed(tg::stringifyRole(*r).str());
+  };
+  for (size_t i = 0; i < s.argTypes.size(); ++i) {
+    train::ValueSpec v;
+    v.type = specOf(s.argTypes[i]);
+    v.role = role(s.argRoles[i]);
+    v.init =
+        *train::initializerNamed(tg::stringifyInitializer(s.argInits[i]).str());
+    v.initValue = s.argInitValues[i];
+    spec.args.push_back(v);
+  }
+  for (size_t i = 0; i < s.resultTypes.size(); ++i) {
+    train::ValueSpec v;
+    v.type = specOf(s.resultTypes[i]);
+    v.role = role(s.resultRoles[i]);
+    spec.results.push_back(v);
+  }
+  return spec;
+}
+
+std::vector<train::Fp8History> fp8HistoriesOf(func::FuncOp step) {
+  std::vector<train::Fp8History> histories;
+  if (!step)
+    return histories;
+  for (unsigned i = 0, e = step.getNumArguments(); i < e; ++i) {
+    if (tg::getArgumentRole(step, i) != tg::Role::AmaxHistory)
+      continue;
+    for (Operation *user : step.getArgument(i).getUsers()) {
+      auto scale = dyn_cast<Fp8ScaleOp>(user);
+      if (!scale)
+        continue;
+      train::Fp8History h;
+      h.argument = i;
+      llvm::raw_string_ostream(h.format) << scale.getFormat();
+      h.margin = static_cast<int>(scale.getMargin());
+      histories.push_back(h);
+      break;
+    }
+  }
+  return histories;
+}
+
 //===----------------------------------------------------------------------===//
-// JitModule
+// Compiling
 //===----------------------------------------------------------------------===//
 
 Expected<JitModule> JitModule::create(ModuleOp module, const Options &options) {
   ExecutionEngineOptions engineOptions;
   engineOptions.jitCodeGenOptLevel = options.optLevel;
-  engineOptions.enableObjectDump = options.keepObject;
   auto engine = ExecutionEngine::create(module, engineOptions);
   if (!engine)
     return createStringError("JIT compilation failed: " +
@@ -197,268 +198,88 @@ Expected<StepFn> JitModule::lookup(StringRef name) const {
   return reinterpret_cast<StepFn>(*symbol);
 }
 
-Error JitModule::dumpToObjectFile(StringRef path) const {
-  engine->dumpToObjectFile(path);
-  uint64_t size = 0;
-  if (llvm::sys::fs::file_size(path, size) || size == 0)
-    return createStringError("could not write the object file '" + path + "'");
-  return Error::success();
-}
-
-//===----------------------------------------------------------------------===//
-// TrainingStep
-//===----------------------------------------------------------------------===//
-
-Expected<TrainingStep> TrainingStep::bind(StringRef name, Signature signature) {
-  TrainingStep step(std::move(signature));
-  const Signature &s = step.sig;
-  // Each of these roles names one value: a second is refused, not ignored.
-  auto claim = [&](int &index, size_t i, StringRef role,
-                   StringRef kind) -> Error {
-    if (index >= 0)
-      return createStringError("@" + name + " has two " + kind +
-                               " with tg.role \"" + role + "\" (#" +
-                               std::to_string(index) + " and #" +
-                               std::to_string(i) + "); amp-run binds one");
-    index = i;
-    return Error::success();
+/// Writes `bytes` to `path` through a temporary file beside it.
+static Error writeAtomically(StringRef path, StringRef bytes, StringRef flag) {
+  std::string temp = (path + ".tmp").str();
+  auto fail = [&](const std::string &why) {
+    llvm::sys::fs::remove(temp);
+    return createStringError("cannot write " + flag + " '" + path +
+                             "': " + why);
   };
-  for (size_t i = 0; i < s.argRoles.size(); ++i) {
-    if (s.argRoles[i] == tg::Role::Input)
-      if (Error e = claim(step.input, i, "input", "arguments"))
-        return std::move(e);
-    if (s.argRoles[i] == tg::Role::Label)
-      if (Error e = claim(step.label, i, "label", "arguments"))
-        return std::move(e);
-    if (s.argRoles[i] == tg::Role::LossScale)
-      step.scale = i;
-  }
-  for (size_t i = 0; i < s.resultRoles.size(); ++i)
-    if (s.resultRoles[i] == tg::Role::Loss)
-      if (Error e = claim(step.loss, i, "loss", "results"))
-        return std::move(e);
-  if (step.input < 0 || step.label < 0 || step.loss < 0)
-    return createStringError("@" + name +
-                             " needs arguments with tg.role \"input\" and "
-                             "\"label\" and a result with tg.role \"loss\"");
-  RankedTensorType lossType = s.resultTypes[step.loss];
-  if (lossType.getRank() != 0 || !lossType.getElementType().isF32()) {
-    std::string typeText;
-    llvm::raw_string_ostream(typeText) << lossType;
-    return createStringError(
-        "the loss (result #" + std::to_string(step.loss) + " of @" + name +
-        ", tg.role \"loss\") must be a scalar tensor<f32>, got " + typeText +
-        "; reduce it (tg.reduce_mean) and keep it f32");
-  }
-  for (size_t i = 0; i < s.argRoles.size(); ++i) {
-    if (!s.argRoles[i])
-      return createStringError("argument " + std::to_string(i) +
-                               " has no tg.role: amp-run cannot bind it");
-    if (!tg::isArgumentRole(*s.argRoles[i]))
-      return createStringError("argument " + std::to_string(i) +
-                               " has a result role");
-  }
-  auto carried = [](std::optional<tg::Role> role) {
-    return role && tg::isCarriedRole(*role);
-  };
-  for (size_t i = 0; i < s.argRoles.size(); ++i)
-    if (carried(s.argRoles[i]))
-      step.stateArgs.push_back(i);
-  for (size_t i = 0; i < s.resultRoles.size(); ++i)
-    if (carried(s.resultRoles[i]))
-      step.stateResults.push_back(i);
-  if (step.stateArgs.size() != step.stateResults.size())
-    return createStringError(
-        "@" + name + " returns " + std::to_string(step.stateResults.size()) +
-        " params/state values for " + std::to_string(step.stateArgs.size()) +
-        " such arguments");
-  // The loss scale is carried: the result holding its next value is the one
-  // at its position among the state arguments.
-  for (size_t k = 0; k < step.stateArgs.size(); ++k)
-    if (step.stateArgs[k] == step.scale)
-      step.scaleResult = step.stateResults[k];
-  step.args.resize(s.argTypes.size());
-  return step;
-}
-
-/// Glorot-uniform, He-normal, zeros or ones, as tg.init says.
-static std::vector<float>
-initialValues(RankedTensorType type, tg::Initializer init, std::mt19937 &rng) {
-  int64_t n = type.getNumElements();
-  std::vector<float> v(n, 0.0f);
-  ArrayRef<int64_t> s = type.getShape();
-  int64_t fanIn = 1, fanOut = 1;
-  if (s.size() == 2) {
-    fanIn = s[0];
-    fanOut = s[1];
-  } else if (s.size() == 4) { // OHWI filters
-    fanIn = s[1] * s[2] * s[3];
-    fanOut = s[0] * s[1] * s[2];
-  } else if (!s.empty()) {
-    fanIn = fanOut = s.back();
-  }
-  switch (init) {
-  case tg::Initializer::Zeros:
-    break;
-  case tg::Initializer::Ones:
-    std::fill(v.begin(), v.end(), 1.0f);
-    break;
-  case tg::Initializer::HeNormal: {
-    std::normal_distribution<float> d(0.0f, std::sqrt(2.0f / fanIn));
-    for (float &x : v)
-      x = d(rng);
-    break;
-  }
-  case tg::Initializer::GlorotUniform: {
-    float limit = std::sqrt(6.0f / float(fanIn + fanOut));
-    std::uniform_real_distribution<float> d(-limit, limit);
-    for (float &x : v)
-      x = d(rng);
-    break;
-  }
-  }
-  return v;
-}
-
-Error TrainingStep::initialize(amprt_context *context, std::mt19937 &rng,
-                               const StartValues &start) {
-  for (size_t i = 0; i < sig.argTypes.size(); ++i) {
-    tg::Role role = *sig.argRoles[i]; // bind() refused arguments without one
-    RankedTensorType type = sig.argTypes[i];
-    if (role == tg::Role::Input || role == tg::Role::Label)
-      continue; // bound per batch
-    std::optional<double> given = sig.argInitValues[i];
-    std::vector<float> values;
-    if (role == tg::Role::Param)
-      values = initialValues(type, sig.argInits[i], rng);
-    else if (role == tg::Role::LearningRate &&
-             (start.overrideLearningRate || !given))
-      values.assign(type.getNumElements(), (float)start.learningRate);
-    else if (role == tg::Role::LossScale && !given)
-      values.assign(type.getNumElements(), (float)start.initScale);
-    else // state starts at its tg.init_value, else at zero
-      values.assign(type.getNumElements(), (float)given.value_or(0.0));
-    Expected<TensorPtr> tensor = tensorFromFloats(context, type, values.data());
-    if (!tensor)
-      return tensor.takeError();
-    args[i] = std::move(*tensor);
-  }
-  return Error::success();
-}
-
-std::vector<amprt_tensor *> TrainingStep::params() const {
-  std::vector<amprt_tensor *> out;
-  for (size_t i = 0; i < sig.argRoles.size(); ++i)
-    if (sig.argRoles[i] == tg::Role::Param)
-      out.push_back(args[i].get());
-  return out;
-}
-
-Expected<TrainingStep::Outcome> TrainingStep::run(StepFn step,
-                                                  amprt_context *context,
-                                                  TensorPtr inputTensor,
-                                                  TensorPtr labelTensor) {
-  args[input] = std::move(inputTensor);
-  args[label] = std::move(labelTensor);
-  // The batch is released on every way out of this function.
-  llvm::scope_exit dropBatch([&] {
-    args[input].reset();
-    args[label].reset();
-  });
-  std::vector<amprt_tensor *> argPtrs;
-  for (const TensorPtr &t : args)
-    argPtrs.push_back(t.get());
-
-  Outcome out;
-  if (scale >= 0) {
-    Expected<float> before = readScalar(args[scale].get());
-    if (!before)
-      return before.takeError();
-    out.scaleBefore = *before;
-  }
-  size_t liveBefore = 0, liveAfter = 0, peak = 0;
-  amprt_memory_stats(context, &liveBefore, nullptr);
-  amprt_memory_reset_peak(context);
-  std::vector<void *> raw(sig.resultTypes.size(), nullptr);
-  auto t0 = std::chrono::steady_clock::now();
-  int32_t status = step(context, (void **)argPtrs.data(), raw.data());
-  out.seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
-          .count();
-  // The results are owned from here on, whatever happens next.
-  std::vector<TensorPtr> results;
-  for (void *r : raw)
-    results.emplace_back(static_cast<amprt_tensor *>(r));
-  amprt_memory_stats(context, &liveAfter, &peak);
-  out.peakBytes = peak - liveBefore;
-  // What is live when the step returns is its outputs (new params,
-  // optimizer state, loss); the rest of the peak is transient.
-  out.outputBytes = liveAfter - liveBefore;
-  out.transientBytes = peak - liveAfter;
-  if (status != AMPRT_OK)
-    return createStringError(amprt_context_error(context));
-
-  Expected<float> lossValue = readScalar(results[loss].get());
-  if (!lossValue)
-    return lossValue.takeError();
-  out.loss = *lossValue;
-  if (scale >= 0) {
-    Expected<float> after = readScalar(results[scaleResult].get());
-    if (!after)
-      return after.takeError();
-    out.scaleAfter = *after;
-    out.skipped = *out.scaleAfter < *out.scaleBefore;
-  }
-  for (size_t i = 0; i < sig.resultRoles.size(); ++i)
-    if (sig.resultRoles[i] == tg::Role::Output)
-      out.outputs.emplace_back(i, std::move(results[i]));
-  if (!std::isfinite(out.loss) && !out.skipped)
-    return out; // keep the last good state; the caller says what to do
-  for (size_t k = 0; k < stateArgs.size(); ++k)
-    args[stateArgs[k]] = std::move(results[stateResults[k]]);
-  out.committed = true;
-  return out;
-}
-
-Expected<std::vector<TensorPtr>>
-TrainingStep::runAside(StepFn other, const Signature &otherSignature,
-                       amprt_context *context, amprt_tensor *inputTensor,
-                       amprt_tensor *labelTensor) const {
-  // The step's arguments, or all but its FP8 amax histories: an f32 step
-  // (amp-run --validate beside an fp8 step) carries no FP8 state.
-  std::vector<size_t> passed;
-  for (size_t i = 0; i < args.size(); ++i)
-    passed.push_back(i);
-  if (otherSignature.argTypes != sig.argTypes ||
-      otherSignature.argRoles != sig.argRoles) {
-    passed.clear();
-    Signature without;
-    for (size_t i = 0; i < args.size(); ++i) {
-      if (sig.argRoles[i] == tg::Role::AmaxHistory)
-        continue;
-      passed.push_back(i);
-      without.argTypes.push_back(sig.argTypes[i]);
-      without.argRoles.push_back(sig.argRoles[i]);
+  std::error_code ec;
+  {
+    llvm::raw_fd_ostream out(temp, ec);
+    if (ec)
+      return fail(ec.message());
+    out << bytes;
+    out.close();
+    if (out.has_error()) {
+      std::string why = out.error().message();
+      out.clear_error();
+      return fail(why);
     }
-    if (otherSignature.argTypes != without.argTypes ||
-        otherSignature.argRoles != without.argRoles)
-      return createStringError("the function run beside the step must take "
-                               "the step's arguments (its amax histories "
-                               "aside), with the same types and tg.role");
   }
-  std::vector<amprt_tensor *> argPtrs;
-  for (size_t i : passed)
-    argPtrs.push_back((int)i == input   ? inputTensor
-                      : (int)i == label ? labelTensor
-                                        : args[i].get());
-  std::vector<void *> raw(otherSignature.resultTypes.size(), nullptr);
-  int32_t status = other(context, (void **)argPtrs.data(), raw.data());
-  std::vector<TensorPtr> results;
-  for (void *r : raw)
-    results.emplace_back(static_cast<amprt_tensor *>(r));
-  if (status != AMPRT_OK)
-    return createStringError(amprt_context_error(context));
-  return results;
+  if ((ec = llvm::sys::fs::rename(temp, path)))
+    return fail(ec.message());
+  return Error::success();
+}
+
+/// A target machine for `cpu` on this machine's triple that emits
+/// position-independent code, so the object links into a shared library.
+static Expected<std::unique_ptr<llvm::TargetMachine>>
+objectTarget(const llvm::Triple &triple, StringRef cpu) {
+  std::string error;
+  const llvm::Target *target =
+      llvm::TargetRegistry::lookupTarget(triple, error);
+  if (!target)
+    return createStringError("no target for " + triple.str() + ": " + error);
+  std::string name =
+      cpu == "host" ? llvm::sys::getHostCPUName().str() : cpu.str();
+  std::string features;
+  if (cpu == "host")
+    for (const auto &[feature, on] : llvm::sys::getHostCPUFeatures())
+      features += (on ? "+" : "-") + feature.str() + ",";
+  llvm::TargetOptions options;
+  std::unique_ptr<llvm::TargetMachine> machine(target->createTargetMachine(
+      triple, name, features, options, llvm::Reloc::PIC_, std::nullopt,
+      llvm::CodeGenOptLevel::Default));
+  if (!machine || !machine->getMCSubtargetInfo()->isCPUStringValid(name))
+    return createStringError("--emit-obj-cpu: '" + name +
+                             "' is not a CPU LLVM knows (try x86-64, "
+                             "x86-64-v3 or host)");
+  return machine;
+}
+
+Expected<std::string> emitObjectFile(ModuleOp module, StringRef path,
+                                     StringRef cpu) {
+  llvm::LLVMContext llvmContext;
+  std::unique_ptr<llvm::Module> llvmModule =
+      translateModuleToLLVMIR(module, llvmContext);
+  if (!llvmModule)
+    return createStringError("translating the step to LLVM IR failed");
+  llvm::Triple triple(llvm::sys::getProcessTriple());
+  auto machine = objectTarget(triple, cpu);
+  if (!machine)
+    return machine.takeError();
+  llvmModule->setTargetTriple(triple);
+  llvmModule->setDataLayout((*machine)->createDataLayout());
+  llvm::SmallVector<char, 0> buffer;
+  llvm::raw_svector_ostream os(buffer);
+  llvm::legacy::PassManager passes;
+  if ((*machine)->addPassesToEmitFile(passes, os, nullptr,
+                                      llvm::CodeGenFileType::ObjectFile))
+    return createStringError("this LLVM cannot emit object files for " +
+                             triple.str());
+  passes.run(*llvmModule);
+  if (Error error = writeAtomically(
+          path, StringRef(buffer.data(), buffer.size()), "--emit-obj"))
+    return std::move(error);
+  return triple.str();
+}
+
+Error writeManifest(const train::Manifest &manifest, StringRef path) {
+  return writeAtomically(path, train::json::print(manifest.toJson()) + "\n",
+                         "the manifest");
 }
 
 } // namespace amp::runner

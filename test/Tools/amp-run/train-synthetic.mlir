@@ -8,8 +8,8 @@
 
 // LOG: step 20/{{[0-9]+}}  loss {{[0-9.]+}}
 // LOG: test accuracy {{0\.[0-9]+}} (1024 examples)
+// REPORT: "precision": "f32"
 // REPORT: "batch": 32
-// REPORT: "final_accuracy":
 // REPORT: "per_step": [
 // REPORT: "loss":
-// REPORT: "precision": "f32"
+// REPORT: "final_accuracy":

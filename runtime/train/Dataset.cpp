@@ -1,20 +1,40 @@
 //===- Dataset.cpp - Fashion-MNIST IDX files and synthetic data -----------===//
 
-#include "Dataset.h"
+#include "amptrain/Dataset.h"
+#include <cstdio>
 #include <random>
+#ifdef AMPTRAIN_HAVE_ZLIB
 #include <zlib.h>
+#endif
 
-using namespace amp::run;
+namespace amp::train {
 
 namespace {
 
-llvm::Error fail(const std::string &path, const llvm::Twine &why) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                 path + ": " + why.str());
+Status fail(const std::string &path, const std::string &why) {
+  return failure(path + ": " + why);
 }
 
-/// Reads a whole gzip (or plain) file.
-llvm::Expected<std::vector<uint8_t>> readGzip(const std::string &path) {
+/// Reads a whole plain file.
+Expected<std::vector<uint8_t>> readPlain(const std::string &path) {
+  std::FILE *file = std::fopen(path.c_str(), "rb");
+  if (!file)
+    return fail(path, "cannot open (is dataset-fashion-mnist installed?)");
+  std::vector<uint8_t> data;
+  uint8_t buffer[1 << 16];
+  size_t n;
+  while ((n = std::fread(buffer, 1, sizeof(buffer), file)) > 0)
+    data.insert(data.end(), buffer, buffer + n);
+  bool failed = std::ferror(file);
+  std::fclose(file);
+  if (failed)
+    return fail(path, "read error");
+  return data;
+}
+
+#ifdef AMPTRAIN_HAVE_ZLIB
+/// Reads a whole gzip file.
+Expected<std::vector<uint8_t>> readGzip(const std::string &path) {
   gzFile file = gzopen(path.c_str(), "rb");
   if (!file)
     return fail(path, "cannot open (is dataset-fashion-mnist installed?)");
@@ -27,8 +47,33 @@ llvm::Expected<std::vector<uint8_t>> readGzip(const std::string &path) {
   const char *message = gzerror(file, &error);
   gzclose(file);
   if (n < 0 || (error != Z_OK && error != Z_STREAM_END))
-    return fail(path, llvm::Twine("corrupt gzip data: ") + message);
+    return fail(path, std::string("corrupt gzip data: ") + message);
   return data;
+}
+#endif
+
+bool exists(const std::string &path) {
+  std::FILE *file = std::fopen(path.c_str(), "rb");
+  if (file)
+    std::fclose(file);
+  return file != nullptr;
+}
+
+/// Reads IDX file `name` of `dir`: the plain file when it is there, else
+/// the gzipped one; `path` is set to the file read, for errors.
+Expected<std::vector<uint8_t>>
+readIdx(const std::string &dir, const std::string &name, std::string &path) {
+  path = dir + "/" + name;
+  if (exists(path))
+    return readPlain(path);
+  path += ".gz";
+#ifdef AMPTRAIN_HAVE_ZLIB
+  return readGzip(path);
+#else
+  if (exists(path))
+    return fail(path, "this build has no zlib: gunzip it first");
+  return readPlain(path);
+#endif
 }
 
 uint32_t bigEndian(const uint8_t *p) {
@@ -36,33 +81,38 @@ uint32_t bigEndian(const uint8_t *p) {
          (uint32_t(p[2]) << 8) | uint32_t(p[3]);
 }
 
-llvm::Error readImages(const std::string &path, Split &split) {
-  auto data = readGzip(path);
+Status readImages(const std::string &dir, const std::string &name,
+                  Split &split) {
+  std::string path;
+  auto data = readIdx(dir, name, path);
   if (!data)
-    return data.takeError();
+    return data.status();
   if (data->size() < 16)
     return fail(path, "truncated IDX header");
   if (bigEndian(data->data()) != 0x00000803)
     return fail(path, "wrong magic number (not an IDX image file)");
   uint32_t count = bigEndian(data->data() + 4);
-  uint32_t rows = bigEndian(data->data() + 8), cols = bigEndian(data->data() + 12);
+  uint32_t rows = bigEndian(data->data() + 8),
+           cols = bigEndian(data->data() + 12);
   uint64_t need = 16 + uint64_t(count) * rows * cols;
   if (rows == 0 || cols == 0 || data->size() < need)
-    return fail(path, "truncated: the header promises " + std::to_string(count) +
-                          " images of " + std::to_string(rows) + "x" +
-                          std::to_string(cols));
+    return fail(path, "truncated: the header promises " +
+                          std::to_string(count) + " images of " +
+                          std::to_string(rows) + "x" + std::to_string(cols));
   split.count = count;
   split.features = int64_t(rows) * cols;
   split.x.resize(uint64_t(count) * rows * cols);
   for (uint64_t i = 0; i < split.x.size(); ++i)
     split.x[i] = (*data)[16 + i] / 255.0f;
-  return llvm::Error::success();
+  return Status::success();
 }
 
-llvm::Error readLabels(const std::string &path, Split &split) {
-  auto data = readGzip(path);
+Status readLabels(const std::string &dir, const std::string &name,
+                  Split &split) {
+  std::string path;
+  auto data = readIdx(dir, name, path);
   if (!data)
-    return data.takeError();
+    return data.status();
   if (data->size() < 8)
     return fail(path, "truncated IDX header");
   if (bigEndian(data->data()) != 0x00000801)
@@ -81,28 +131,27 @@ llvm::Error readLabels(const std::string &path, Split &split) {
       return fail(path, "label " + std::to_string(split.y[i]) +
                             " outside the 10 classes");
   }
-  return llvm::Error::success();
+  return Status::success();
 }
 
 } // namespace
 
-llvm::Expected<Dataset> amp::run::loadFashionMnist(const std::string &dir) {
+Expected<Dataset> loadFashionMnist(const std::string &dir) {
   Dataset d;
   d.classes = 10;
-  if (auto e = readImages(dir + "/train-images-idx3-ubyte.gz", d.train))
-    return std::move(e);
-  if (auto e = readLabels(dir + "/train-labels-idx1-ubyte.gz", d.train))
-    return std::move(e);
-  if (auto e = readImages(dir + "/t10k-images-idx3-ubyte.gz", d.test))
-    return std::move(e);
-  if (auto e = readLabels(dir + "/t10k-labels-idx1-ubyte.gz", d.test))
-    return std::move(e);
+  if (auto e = readImages(dir, "train-images-idx3-ubyte", d.train))
+    return e;
+  if (auto e = readLabels(dir, "train-labels-idx1-ubyte", d.train))
+    return e;
+  if (auto e = readImages(dir, "t10k-images-idx3-ubyte", d.test))
+    return e;
+  if (auto e = readLabels(dir, "t10k-labels-idx1-ubyte", d.test))
+    return e;
   return d;
 }
 
-Dataset amp::run::makeSynthetic(int64_t features, int64_t classes,
-                                int64_t trainCount, int64_t testCount,
-                                unsigned seed) {
+Dataset makeSynthetic(int64_t features, int64_t classes, int64_t trainCount,
+                      int64_t testCount, unsigned seed) {
   std::mt19937 rng(seed);
   std::normal_distribution<float> normal(0.0f, 1.0f);
   // A fixed random linear teacher decides the labels.
@@ -137,3 +186,13 @@ Dataset amp::run::makeSynthetic(int64_t features, int64_t classes,
   fill(d.test, testCount);
   return d;
 }
+
+bool readsGzip() {
+#ifdef AMPTRAIN_HAVE_ZLIB
+  return true;
+#else
+  return false;
+#endif
+}
+
+} // namespace amp::train

@@ -1,0 +1,43 @@
+//===- Dataset.h - Training data for amp-run and amp-train ------*- C++ -*-===//
+
+#ifndef AMPTRAIN_DATASET_H
+#define AMPTRAIN_DATASET_H
+
+#include "amptrain/Result.h"
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace amp::train {
+
+/// Examples as flat float features in [0, 1] (or N(0, 1) for synthetic
+/// data) and integer labels.
+struct Split {
+  int64_t count = 0, features = 0;
+  std::vector<float> x;
+  std::vector<int32_t> y;
+};
+
+struct Dataset {
+  Split train, test;
+  int64_t classes = 0;
+};
+
+/// Reads Fashion-MNIST's IDX files from `dir`: train-images-idx3-ubyte,
+/// train-labels-idx1-ubyte, t10k-images-idx3-ubyte, t10k-labels-idx1-ubyte,
+/// each gzipped (`.gz`, as Debian ships them) or plain (where the runtime
+/// was built without zlib, as on a GPU machine with no zlib headers). A
+/// missing, truncated or mismatched file is a failure naming it.
+Expected<Dataset> loadFashionMnist(const std::string &dir);
+
+/// Seeded random examples: `features` per example, N(0, 1), labels in
+/// [0, classes) that depend on the features (so a model can learn them).
+Dataset makeSynthetic(int64_t features, int64_t classes, int64_t trainCount,
+                      int64_t testCount, unsigned seed);
+
+/// Whether gzipped IDX files can be read (the runtime found zlib).
+bool readsGzip();
+
+} // namespace amp::train
+
+#endif // AMPTRAIN_DATASET_H

@@ -1,0 +1,152 @@
+//===- Trainer.h - The training loop of amp-run and amp-train ---*- C++ -*-===//
+//
+// Everything a trainer does once a step is compiled, with no MLIR: the run's
+// options and their checks, the process group and the device, the data, the
+// epoch/step loop with its loss-scale state and non-finite stop, progress,
+// test accuracy and the JSON report. amp-run calls it after its JIT; amp-train
+// calls it on a step compiled ahead of time, so the same flags give the same
+// run and the same report.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef AMPTRAIN_TRAINER_H
+#define AMPTRAIN_TRAINER_H
+
+#include "amptrain/Dataset.h"
+#include "amptrain/Distributed.h"
+#include "amptrain/Fp8Scales.h"
+#include "amptrain/TrainingStep.h"
+#include <random>
+
+namespace amp::train {
+
+/// A run's flags, named as amp-run's command line names them.
+struct RunOptions {
+  std::string inputFile; // the report's "file"
+  std::string precision = "f16";
+  std::string device; // --device: "", "cpu" or "cuda"
+  int64_t steps = 0, epochs = 1, batch = 0, logEvery = 100;
+  std::string data = "synthetic";
+  double lr = 0.01;
+  bool lrGiven = false; // --lr given: it wins over the step's tg.init_value
+  unsigned seed = 0;
+  std::string reportPath;
+  double initScale = kDefaultInitScale;
+  // The process group.
+  std::string comm = "auto";
+  double commTimeout = 300;
+  bool dataParallel = false, reduceAmax = true;
+  std::string gradComm = "f32";
+  int64_t bucketBytes = 25 << 20;
+  bool gradCommGiven = false, bucketBytesGiven = false;
+  std::string injectFault;
+};
+
+/// The checks every trainer makes of its flags before any work.
+Status checkRunOptions(const RunOptions &options);
+
+/// This process's place in the job and its device.
+class Job {
+public:
+  /// Joins the process group `options` names, picks the device and makes a
+  /// context on it. `tool` prefixes diagnostics ("amp-run").
+  static Expected<Job> start(const char *tool, const RunOptions &options);
+
+  /// One line "TOOL: error: [rank R: ]message" on stderr; under a launcher
+  /// it ends every rank, since the others would wait in their next
+  /// collective. Returns the exit status, 1.
+  int fatal(const std::string &message) const;
+  int fatal(const Status &status) const { return fatal(status.message()); }
+
+  amprt_context *context() const { return ctx.get(); }
+  const std::string &deviceName() const { return device; }
+  int rank() const { return worldRank; }
+  int size() const { return worldSize; }
+  bool leader() const { return worldRank == 0; }
+  /// The step must be compiled for data parallelism.
+  bool parallel() const { return dataParallel; }
+  const Fault &fault() const { return injected; }
+  const char *tool() const { return toolName; }
+
+private:
+  const char *toolName = "amp-run";
+  ContextPtr ctx;
+  std::string device;
+  int worldRank = 0, worldSize = 1;
+  bool dataParallel = false;
+  Fault injected;
+};
+
+/// The --data set, checked against the model's `features` per example.
+Expected<Dataset> loadData(const RunOptions &options, int64_t features,
+                           int64_t classes);
+
+/// The batches of a run: each step reads one global batch of
+/// ranks * batch examples of the epoch's shuffled order (the same on every
+/// rank: same seed); rank r takes its r-th slice, so N ranks see what one
+/// process with an N times larger batch would.
+class BatchSource {
+public:
+  BatchSource(const Split &train, const TensorSpec &input,
+              const TensorSpec &label, const Job &job, std::mt19937 &rng);
+  /// Steps in an epoch (0 when the split is smaller than a global batch).
+  int64_t perEpoch() const { return epochSteps; }
+  int64_t globalBatch() const { return batch * ranks; }
+  /// The batch of step `s`, a fresh shuffle at each epoch's start.
+  Expected<std::pair<TensorPtr, TensorPtr>> next(int64_t s);
+
+private:
+  const Split &train;
+  TensorSpec inputType, labelType;
+  const Job &job;
+  std::mt19937 &rng;
+  int64_t batch, ranks, features, epochSteps;
+  std::vector<int64_t> order;
+  std::vector<float> x, y;
+};
+
+/// A compiled eval function: params in order and an input (tg.role
+/// "input"), returning logits (tg.role "logits").
+struct EvalFunction {
+  FunctionSpec signature;
+  StepFn fn = nullptr;
+};
+
+/// The compiled step to train and what its report needs.
+struct CompiledStep {
+  StepFn train = nullptr;
+  std::optional<EvalFunction> eval;
+  std::vector<Fp8History> fp8;
+  /// The classes of synthetic data (the loss's logits).
+  int64_t lossClasses = 10;
+};
+
+/// Trains `step` (bound, not yet initialised) as `options` say and writes
+/// the report; returns the process's exit status, after a diagnostic
+/// through `job` when it is not 0.
+int trainSteps(Job &job, TrainingStep &step, const CompiledStep &compiled,
+               const RunOptions &options);
+
+/// The first state of `step`, drawn from `rng` (seeded with --seed), and on
+/// every rank rank 0's.
+Status startState(Job &job, TrainingStep &step, const RunOptions &options,
+                  std::mt19937 &rng);
+
+/// Runs an eval function on `params` in order with `input` at its input
+/// argument, and owns its results.
+Expected<std::vector<TensorPtr>>
+runEval(amprt_context *ctx, const EvalFunction &eval,
+        const std::vector<amprt_tensor *> &params, amprt_tensor *input);
+
+/// Writes `value` as indented JSON to `path` (named by `flag` in errors):
+/// to a temporary file beside it, then renamed over it.
+Status writeJson(const std::string &path, const std::string &flag,
+                 const json::Value &value);
+
+/// A failure now, rather than after the work, when `path` cannot be
+/// written (`flag` names it).
+Status checkWritable(const std::string &flag, const std::string &path);
+
+} // namespace amp::train
+
+#endif // AMPTRAIN_TRAINER_H

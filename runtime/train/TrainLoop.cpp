@@ -1,0 +1,328 @@
+//===- TrainLoop.cpp - Step after step, then the test set and the report --===//
+
+#include "amptrain/Trainer.h"
+#include <algorithm>
+#include <chrono>
+#include <cinttypes>
+#include <cmath>
+#include <cstdio>
+
+namespace amp::train {
+
+Status startState(Job &job, TrainingStep &step, const RunOptions &options,
+                  std::mt19937 &rng) {
+  TrainingStep::StartValues start;
+  start.learningRate = options.lr;
+  // --lr given on the command line wins over the step's own value.
+  start.overrideLearningRate = options.lrGiven;
+  start.initScale = options.initScale;
+  if (Status failed = step.initialize(job.context(), rng, start))
+    return failed;
+  if (job.size() == 1)
+    return Status::success();
+  // Every rank starts from rank 0's state (the same seed draws the same
+  // values; the broadcast makes that a guarantee, not a coincidence).
+  const FunctionSpec &sig = step.signature();
+  for (size_t i = 0; i < sig.args.size(); ++i)
+    if (amprt_tensor *state = step.argument(i);
+        state && sig.args[i].role != Role::Communicator)
+      if (amprt_comm_broadcast(state, 0) != AMPRT_OK)
+        return runtimeError("broadcasting the initial state");
+  return Status::success();
+}
+
+Expected<std::vector<TensorPtr>>
+runEval(amprt_context *ctx, const EvalFunction &eval,
+        const std::vector<amprt_tensor *> &params, amprt_tensor *input) {
+  int inputIndex = eval.signature.lastArgWithRole(Role::Input);
+  std::vector<amprt_tensor *> args;
+  size_t p = 0;
+  for (size_t i = 0; i < params.size() + 1; ++i)
+    args.push_back((int)i == inputIndex ? input : params[p++]);
+  std::vector<void *> raw(eval.signature.results.size(), nullptr);
+  int32_t status = eval.fn(ctx, (void **)args.data(), raw.data());
+  std::vector<TensorPtr> results;
+  for (void *r : raw)
+    results.emplace_back(static_cast<amprt_tensor *>(r));
+  if (status != AMPRT_OK)
+    return failure(amprt_context_error(ctx));
+  return results;
+}
+
+/// The index of the highest of `n` scores.
+static int64_t argmax(const float *scores, int64_t n) {
+  return std::max_element(scores, scores + n) - scores;
+}
+
+/// The fraction of `test` that `eval` classifies right with `params`, and
+/// the number of examples scored.
+static Expected<std::pair<double, int64_t>>
+testAccuracy(amprt_context *ctx, const EvalFunction &eval,
+             const std::vector<amprt_tensor *> &params, const Split &test,
+             int64_t features) {
+  const FunctionSpec &sig = eval.signature;
+  int evalInput = sig.lastArgWithRole(Role::Input);
+  int logitsIndex = sig.lastResultWithRole(Role::Logits);
+  if (evalInput < 0 || logitsIndex < 0 || params.size() + 1 != sig.args.size())
+    return failure("@" + sig.name +
+                   " must take the params in order and an input (tg.role "
+                   "\"input\") and return tg.role \"logits\"");
+  const TensorSpec &inputType = sig.args[evalInput].type;
+  int64_t evalBatch = inputType.shape[0];
+  int64_t classes = sig.results[logitsIndex].type.shape[1];
+  int64_t correct = 0, seen = 0;
+  // The last batch wraps around to the first examples so every test
+  // example is scored once and batch statistics see real images.
+  std::vector<float> xEval(evalBatch * features);
+  for (int64_t start = 0; start < test.count; start += evalBatch) {
+    int64_t real = std::min(evalBatch, test.count - start);
+    for (int64_t b = 0; b < evalBatch; ++b)
+      std::copy_n(&test.x[((start + b) % test.count) * features], features,
+                  &xEval[b * features]);
+    Expected<TensorPtr> x = tensorFromFloats(ctx, inputType, xEval.data());
+    if (!x)
+      return x.status();
+    auto results = runEval(ctx, eval, params, x->get());
+    if (!results)
+      return failure("evaluation failed: " + results.message());
+    auto logits = readFloats(ctx, (*results)[logitsIndex].get());
+    if (!logits)
+      return failure("reading the logits: " + logits.message());
+    for (int64_t b = 0; b < real; ++b)
+      correct += argmax(&(*logits)[b * classes], classes) == test.y[start + b];
+    seen += real;
+  }
+  return std::make_pair(seen ? double(correct) / seen : 0.0, seen);
+}
+
+/// The sizes and times of a run, step by step.
+struct RunTotals {
+  json::Array perStep;
+  int64_t skipped = 0;
+  double lastLoss = 0, trainSeconds = 0, wallSeconds = 0;
+  size_t peakStepBytes = 0, stepOutputBytes = 0, peakActivationBytes = 0;
+  uint64_t bytesSent = 0, collectives = 0;
+};
+
+/// The message of a loss that went non-finite where loss scaling does not
+/// explain it.
+static std::string nonFiniteStop(int64_t s, float loss,
+                                 const std::string &precision) {
+  return "step " + std::to_string(s) + ": the loss is " +
+         (std::isnan(loss) ? "NaN" : "inf") + " in the " + precision +
+         " step and loss scaling does not explain it (the step was not "
+         "skipped); stopping with the last good parameters. " +
+         (precision == "f32"
+              ? std::string("Lower --lr?")
+              : "Run with --validate to find the ops that break in " +
+                    precision + ", or lower --lr");
+}
+
+/// One step of the loop: the batch, the step, the FP8 bookkeeping, the
+/// totals and the progress line.
+static Status trainOne(Job &job, TrainingStep &step, StepFn fn,
+                       BatchSource &batches, Fp8ScaleTracker *fp8,
+                       const RunOptions &options, int64_t s, int64_t total,
+                       RunTotals &run) {
+  if (job.fault().kind != Fault::Inf && job.fault().at(job.rank(), s))
+    injectProcessFault(job.fault(), job.tool());
+  auto batch = batches.next(s);
+  if (!batch)
+    return batch.status();
+  if (fp8)
+    if (Status failed = fp8->beforeStep(step.arguments().data()))
+      return failed;
+  auto outcome = step.run(fn, job.context(), std::move(batch->first),
+                          std::move(batch->second));
+  if (!outcome)
+    return failure("step " + std::to_string(s) +
+                   " failed: " + outcome.message());
+  if (fp8)
+    if (Status failed = fp8->afterStep(step.arguments().data()))
+      return failed;
+  run.peakStepBytes = std::max(run.peakStepBytes, outcome->peakBytes);
+  run.stepOutputBytes = std::max(run.stepOutputBytes, outcome->outputBytes);
+  run.peakActivationBytes =
+      std::max(run.peakActivationBytes, outcome->transientBytes);
+  run.trainSeconds += outcome->seconds;
+  float loss = outcome->loss;
+  if (!outcome->committed)
+    return failure(nonFiniteStop(s, loss, options.precision));
+  run.skipped += outcome->skipped;
+  run.lastLoss = loss;
+  float newScale = outcome->scaleAfter.value_or(1.0f);
+  json::Object record{{"step", s},
+                      {"loss", loss},
+                      {"skipped", outcome->skipped},
+                      {"time_ms", outcome->seconds * 1e3}};
+  if (step.hasLossScale())
+    record["loss_scale"] = newScale;
+  run.perStep.push_back(std::move(record));
+  if (job.leader() && ((s + 1) % options.logEvery == 0 || s + 1 == total))
+    std::fprintf(stderr,
+                 "step %lld/%lld  loss %.4f  scale %g  skipped %lld  %.0f "
+                 "samples/s\n",
+                 (long long)(s + 1), (long long)total, loss, newScale,
+                 (long long)run.skipped,
+                 (s + 1) * batches.globalBatch() / run.trainSeconds);
+  return Status::success();
+}
+
+/// The bytes of every param, fingerprinted: ranks that agree on every
+/// update end with the same one.
+static Expected<std::string> paramsFingerprint(const TrainingStep &step) {
+  std::string bytes;
+  for (amprt_tensor *param : step.params()) {
+    std::string one(amprt_tensor_numel(param) *
+                        amprt_dtype_size(amprt_tensor_dtype(param)),
+                    '\0');
+    if (amprt_tensor_read(param, one.data(), one.size()) != AMPRT_OK)
+      return runtimeError("reading the parameters");
+    bytes += one;
+  }
+  char hex[17];
+  std::snprintf(hex, sizeof(hex), "%016" PRIx64, fingerprint(bytes));
+  return std::string(hex);
+}
+
+/// The report's object for the data-parallel job.
+static json::Object parallelRecord(const Job &job, const RunOptions &options,
+                                   const RunTotals &run, int64_t steps,
+                                   int64_t globalBatch) {
+  return json::Object{
+      {"rank", job.rank()},
+      {"ranks", job.size()},
+      {"backend", amprt_comm_backend()},
+      {"global_batch", globalBatch},
+      {"grad_comm", options.gradComm},
+      {"bucket_bytes", options.bucketBytes},
+      {"reduce_amax", options.precision == "fp8" && options.reduceAmax},
+      {"collectives_per_step", steps ? double(run.collectives) / steps : 0.0},
+      {"bytes_sent_per_step", steps ? double(run.bytesSent) / steps : 0.0}};
+}
+
+/// Rank 0 writes the report; a path with {rank} gets one from every rank.
+static Status writeReport(const Job &job, const TrainingStep &step,
+                          const Fp8ScaleTracker &fp8, const RunOptions &options,
+                          const RunTotals &run, int64_t steps, int64_t batch,
+                          int64_t globalBatch, double accuracy) {
+  std::string path = options.reportPath;
+  bool perRank = path.find("{rank}") != std::string::npos;
+  for (size_t at; (at = path.find("{rank}")) != std::string::npos;)
+    path.replace(at, 6, std::to_string(job.rank()));
+  if (path.empty() || !(job.leader() || perRank))
+    return Status::success();
+  Expected<std::string> params = paramsFingerprint(step);
+  if (!params)
+    return params.status();
+  json::Object report{
+      {"file", options.inputFile},
+      {"precision", options.precision},
+      {"device", job.deviceName()},
+      {"batch", batch},
+      {"steps", steps},
+      {"skipped_steps", run.skipped},
+      {"final_loss", run.lastLoss},
+      {"peak_step_bytes", (int64_t)run.peakStepBytes},
+      {"step_output_bytes", (int64_t)run.stepOutputBytes},
+      {"peak_activation_bytes", (int64_t)run.peakActivationBytes},
+      {"train_seconds", run.trainSeconds},
+      {"wall_seconds", run.wallSeconds},
+      {"samples_per_second", steps * globalBatch / run.trainSeconds},
+      {"fp8_scales", fp8.toJson(step.arguments().data())},
+      {"params_fingerprint", *params},
+      {"per_step", run.perStep}};
+  if (job.parallel())
+    report["data_parallel"] =
+        parallelRecord(job, options, run, steps, globalBatch);
+  if (accuracy >= 0)
+    report["final_accuracy"] = accuracy;
+  return writeJson(path, "--report", report);
+}
+
+/// The run's step count: --steps, else --epochs of `perEpoch` steps.
+static Expected<int64_t> totalSteps(const RunOptions &options,
+                                    int64_t perEpoch) {
+  if (perEpoch < 1)
+    return failure("the training split is smaller than one batch");
+  int64_t total = options.steps;
+  if (options.steps == 0 &&
+      __builtin_mul_overflow(perEpoch, options.epochs, &total))
+    return failure("--epochs=" + std::to_string(options.epochs) + " at " +
+                   std::to_string(perEpoch) +
+                   " steps an epoch is more steps than 64 bits count");
+  return total;
+}
+
+/// The training input's batch and features, checked against --batch and
+/// the label.
+static Status checkBatch(const TrainingStep &step, const RunOptions &options) {
+  const TensorSpec &input = step.inputType(), &label = step.labelType();
+  if (input.rank() == 0 || input.shape[0] < 1)
+    return failure("the input argument (" + input.str() +
+                   ") needs a leading batch dimension of at least 1");
+  int64_t batch = input.shape[0];
+  if (options.batch && options.batch != batch)
+    return failure("--batch=" + std::to_string(options.batch) +
+                   " but the model's input batch is " + std::to_string(batch));
+  if (label.rank() != 1 || label.shape[0] != batch)
+    return failure("the label argument must be [" + std::to_string(batch) +
+                   "] class indices");
+  return Status::success();
+}
+
+int trainSteps(Job &job, TrainingStep &step, const CompiledStep &compiled,
+               const RunOptions &options) {
+  if (Status bad = checkBatch(step, options))
+    return job.fatal(bad);
+  const TensorSpec &input = step.inputType();
+  int64_t batch = input.shape[0], features = input.numel() / batch;
+  auto data = loadData(options, features, compiled.lossClasses);
+  if (!data)
+    return job.fatal(data.status());
+  std::mt19937 rng(options.seed);
+  if (Status failed = startState(job, step, options, rng))
+    return job.fatal(failed);
+  BatchSource batches(data->train, input, step.labelType(), job, rng);
+  auto total = totalSteps(options, batches.perEpoch());
+  if (!total)
+    return job.fatal(total.status());
+
+  RunTotals run;
+  Fp8ScaleTracker fp8(compiled.fp8);
+  bool trackFp8 = !options.reportPath.empty() && !fp8.empty();
+  amprt_comm_set_timeout(options.commTimeout);
+  uint64_t bytesBefore = 0, collectivesBefore = 0;
+  amprt_comm_stats(&bytesBefore, &collectivesBefore);
+  auto wallStart = std::chrono::steady_clock::now();
+  for (int64_t s = 0; s < *total; ++s)
+    if (Status failed =
+            trainOne(job, step, compiled.train, batches,
+                     trackFp8 ? &fp8 : nullptr, options, s, *total, run))
+      return job.fatal(failed);
+  amprt_comm_stats(&run.bytesSent, &run.collectives);
+  run.bytesSent -= bytesBefore;
+  run.collectives -= collectivesBefore;
+  run.wallSeconds = std::chrono::duration<double>(
+                        std::chrono::steady_clock::now() - wallStart)
+                        .count();
+
+  double accuracy = -1;
+  if (compiled.eval && job.leader()) { // rank 0 evaluates, once
+    auto scored = testAccuracy(job.context(), *compiled.eval, step.params(),
+                               data->test, features);
+    if (!scored)
+      return job.fatal(scored.status());
+    accuracy = scored->first;
+    std::fprintf(stderr, "test accuracy %.4f (%lld examples)\n", accuracy,
+                 (long long)scored->second);
+  }
+  if (Status failed = writeReport(job, step, fp8, options, run, *total, batch,
+                                  batches.globalBatch(), accuracy))
+    return job.fatal(failed);
+  if (amprt_comm_finalize() != AMPRT_OK)
+    return job.fatal(amprt_last_error());
+  return 0;
+}
+
+} // namespace amp::train

@@ -1,0 +1,262 @@
+//===- Trainer.cpp - The training loop of amp-run and amp-train -----------===//
+
+#include "amptrain/Trainer.h"
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cinttypes>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <numeric>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace amp::train {
+
+Status checkRunOptions(const RunOptions &o) {
+  if (o.precision != "f32" && o.precision != "f16" && o.precision != "bf16" &&
+      o.precision != "fp8")
+    return failure("--precision must be f32, f16, bf16 or fp8, got '" +
+                   o.precision + "'");
+  if (o.steps < 0 || o.epochs < 1 || o.batch < 0 || o.logEvery < 1)
+    return failure("--steps, --batch must be >= 0 and --epochs, --log-every "
+                   ">= 1");
+  if (!std::isfinite(o.lr) || o.lr < 0)
+    return failure("--lr must be a finite value >= 0, got " +
+                   std::to_string(o.lr));
+  if (!std::isfinite(o.initScale) || o.initScale <= 0)
+    return failure("--init-scale must be a finite value > 0, got " +
+                   std::to_string(o.initScale));
+  if (o.comm != "auto" && o.comm != "self" && o.comm != "mpi" &&
+      o.comm != "nccl")
+    return failure("--comm must be auto, self, mpi or nccl, got '" + o.comm +
+                   "'");
+  if (!std::isfinite(o.commTimeout) || o.commTimeout <= 0)
+    return failure("--comm-timeout must be a finite number of seconds > 0");
+  if (o.gradComm != "f32" && o.gradComm != "f16" && o.gradComm != "bf16")
+    return failure("--grad-comm must be f32, f16 or bf16, got '" + o.gradComm +
+                   "'");
+  if (o.bucketBytes < 1)
+    return failure("--bucket-bytes must be >= 1");
+  return checkWritable("--report", o.reportPath);
+}
+
+//===----------------------------------------------------------------------===//
+// Job
+//===----------------------------------------------------------------------===//
+
+int Job::fatal(const std::string &message) const {
+  // One write per line: the ranks share the launcher's stderr, and a line
+  // written in pieces interleaves with another rank's.
+  std::string line = std::string(toolName) + ": error: ";
+  if (worldSize > 1)
+    line += "rank " + std::to_string(worldRank) + ": ";
+  line += message + "\n";
+  std::fputs(line.c_str(), stderr);
+  std::fflush(stderr);
+  if (worldSize > 1)
+    amprt_comm_abort(1);
+  return 1;
+}
+
+/// The device --device names, or the GPU when one is usable; warns when a
+/// driver is present but the CPU trains.
+static std::string chooseDevice(const Job &job, const RunOptions &options) {
+  if (!options.device.empty())
+    return options.device;
+  if (amprt_cuda_device_count() > 0)
+    return "cuda";
+  // A driver without a usable device (a backend that did not load, a
+  // driver error) is not "no GPU": say why the CPU trains.
+  std::string why = amprt_cuda_unavailable_reason();
+  if (job.leader() && why.rfind("no CUDA driver", 0) != 0)
+    std::fprintf(stderr,
+                 "%s: warning: training on the CPU: a CUDA driver is present "
+                 "but no device is usable: %s\n",
+                 job.tool(), why.c_str());
+  return "cpu";
+}
+
+Expected<Job> Job::start(const char *tool, const RunOptions &options) {
+  Job job;
+  job.toolName = tool;
+  std::string comm =
+      options.comm == "auto" ? detectLauncher() : std::string(options.comm);
+  if (comm == "nccl" && (options.device.empty() ? amprt_cuda_device_count() == 0
+                                                : options.device != "cuda"))
+    return failure("--comm=nccl all-reduces CUDA tensors: it needs "
+                   "--device=cuda (on the CPU, use --comm=mpi)");
+  Expected<Fault> fault = parseFault(options.injectFault);
+  if (!fault)
+    return fault.status();
+  job.injected = *fault;
+  // Start-up waits for the slowest rank's compilation; --comm-timeout
+  // applies from the first step on.
+  constexpr double kStartupTimeout = 600;
+  if (amprt_comm_init(comm.c_str(), std::max(options.commTimeout,
+                                             kStartupTimeout)) != AMPRT_OK)
+    return failure("--comm=" + comm + ": " + amprt_last_error());
+  job.worldRank = amprt_comm_rank();
+  job.worldSize = amprt_comm_size();
+  job.dataParallel = job.worldSize > 1 || options.dataParallel ||
+                     options.gradCommGiven || options.bucketBytesGiven;
+  if (job.injected.kind != Fault::None && job.injected.rank >= job.worldSize)
+    return failure("--inject-fault names rank " +
+                   std::to_string(job.injected.rank) + " of a job of " +
+                   std::to_string(job.worldSize));
+  job.device = chooseDevice(job, options);
+  if (job.device != "cpu" && job.device != "cuda")
+    return failure("--device must be cpu or cuda, got '" + job.device + "'");
+  // Ranks on one machine take one GPU each.
+  int ordinal = 0;
+  if (job.device == "cuda" && job.worldSize > 1)
+    ordinal = localRank() % std::max(1, amprt_cuda_device_count());
+  Expected<ContextPtr> created = createContext(
+      job.device == "cuda" ? AMPRT_DEVICE_CUDA : AMPRT_DEVICE_CPU, ordinal);
+  if (!created)
+    return failure("--device=" + job.device + ": " + created.message());
+  job.ctx = std::move(*created);
+  return job;
+}
+
+//===----------------------------------------------------------------------===//
+// Data
+//===----------------------------------------------------------------------===//
+
+/// The host's memory, as the runtime's CPU context reports it.
+static uint64_t hostMemory() {
+  size_t bytes = SIZE_MAX;
+  if (Expected<ContextPtr> host = createContext(AMPRT_DEVICE_CPU))
+    amprt_memory_capacity(host->get(), &bytes);
+  return bytes;
+}
+
+Expected<Dataset> loadData(const RunOptions &options, int64_t features,
+                           int64_t classes) {
+  const std::string &name = options.data;
+  if (name == "synthetic") {
+    uint64_t examples = 4096 + 1024, bytes = 0;
+    if (__builtin_mul_overflow(examples + (uint64_t)classes,
+                               (uint64_t)features * 4, &bytes) ||
+        bytes > hostMemory())
+      return failure("synthetic data of " + std::to_string(features) +
+                     " features per example would need more memory than "
+                     "this machine has");
+    return makeSynthetic(features, classes, 4096, 1024, options.seed);
+  }
+  const std::string prefix = "fashion-mnist";
+  if (name.compare(0, prefix.size(), prefix) != 0 ||
+      (name.size() > prefix.size() && name[prefix.size()] != ':'))
+    return failure("--data must be synthetic or fashion-mnist[:DIR], got '" +
+                   name + "'");
+  std::string dir = name.size() > prefix.size()
+                        ? name.substr(prefix.size() + 1)
+                        : "/usr/share/datasets/fashion-mnist";
+  Expected<Dataset> loaded = loadFashionMnist(dir);
+  if (!loaded)
+    return loaded;
+  if (loaded->train.features != features)
+    return failure("the model's input holds " + std::to_string(features) +
+                   " features per example; Fashion-MNIST has " +
+                   std::to_string(loaded->train.features));
+  return loaded;
+}
+
+BatchSource::BatchSource(const Split &train, const TensorSpec &input,
+                         const TensorSpec &label, const Job &job,
+                         std::mt19937 &rng)
+    : train(train), inputType(input), labelType(label), job(job), rng(rng),
+      batch(input.shape[0]), ranks(job.size()),
+      features(input.numel() / input.shape[0]),
+      epochSteps(train.count / (batch * ranks)), order(train.count),
+      x(batch * features), y(batch) {
+  std::iota(order.begin(), order.end(), 0);
+}
+
+Expected<std::pair<TensorPtr, TensorPtr>> BatchSource::next(int64_t s) {
+  int64_t slot = s % epochSteps;
+  if (slot == 0)
+    std::shuffle(order.begin(), order.end(), rng);
+  for (int64_t b = 0; b < batch; ++b) {
+    int64_t e = order[slot * globalBatch() + job.rank() * batch + b];
+    std::copy_n(&train.x[e * features], features, &x[b * features]);
+    y[b] = train.y[e];
+  }
+  if (job.fault().kind == Fault::Inf && job.fault().at(job.rank(), s))
+    x[0] = INFINITY;
+  Expected<TensorPtr> xt = tensorFromFloats(job.context(), inputType, x.data());
+  if (!xt)
+    return xt.status();
+  Expected<TensorPtr> yt = tensorFromFloats(job.context(), labelType, y.data());
+  if (!yt)
+    return yt.status();
+  return std::make_pair(std::move(*xt), std::move(*yt));
+}
+
+//===----------------------------------------------------------------------===//
+// Files
+//===----------------------------------------------------------------------===//
+
+static std::string parentOf(const std::string &path) {
+  size_t slash = path.rfind('/');
+  if (slash == std::string::npos)
+    return ".";
+  return slash == 0 ? "/" : path.substr(0, slash);
+}
+
+Status checkWritable(const std::string &flag, const std::string &path) {
+  if (path.empty())
+    return Status::success();
+  auto refuse = [&](const char *why) {
+    return failure("cannot write " + flag + " '" + path + "': " + why);
+  };
+  struct stat info;
+  if (stat(path.c_str(), &info) == 0) {
+    if (S_ISDIR(info.st_mode))
+      return refuse(std::strerror(EISDIR));
+    if (!S_ISREG(info.st_mode)) // a device or a pipe: written in place
+      return access(path.c_str(), W_OK) == 0 ? Status::success()
+                                             : refuse(std::strerror(errno));
+  }
+  std::string dir = parentOf(path);
+  if (stat(dir.c_str(), &info) != 0)
+    return refuse(std::strerror(errno));
+  if (!S_ISDIR(info.st_mode))
+    return refuse(std::strerror(ENOTDIR));
+  if (access(dir.c_str(), W_OK | X_OK) != 0)
+    return refuse(std::strerror(errno));
+  return Status::success();
+}
+
+Status writeJson(const std::string &path, const std::string &flag,
+                 const json::Value &value) {
+  std::string text = json::print(value) + "\n";
+  struct stat info;
+  bool inPlace = stat(path.c_str(), &info) == 0 && !S_ISREG(info.st_mode);
+  std::string target =
+      inPlace ? path : path + ".tmp." + std::to_string(getpid());
+  auto refuse = [&](int error) {
+    if (!inPlace)
+      std::remove(target.c_str());
+    return failure("cannot write " + flag + " '" + path +
+                   "': " + std::strerror(error));
+  };
+  std::FILE *out = std::fopen(target.c_str(), "w");
+  if (!out)
+    return refuse(errno);
+  bool written = std::fwrite(text.data(), 1, text.size(), out) == text.size();
+  written = std::fflush(out) == 0 && written;
+  int error = errno;
+  if (std::fclose(out) != 0 && written) {
+    written = false;
+    error = errno;
+  }
+  if (!written)
+    return refuse(error);
+  if (!inPlace && std::rename(target.c_str(), path.c_str()) != 0)
+    return refuse(errno);
+  return Status::success();
+}
+
+} // namespace amp::train
