@@ -3,6 +3,7 @@
 #include "amp/Runner/StepRunner.h"
 #include "amp/Conversion/Passes.h"
 #include "amp/Dialect/AMP/IR/AMP.h"
+#include "amptrain/Trainer.h"
 #include "mlir/Target/LLVMIR/Export.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/MC/MCSubtargetInfo.h"
@@ -24,10 +25,6 @@ Error toError(const train::Status &status) {
   if (!status)
     return Error::success();
   return createStringError(status.message());
-}
-
-Error runtimeError(const llvm::Twine &what) {
-  return createStringError(what + ": " + amprt_last_error());
 }
 
 Expected<ContextPtr> createContext(amprt_device device, int ordinal) {
@@ -198,32 +195,6 @@ Expected<StepFn> JitModule::lookup(StringRef name) const {
   return reinterpret_cast<StepFn>(*symbol);
 }
 
-/// Writes `bytes` to `path` through a temporary file beside it.
-static Error writeAtomically(StringRef path, StringRef bytes, StringRef flag) {
-  std::string temp = (path + ".tmp").str();
-  auto fail = [&](const std::string &why) {
-    llvm::sys::fs::remove(temp);
-    return createStringError("cannot write " + flag + " '" + path +
-                             "': " + why);
-  };
-  std::error_code ec;
-  {
-    llvm::raw_fd_ostream out(temp, ec);
-    if (ec)
-      return fail(ec.message());
-    out << bytes;
-    out.close();
-    if (out.has_error()) {
-      std::string why = out.error().message();
-      out.clear_error();
-      return fail(why);
-    }
-  }
-  if ((ec = llvm::sys::fs::rename(temp, path)))
-    return fail(ec.message());
-  return Error::success();
-}
-
 /// A target machine for `cpu` on this machine's triple that emits
 /// position-independent code, so the object links into a shared library.
 static Expected<std::unique_ptr<llvm::TargetMachine>>
@@ -271,15 +242,16 @@ Expected<std::string> emitObjectFile(ModuleOp module, StringRef path,
     return createStringError("this LLVM cannot emit object files for " +
                              triple.str());
   passes.run(*llvmModule);
-  if (Error error = writeAtomically(
-          path, StringRef(buffer.data(), buffer.size()), "--emit-obj"))
+  if (Error error = toError(
+          train::writeFile(path.str(), "--emit-obj",
+                           std::string_view(buffer.data(), buffer.size()))))
     return std::move(error);
   return triple.str();
 }
 
 Error writeManifest(const train::Manifest &manifest, StringRef path) {
-  return writeAtomically(path, train::json::print(manifest.toJson()) + "\n",
-                         "the manifest");
+  return toError(
+      train::writeJson(path.str(), "the manifest", manifest.toJson()));
 }
 
 } // namespace amp::runner

@@ -1,6 +1,7 @@
 //===- Distributed.cpp - A trainer as one rank of a data-parallel job -----===//
 
 #include "amptrain/Distributed.h"
+#include <cinttypes>
 #include <cstdio>
 #include <cstdlib>
 #include <unistd.h>
@@ -85,6 +86,12 @@ uint64_t fingerprint(std::string_view bytes, uint64_t seed) {
     hash *= 1099511628211ull;
   }
   return hash;
+}
+
+std::string fingerprintHex(std::string_view bytes) {
+  char hex[17];
+  std::snprintf(hex, sizeof(hex), "%016" PRIx64, fingerprint(bytes));
+  return hex;
 }
 
 } // namespace amp::train

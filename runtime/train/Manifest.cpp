@@ -3,8 +3,6 @@
 
 #include "amptrain/Manifest.h"
 #include "amptrain/Distributed.h"
-#include <cinttypes>
-#include <cstdio>
 #include <fstream>
 #include <sstream>
 
@@ -328,9 +326,7 @@ fingerprintFile(const std::string &path) {
   std::stringstream bytes;
   bytes << in.rdbuf();
   std::string all = bytes.str();
-  char hex[17];
-  std::snprintf(hex, sizeof(hex), "%016" PRIx64, fingerprint(all));
-  return std::make_pair((int64_t)all.size(), std::string(hex));
+  return std::make_pair((int64_t)all.size(), fingerprintHex(all));
 }
 
 Status checkObject(const Manifest &manifest, const std::string &path) {

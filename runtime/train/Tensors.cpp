@@ -8,6 +8,13 @@ Status runtimeError(const std::string &what) {
   return failure(what + ": " + amprt_last_error());
 }
 
+std::vector<TensorPtr> ownResults(const std::vector<void *> &raw) {
+  std::vector<TensorPtr> results;
+  for (void *r : raw)
+    results.emplace_back(static_cast<amprt_tensor *>(r));
+  return results;
+}
+
 Expected<ContextPtr> createContext(amprt_device device, int ordinal) {
   amprt_context *context = nullptr;
   if (amprt_context_create(device, ordinal, &context) != AMPRT_OK)

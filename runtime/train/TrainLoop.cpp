@@ -3,7 +3,6 @@
 #include "amptrain/Trainer.h"
 #include <algorithm>
 #include <chrono>
-#include <cinttypes>
 #include <cmath>
 #include <cstdio>
 
@@ -41,9 +40,7 @@ runEval(amprt_context *ctx, const EvalFunction &eval,
     args.push_back((int)i == inputIndex ? input : params[p++]);
   std::vector<void *> raw(eval.signature.results.size(), nullptr);
   int32_t status = eval.fn(ctx, (void **)args.data(), raw.data());
-  std::vector<TensorPtr> results;
-  for (void *r : raw)
-    results.emplace_back(static_cast<amprt_tensor *>(r));
+  std::vector<TensorPtr> results = ownResults(raw);
   if (status != AMPRT_OK)
     return failure(amprt_context_error(ctx));
   return results;
@@ -180,9 +177,7 @@ static Expected<std::string> paramsFingerprint(const TrainingStep &step) {
       return runtimeError("reading the parameters");
     bytes += one;
   }
-  char hex[17];
-  std::snprintf(hex, sizeof(hex), "%016" PRIx64, fingerprint(bytes));
-  return std::string(hex);
+  return fingerprintHex(bytes);
 }
 
 /// The report's object for the data-parallel job.
@@ -240,9 +235,7 @@ static Status writeReport(const Job &job, const TrainingStep &step,
   return writeJson(path, "--report", report);
 }
 
-/// The run's step count: --steps, else --epochs of `perEpoch` steps.
-static Expected<int64_t> totalSteps(const RunOptions &options,
-                                    int64_t perEpoch) {
+Expected<int64_t> totalSteps(const RunOptions &options, int64_t perEpoch) {
   if (perEpoch < 1)
     return failure("the training split is smaller than one batch");
   int64_t total = options.steps;
@@ -254,9 +247,7 @@ static Expected<int64_t> totalSteps(const RunOptions &options,
   return total;
 }
 
-/// The training input's batch and features, checked against --batch and
-/// the label.
-static Status checkBatch(const TrainingStep &step, const RunOptions &options) {
+Status checkBatch(const TrainingStep &step, const RunOptions &options) {
   const TensorSpec &input = step.inputType(), &label = step.labelType();
   if (input.rank() == 0 || input.shape[0] < 1)
     return failure("the input argument (" + input.str() +

@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
-#include <cinttypes>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -231,7 +230,11 @@ Status checkWritable(const std::string &flag, const std::string &path) {
 
 Status writeJson(const std::string &path, const std::string &flag,
                  const json::Value &value) {
-  std::string text = json::print(value) + "\n";
+  return writeFile(path, flag, json::print(value) + "\n");
+}
+
+Status writeFile(const std::string &path, const std::string &flag,
+                 std::string_view text) {
   struct stat info;
   bool inPlace = stat(path.c_str(), &info) == 0 && !S_ISREG(info.st_mode);
   std::string target =

@@ -192,14 +192,6 @@ std::vector<amprt_tensor *> TrainingStep::arguments() const {
   return out;
 }
 
-/// Owns the results a step stored, whatever happens next.
-static std::vector<TensorPtr> own(const std::vector<void *> &raw) {
-  std::vector<TensorPtr> results;
-  for (void *r : raw)
-    results.emplace_back(static_cast<amprt_tensor *>(r));
-  return results;
-}
-
 Expected<TrainingStep::Outcome> TrainingStep::run(StepFn step,
                                                   amprt_context *context,
                                                   TensorPtr inputTensor,
@@ -233,7 +225,8 @@ Expected<TrainingStep::Outcome> TrainingStep::run(StepFn step,
   out.seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
           .count();
-  std::vector<TensorPtr> results = own(raw);
+  // The results are owned from here on, whatever happens next.
+  std::vector<TensorPtr> results = ownResults(raw);
   amprt_memory_stats(context, &liveAfter, &peak);
   out.peakBytes = peak - liveBefore;
   // What is live when the step returns is its outputs (new params,
@@ -302,7 +295,7 @@ TrainingStep::runAside(StepFn other, const FunctionSpec &otherSignature,
                                         : args[i].get());
   std::vector<void *> raw(otherSignature.results.size(), nullptr);
   int32_t status = other(context, (void **)argPtrs.data(), raw.data());
-  std::vector<TensorPtr> results = own(raw);
+  std::vector<TensorPtr> results = ownResults(raw);
   if (status != AMPRT_OK)
     return failure(amprt_context_error(context));
   return results;

@@ -266,19 +266,8 @@ llvm::Error annotateFailures(MLIRContext &context,
   llvm::raw_string_ostream out(text);
   input->print(out);
   out << "\n";
-  std::string temp = path.str() + ".tmp";
-  std::error_code ec;
-  {
-    llvm::raw_fd_ostream file(temp, ec);
-    if (!ec)
-      file << text;
-  }
-  if (ec || (ec = llvm::sys::fs::rename(temp, path))) {
-    llvm::sys::fs::remove(temp);
-    return llvm::createStringError("cannot write --validate-annotate '" + path +
-                                   "': " + ec.message());
-  }
-  return llvm::Error::success();
+  return runner::toError(
+      train::writeFile(path.str(), "--validate-annotate", text));
 }
 
 /// The f32 step instrumented for --validate: autodiff, the probes where
@@ -371,8 +360,7 @@ describeObject(const train::FunctionSpec &trainSpec,
   m.bucketBytes = bucketBytes;
   m.reduceAmax = parallel && precision == "fp8" && reduceAmax;
   m.options = compiledOptions(parallel);
-  m.optionsFingerprint =
-      llvm::formatv("{0:x16}", train::fingerprint(m.options)).str();
+  m.optionsFingerprint = train::fingerprintHex(m.options);
   m.lossClasses = lossClasses;
   m.train = trainSpec;
   m.eval = std::move(evalSpec);
@@ -434,6 +422,8 @@ int runValidation(train::Job &job, train::TrainingStep &step,
                   MLIRContext &context) {
   std::mt19937 rng(seed);
   train::RunOptions options = runOptions();
+  if (train::Status bad = train::checkBatch(step, options))
+    return job.fatal(bad);
   const train::TensorSpec &input = step.inputType();
   auto data =
       train::loadData(options, input.numel() / input.shape[0], v.lossClasses);
@@ -442,8 +432,8 @@ int runValidation(train::Job &job, train::TrainingStep &step,
   if (train::Status failed = train::startState(job, step, options, rng))
     return job.fatal(failed);
   train::BatchSource batches(data->train, input, step.labelType(), job, rng);
-  if (batches.perEpoch() < 1)
-    return job.fatal("the training split is smaller than one batch");
+  if (auto total = train::totalSteps(options, batches.perEpoch()); !total)
+    return job.fatal(total.status());
   amp::run::Validation validation(precision, v.tolerances);
   int lossResult = v.f32Spec.lastResultWithRole(train::Role::Loss);
   for (int64_t s = 0; s < v.steps; ++s) {

@@ -54,8 +54,6 @@ llvm::Expected<TensorPtr> makeTensor(amprt_context *context,
 llvm::Expected<TensorPtr> tensorFromFloats(amprt_context *context,
                                            mlir::RankedTensorType type,
                                            const float *values);
-/// An error carrying the runtime's last error message after `what`.
-llvm::Error runtimeError(const llvm::Twine &what);
 
 //===----------------------------------------------------------------------===//
 // The step's signature

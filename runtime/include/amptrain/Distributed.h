@@ -45,6 +45,8 @@ Expected<Fault> parseFault(std::string_view text);
 /// FNV-1a of `bytes` (what the ranks compare to agree they run one step;
 /// what a manifest records of its object).
 uint64_t fingerprint(std::string_view bytes, uint64_t seed = 0);
+/// fingerprint(bytes) as 16 hex digits, as reports and manifests write it.
+std::string fingerprintHex(std::string_view bytes);
 
 } // namespace amp::train
 

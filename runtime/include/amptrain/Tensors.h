@@ -48,6 +48,9 @@ Expected<float> readScalar(amprt_tensor *tensor);
 Expected<std::vector<float>> readFloats(amprt_context *context,
                                         amprt_tensor *tensor);
 
+/// Owns the tensors a compiled function stored as its results.
+std::vector<TensorPtr> ownResults(const std::vector<void *> &raw);
+
 /// A failure carrying the runtime's last error message after `what`.
 Status runtimeError(const std::string &what);
 

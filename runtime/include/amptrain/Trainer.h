@@ -127,6 +127,14 @@ struct CompiledStep {
 int trainSteps(Job &job, TrainingStep &step, const CompiledStep &compiled,
                const RunOptions &options);
 
+/// The training input's batch checked against --batch and the label's
+/// shape.
+Status checkBatch(const TrainingStep &step, const RunOptions &options);
+
+/// The run's step count: --steps, else --epochs of `perEpoch` steps; a
+/// failure when an epoch has no step.
+Expected<int64_t> totalSteps(const RunOptions &options, int64_t perEpoch);
+
 /// The first state of `step`, drawn from `rng` (seeded with --seed), and on
 /// every rank rank 0's.
 Status startState(Job &job, TrainingStep &step, const RunOptions &options,
@@ -138,8 +146,13 @@ Expected<std::vector<TensorPtr>>
 runEval(amprt_context *ctx, const EvalFunction &eval,
         const std::vector<amprt_tensor *> &params, amprt_tensor *input);
 
-/// Writes `value` as indented JSON to `path` (named by `flag` in errors):
-/// to a temporary file beside it, then renamed over it.
+/// Writes `bytes` to `path` (named by `flag` in errors): to a temporary
+/// file beside it, then renamed over it, so a failed write leaves what was
+/// there; a device or a pipe (/dev/stdout) is written in place.
+Status writeFile(const std::string &path, const std::string &flag,
+                 std::string_view bytes);
+
+/// Writes `value` as indented JSON to `path` (writeFile).
 Status writeJson(const std::string &path, const std::string &flag,
                  const json::Value &value);
 
