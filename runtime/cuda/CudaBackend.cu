@@ -65,16 +65,20 @@ amprt_status initContext(amprt_context *ctx, int index) {
             cublasMath_t(CUBLAS_DEFAULT_MATH |
                          CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION)),
         op);
+#ifdef AMPRT_HAVE_CUDNN
   if (status == AMPRT_OK)
     status = check(cudnnCreate(&h->dnn), op);
   if (status == AMPRT_OK)
     status = check(cudnnSetStream(h->dnn, stream), op);
+#endif
   if (status != AMPRT_OK) {
     std::string message = amprt_last_error();
     if (h->blas)
       cublasDestroy(h->blas);
+#ifdef AMPRT_HAVE_CUDNN
     if (h->dnn)
       cudnnDestroy(h->dnn);
+#endif
     delete h;
     cudaStreamDestroy(stream);
     ctx->cudaHandles = nullptr;
@@ -90,7 +94,9 @@ void destroyContext(amprt_context *ctx) {
     cudaStreamSynchronize(streamOf(ctx));
   if (auto *h = static_cast<Handles *>(ctx->cudaHandles)) {
     cublasDestroy(h->blas);
+#ifdef AMPRT_HAVE_CUDNN
     cudnnDestroy(h->dnn);
+#endif
     delete h;
   }
   if (ctx->stream)

@@ -7,7 +7,9 @@
 #include "../device/DeviceOps.h"
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
+#ifdef AMPRT_HAVE_CUDNN
 #include <cudnn.h>
+#endif
 #include <map>
 #include <tuple>
 #include <vector>
@@ -20,6 +22,7 @@ using device::Ctx;
 using device::kBackendVersion;
 using device::Tensor;
 
+#ifdef AMPRT_HAVE_CUDNN
 /// A cuDNN algorithm with its workspace size and the math type its
 /// heuristic result names (set on the descriptor before it runs); cached
 /// per convolution shape once it has run.
@@ -30,11 +33,15 @@ struct ConvAlgorithm {
 };
 using ConvKey = std::tuple<int, int, int, std::vector<int64_t>>;
 
+#endif
+
 /// What a CUDA context holds besides its stream (ctx->cudaHandles).
 struct Handles {
   cublasHandle_t blas = nullptr;
+#ifdef AMPRT_HAVE_CUDNN
   cudnnHandle_t dnn = nullptr;
   std::map<ConvKey, ConvAlgorithm> convAlgorithms;
+#endif
 };
 
 inline Handles &handles(amprt_context *ctx) {
@@ -58,6 +65,7 @@ inline amprt_status check(cublasStatus_t status, const char *what) {
                                                     : AMPRT_ERROR_DEVICE,
               "%s: cuBLAS: %s", what, cublasGetStatusString(status));
 }
+#ifdef AMPRT_HAVE_CUDNN
 inline amprt_status check(cudnnStatus_t status, const char *what) {
   if (status == CUDNN_STATUS_SUCCESS)
     return AMPRT_OK;
@@ -65,6 +73,7 @@ inline amprt_status check(cudnnStatus_t status, const char *what) {
                                                    : AMPRT_ERROR_DEVICE,
               "%s: cuDNN: %s", what, cudnnGetErrorString(status));
 }
+#endif
 
 #define AMPRT_CUDA_CHECK(expr, what)                                           \
   do {                                                                         \
@@ -146,6 +155,12 @@ amprt_status conv(amprt_context *ctx, ConvKind kind, const amprt_tensor *first,
                   const amprt_tensor *second, const amprt_tensor *bias,
                   const device::Activation &act, amprt_tensor *result,
                   const ConvGeometry &g);
+/// One of the three convolutions, without bias or activation: on cuDNN
+/// (CudnnConvolution.cu), or an error naming it where the backend was
+/// built without it (NoCudnn.cu).
+amprt_status convolution(amprt_context *ctx, ConvKind kind,
+                         const amprt_tensor *first, const amprt_tensor *second,
+                         amprt_tensor *result, const ConvGeometry &geo);
 
 } // namespace amprt::cuda
 

@@ -11,11 +11,12 @@
 #include <vector>
 
 /// Reads --sizes=N,... (each in [1, maxSize]) and --repeats=R into `sizes`
-/// and `repeats` (which hold the defaults); prints why and returns false on
-/// anything else.
+/// and `repeats` (which hold the defaults), and --json=FILE into `*json`
+/// when the tool passes one (tools that do not reject the flag); prints why
+/// and returns false on anything else.
 inline bool parseBenchArgs(int argc, char **argv, const char *tool,
                            long maxSize, std::vector<int64_t> &sizes,
-                           int &repeats) {
+                           int &repeats, std::string *json = nullptr) {
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a.rfind("--sizes=", 0) == 0) {
@@ -33,8 +34,11 @@ inline bool parseBenchArgs(int argc, char **argv, const char *tool,
       }
     } else if (a.rfind("--repeats=", 0) == 0) {
       repeats = std::max(1, atoi(a.c_str() + 10));
+    } else if (json && a.rfind("--json=", 0) == 0 && a.size() > 7) {
+      *json = a.substr(7);
     } else {
-      fprintf(stderr, "usage: %s [--sizes=N,...] [--repeats=R]\n", tool);
+      fprintf(stderr, "usage: %s [--sizes=N,...] [--repeats=R]%s\n", tool,
+              json ? " [--json=FILE]" : "");
       return false;
     }
   }
