@@ -1,0 +1,57 @@
+#!/usr/bin/env python3
+"""The GPU kit's one command: build the runtime, test it, measure, report.
+
+usage: run.py OUT        (the kit's run.sh calls this)
+
+Builds the kit's runtime-only source (no LLVM, MLIR, OpenBLAS, oneDNN or
+MPI needed) for the machine's GPU, prints an inventory, runs the runtime's
+tests, trains each small example's compiled step on the CPU and compares
+its losses with amp-run's, and, where there is a GPU, measures the GEMM and
+convolution table and every training run beside PyTorch's. Each part is
+reported on its own: one that fails or runs out of time says so, and the
+rest still run. Writes OUT/report.md, OUT/report.json and OUT/logs/.
+
+Environment: KIT_BUDGET_S (seconds for everything, default 540),
+KIT_JOBS (build jobs, default the core count), KIT_NO_GPU=1 (run the CPU
+half only, as on a machine without a GPU).
+"""
+import os
+import sys
+import time
+
+import report
+from parts import Kit, PARTS
+
+
+def main(argv):
+    if len(argv) != 2 or argv[1].startswith("-"):
+        sys.stderr.write(__doc__)
+        return 2
+    out = os.path.abspath(argv[1])
+    try:
+        os.makedirs(os.path.join(out, "logs"), exist_ok=True)
+    except OSError as e:
+        sys.stderr.write(f"run.py: cannot create {out}: {e.strerror}\n")
+        return 1
+    try:
+        budget = float(os.environ.get("KIT_BUDGET_S", "540"))
+    except ValueError:
+        sys.stderr.write("run.py: KIT_BUDGET_S must be a number of seconds\n")
+        return 2
+    try:
+        kit = Kit(out, time.monotonic() + budget)
+    except (OSError, ValueError) as e:
+        sys.stderr.write(f"run.py: cannot read the kit's kit.json ({e}); "
+                         "run the kit scripts/gpu-kit.sh made\n")
+        return 1
+    results = {}
+    for name, part in PARTS:
+        results[name] = kit.run_part(name, part)
+    report.write(out, kit.facts, results)
+    print(f"run.py: report in {out}/report.md and {out}/report.json")
+    failed = [n for n, r in results.items() if r.get("status") == "failed"]
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

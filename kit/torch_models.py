@@ -1,0 +1,190 @@
+"""PyTorch twins of amp's example models, for side-by-side rows: the same
+layers, initialisers, optimizers and hyperparameters as the MLIR amp
+trains, so a row compares two ways of running one model rather than two
+models.
+
+- mlp_adam: python-bindings-free-examples/mlp_adam.mlir (784 -> 128 -> 10,
+  Adam). No width.
+- cnn: python-bindings-free-examples/cnn.mlir and bench/cnn_model.py;
+  width multiplies its 16/32 channels (1 = the example).
+- transformer_block: python-bindings-free-examples/transformer_block.mlir
+  and bench/transformer_model.py; width is the model width (32 = the
+  example), the feed-forward 2x wide.
+
+What the MLIR fixes and these follow (the tg op definitions in
+include/amp/Dialect/TG/IR/TGOps.td and amp-run's initialisers in
+runtime/train/TrainingStep.cpp):
+- tg.init "glorot_uniform" on [in, out] weights is xavier_uniform_ on
+  PyTorch's [out, in]; "he_normal" on OHWI filters (fan in 3*3*in) is
+  kaiming_normal_ (fan_in, relu gain, untruncated); biases and batch/layer
+  norm offsets start at 0, scales at 1.
+- tg.batch_norm and tg.layer_norm: epsilon 1e-5. tg.batch_norm always
+  normalises with the batch's statistics (amp keeps no running statistics,
+  and @predict normalises each test batch by its own), hence
+  track_running_stats=False.
+- tg.gelu is the exact, erf-based GELU (F.gelu's default).
+- tg.adam_update: beta1 0.9, beta2 0.999, epsilon 1e-5 (not PyTorch's
+  1e-8), no weight decay.
+- cnn.mlir: tg.momentum_update (momentum 0.9, v = 0.9 v + g, p -= lr v:
+  torch.optim.SGD's momentum without dampening) for the convolutions and
+  the dense layer, but plain tg.sgd_update for batch norm's gamma and beta.
+- transformer_block.mlir: plain SGD for every parameter; attention scores
+  are scaled by 1/sqrt(width) rounded to 8 decimals, as the MLIR's constant.
+- The learning rate is amp-run's --lr default, 0.01, unless a caller
+  passes another (none of the examples gives its lr argument a
+  tg.init_value; README.md trains mlp_adam at 0.001, bench/step_time.py
+  uses 0.001 / 0.01 / 0.05): give both sides the same one. The batch is
+  the MLIR's leading input dimension, 32 in every example.
+
+Layouts are PyTorch's own: mlp (B, 784), cnn (B, 1, 28, 28) in NCHW (amp
+runs NHWC, and flattens before the dense layer in NHWC order: same shapes,
+other order of the same randomly initialised weights), transformer
+(B, 28, 28), rows as tokens.
+"""
+from typing import Callable, NamedTuple, Optional, Tuple
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+AMP_RUN_DEFAULT_LR = 0.01
+FEATURES, SIDE, CLASSES = 784, 28, 10
+ADAM_EPS = 1e-5
+MOMENTUM = 0.9
+
+
+def glorot(*linears):
+    """amp's glorot_uniform weights and zero biases on `linears`."""
+    for layer in linears:
+        nn.init.xavier_uniform_(layer.weight)
+        if layer.bias is not None:
+            nn.init.zeros_(layer.bias)
+
+
+def he(*convs):
+    """amp's he_normal filters (N(0, 2 / fan_in)) and zero biases."""
+    for conv in convs:
+        nn.init.kaiming_normal_(conv.weight, mode="fan_in",
+                                nonlinearity="relu")
+        nn.init.zeros_(conv.bias)
+
+
+class Mlp(nn.Module):
+    """mlp_adam.mlir: 784 -> 128 relu -> 10."""
+
+    def __init__(self):
+        super().__init__()
+        self.l1, self.l2 = nn.Linear(FEATURES, 128), nn.Linear(128, CLASSES)
+        glorot(self.l1, self.l2)
+
+    def forward(self, x):
+        return self.l2(F.relu(self.l1(x)))
+
+
+class Cnn(nn.Module):
+    """cnn.mlir at `width` x its channels: conv + bias, batch norm, relu,
+    pool; conv + bias, relu, pool; dense."""
+
+    def __init__(self, width=1):
+        super().__init__()
+        c1, c2 = 16 * width, 32 * width
+        self.c1 = nn.Conv2d(1, c1, 3, padding=1)
+        self.bn = nn.BatchNorm2d(c1, eps=1e-5, track_running_stats=False)
+        self.c2 = nn.Conv2d(c1, c2, 3, padding=1)
+        self.fc = nn.Linear((SIDE // 4) ** 2 * c2, CLASSES)
+        he(self.c1, self.c2)
+        glorot(self.fc)
+
+    def forward(self, x):
+        x = F.max_pool2d(F.relu(self.bn(self.c1(x))), 2)
+        x = F.max_pool2d(F.relu(self.c2(x)), 2)
+        return self.fc(x.flatten(1))
+
+
+class Block(nn.Module):
+    """transformer_block.mlir at model width `width`: row embedding, layer
+    norm, single-head attention, residual, layer norm, GELU feed-forward,
+    residual, mean over tokens, classifier. The attention is written op for
+    op as the MLIR has it (matmul, scale, softmax, matmul), not as
+    F.scaled_dot_product_attention."""
+
+    def __init__(self, width=32):
+        super().__init__()
+        d = width
+        self.embed = nn.Linear(SIDE, d, bias=False)
+        self.n1, self.n2 = nn.LayerNorm(d, eps=1e-5), nn.LayerNorm(d, eps=1e-5)
+        self.q, self.k, self.v, self.o = (nn.Linear(d, d, bias=False)
+                                          for _ in range(4))
+        self.f1, self.f2 = nn.Linear(d, 2 * d), nn.Linear(2 * d, d)
+        self.cls = nn.Linear(d, CLASSES, bias=False)
+        self.scale = float(f"{1 / d ** 0.5:.8f}")
+        glorot(self.embed, self.q, self.k, self.v, self.o, self.f1, self.f2,
+               self.cls)
+
+    def forward(self, x):
+        x = self.embed(x)
+        n = self.n1(x)
+        s = self.q(n) @ self.k(n).transpose(1, 2) * self.scale
+        h = x + self.o(torch.softmax(s, -1) @ self.v(n))
+        out = h + self.f2(F.gelu(self.f1(self.n2(h))))
+        return self.cls(out.mean(1))
+
+
+def adam(model, lr):
+    """mlp_adam.mlir's tg.adam_update on every parameter."""
+    return torch.optim.Adam(model.parameters(), lr=lr, betas=(0.9, 0.999),
+                            eps=ADAM_EPS)
+
+
+def cnn_sgd(model, lr):
+    """cnn.mlir's updates: momentum for all but batch norm's scale and
+    offset, which it updates with plain SGD."""
+    norm = set(id(p) for p in model.bn.parameters())
+    rest = [p for p in model.parameters() if id(p) not in norm]
+    return torch.optim.SGD([{"params": rest, "momentum": MOMENTUM},
+                            {"params": list(model.bn.parameters()),
+                             "momentum": 0.0}], lr=lr)
+
+
+def sgd(model, lr):
+    """transformer_block.mlir's plain tg.sgd_update on every parameter."""
+    return torch.optim.SGD(model.parameters(), lr=lr)
+
+
+class Spec(NamedTuple):
+    """What a trainer needs of one model."""
+    cls: type
+    default_width: Optional[int]  # None: the model has no width
+    input_shape: Tuple[int, ...]  # one example, in PyTorch's layout
+    make_optimizer: Callable
+    optimizer: str  # in words, for the JSON row
+
+
+MODELS = {
+    "mlp_adam": Spec(Mlp, None, (FEATURES,), adam,
+                     "Adam(betas=(0.9, 0.999), eps=1e-5)"),
+    "cnn": Spec(Cnn, 1, (1, SIDE, SIDE), cnn_sgd,
+                "SGD(momentum=0.9; batch norm gamma/beta momentum=0)"),
+    "transformer_block": Spec(Block, 32, (SIDE, SIDE), sgd, "SGD"),
+}
+
+
+def build(name, width=None):
+    """Model `name` at `width` (its example's when None), freshly
+    initialised from torch's current seed."""
+    spec = MODELS[name]
+    if spec.default_width is None:
+        if width is not None:
+            raise ValueError(f"{name} has no width")
+        return spec.cls()
+    return spec.cls(spec.default_width if width is None else width)
+
+
+def optimizer(name, model, lr=AMP_RUN_DEFAULT_LR):
+    """Model `name`'s optimizer over `model`, as its MLIR updates."""
+    return MODELS[name].make_optimizer(model, lr)
+
+
+def input_shape(name, batch):
+    """One batch of model `name`'s input, in PyTorch's layout."""
+    return (batch,) + MODELS[name].input_shape
