@@ -85,7 +85,7 @@ def copy_sources(root, kit):
     shutil.copytree(GTEST, os.path.join(kit, "src", "googletest"))
     os.makedirs(os.path.join(kit, "kit"))
     for name in ("run.py", "parts.py", "inventory.py", "report.py",
-                 "goals.py", "torch_models.py", "torch_train.py",
+                 "goals.py", "files.py", "torch_models.py", "torch_train.py",
                  "torch_matmul.py"):
         shutil.copy2(os.path.join(root, "kit", name),
                      os.path.join(kit, "kit", name))
@@ -119,8 +119,8 @@ def compile_steps(root, build, kit, scratch):
         for precision in PRECISIONS:
             name = f"{model['name']}-{precision}"
             small = "example" in model
-            report = os.path.join(kit if small else scratch, "expected" if
-                                  small else "", name + ".json")
+            report = (os.path.join(kit, "expected", name + ".json") if small
+                      else os.path.join(scratch, name + ".json"))
             print(f"gpu-kit: compiling {name}", flush=True)
             run([amp_run, source, f"--precision={precision}",
                  f"--steps={CPU_STEPS if small else 1}", "--seed=1",

@@ -4,7 +4,7 @@ Each part takes the Kit and returns a dict with "status" ("ok", "failed"
 or "skipped"), "reason" when not ok, and what it measured. A part that
 raises is reported as failed with the error; the next part still runs.
 """
-import json
+import gzip
 import os
 import shutil
 import statistics
@@ -12,6 +12,7 @@ import subprocess
 import time
 
 import inventory
+from files import read_json
 
 KIT_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 WARMUP_STEPS = 5
@@ -29,8 +30,7 @@ class Kit:
         self.build_ok = False  # binaries from an earlier build do not count
 
     def load(self, name):
-        with open(os.path.join(KIT_DIR, name)) as f:
-            return json.load(f)
+        return read_json(os.path.join(KIT_DIR, name))
 
     def left(self):
         return self.deadline - time.monotonic()
@@ -122,8 +122,7 @@ def build_part(kit):
                          "build.log")
     if rc != 0:
         return failed("build failed: " + kit.tail("build.log"))
-    with open(os.path.join(kit.build, "amprt-build.json")) as f:
-        found = json.load(f)
+    found = read_json(os.path.join(kit.build, "amprt-build.json"))
     kit.facts["libraries"] = found
     kit.build_ok = True
     return ok(seconds=round(configure_s + build_s, 1), libraries=found)
@@ -162,8 +161,7 @@ def amp_train(kit, model, precision, device, steps, log, timeout=None,
     if rc != 0:
         return None, ("ran past its time limit" if rc is None else
                       f"amp-train exit {rc}: " + kit.tail(log, 3))
-    with open(out) as f:
-        return json.load(f), None
+    return read_json(out), None
 
 
 def data_dir(kit):
@@ -171,7 +169,6 @@ def data_dir(kit):
     zlib, which a GPU machine may lack), unpacked once into OUT."""
     plain = os.path.join(kit.out, "data")
     if not os.path.exists(os.path.join(plain, "done")):
-        import gzip
         os.makedirs(plain, exist_ok=True)
         src = os.path.join(KIT_DIR, "data", "fashion-mnist")
         for name in sorted(os.listdir(src)):
@@ -182,18 +179,23 @@ def data_dir(kit):
     return plain
 
 
-def run_row(model, precision, device, report, framework="amp"):
+def amp_row(model, precision, device, **fields):
+    """A row of report.json's training runs for one of amp's runs."""
+    return {"model": model["name"], "framework": "amp",
+            "precision": precision, "device": device, **fields}
+
+
+def run_row(model, precision, device, report):
     """One row of report.json's training runs from an amp-train report."""
     times = [s["time_ms"] for s in report["per_step"]][WARMUP_STEPS:]
-    return {"model": model["name"], "framework": framework,
-            "precision": precision, "device": device,
-            "batch": report["batch"], "steps": report["steps"],
-            "skipped_steps": report["skipped_steps"],
-            "final_loss": report["final_loss"],
-            "step_ms": statistics.median(times) if times else None,
-            "samples_per_s": report["samples_per_second"],
-            "peak_bytes": report["peak_step_bytes"],
-            "test_accuracy": report.get("final_accuracy")}
+    return amp_row(model, precision, device,
+                   batch=report["batch"], steps=report["steps"],
+                   skipped_steps=report["skipped_steps"],
+                   final_loss=report["final_loss"],
+                   step_ms=statistics.median(times) if times else None,
+                   samples_per_s=report["samples_per_second"],
+                   peak_bytes=report["peak_step_bytes"],
+                   test_accuracy=report.get("final_accuracy"))
 
 
 # The runtime's own loops under every product, as amp-run ran for expected/
@@ -214,13 +216,12 @@ def cpu_training_part(kit):
                                     spec["cpu_steps"], "cpu-training.log",
                                     timeout=120, env=OWN_LOOPS)
             if report is None:
-                runs.append({"model": model["name"], "precision": precision,
-                             "device": "cpu", "status": "failed",
-                             "reason": why})
+                runs.append(amp_row(model, precision, "cpu", status="failed",
+                                    reason=why))
                 differ.append(f"{model['name']} {precision}")
                 continue
             row = run_row(model, precision, "cpu", report)
-            row.update(compare_losses(kit, model, precision, report))
+            row.update(compare_losses(model, precision, report))
             if not row["same_losses_as_amp_run"]:
                 differ.append(f"{model['name']} {precision}")
             runs.append(row)
@@ -230,10 +231,10 @@ def cpu_training_part(kit):
     return ok(runs=runs)
 
 
-def compare_losses(kit, model, precision, report):
+def compare_losses(model, precision, report):
     name = f"{model['name']}-{precision}.json"
-    with open(os.path.join(KIT_DIR, "expected", name)) as f:
-        expected = [s["loss"] for s in json.load(f)["per_step"]]
+    expected = [s["loss"] for s in
+                read_json(os.path.join(KIT_DIR, "expected", name))["per_step"]]
     got = [s["loss"] for s in report["per_step"]]
     diffs = [abs(a - b) for a, b in zip(got, expected)]
     return {"same_losses_as_amp_run": got == expected,
@@ -260,14 +261,14 @@ def gemm_part(kit):
                    timeout=150)
     rows, problems = [], []
     if rc == 0:
-        rows += json.load(open(amp_json))
+        rows += read_json(amp_json)
     else:
         problems.append("amprt-gpu-bench: " + kit.tail("gemm.log", 3))
     torch_json = os.path.join(kit.out, "gemm-torch.json")
     rc, _ = kit.sh([python(), script("torch_matmul.py"),
                     "--sizes=1024,4096,8192", "--repeats=10",
                     f"--json={torch_json}"], "gemm-torch.log", timeout=120)
-    torch_rows = json.load(open(torch_json)) if rc == 0 else None
+    torch_rows = read_json(torch_json) if rc == 0 else None
     if rc != 0:
         problems.append("torch_matmul.py: " + kit.tail("gemm-torch.log", 3))
     result = {"rows": rows, "torch_rows": torch_rows}
@@ -280,16 +281,16 @@ def gpu_runs(kit, models, steps_of, log, timeout):
     runs, problems = [], []
     for model in models:
         for precision in kit.facts["kit"]["precisions"]:
-            row = {"model": model["name"], "framework": "amp",
-                   "precision": precision, "device": "cuda"}
             if kit.left() < 5:
-                runs.append({**row, "status": "skipped",
-                             "reason": "out of time (KIT_BUDGET_S)"})
+                runs.append(amp_row(model, precision, "cuda",
+                                    status="skipped",
+                                    reason="out of time (KIT_BUDGET_S)"))
                 continue
             report, why = amp_train(kit, model, precision, "cuda",
                                     steps_of(model), log, timeout)
             if report is None:
-                runs.append({**row, "status": "failed", "reason": why})
+                runs.append(amp_row(model, precision, "cuda",
+                                    status="failed", reason=why))
                 problems.append(f"{model['name']} {precision}: {why}")
             else:
                 runs.append(run_row(model, precision, "cuda", report))
@@ -352,8 +353,7 @@ def torch_run(kit, model, mode):
         why = ("ran past its time limit" if rc is None else
                f"exit {rc}: " + kit.tail("torch-training.log", 3))
         return [{**row, "status": "failed", "reason": why}]
-    with open(out) as f:
-        got = json.load(f)
+    got = read_json(out)
     return [torch_row(row, r) for r in got]
 
 

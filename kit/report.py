@@ -8,10 +8,10 @@ step_ms, samples_per_s, peak_bytes, test_accuracy, and status/reason
 when it did not finish) and "goals" (each goal's measured value and
 whether it was met; null when its part did not run).
 """
-import json
 import os
 
 import goals
+from files import write_json, write_text
 
 
 def training_runs(results):
@@ -133,15 +133,9 @@ def markdown(report):
     return "\n".join(lines)
 
 
-def write_atomically(path, text):
-    tmp = path + ".tmp"
-    with open(tmp, "w") as f:
-        f.write(text)
-    os.replace(tmp, path)
-
-
 def write(out, facts, results):
     report = build(facts, results)
-    write_atomically(os.path.join(out, "report.json"),
-                     json.dumps(report, indent=2) + "\n")
-    write_atomically(os.path.join(out, "report.md"), markdown(report))
+    # NaN stays as JSON's NaN: a diverged run's loss is what it is.
+    write_json(os.path.join(out, "report.json"), report, indent=2,
+               allow_nan=True)
+    write_text(os.path.join(out, "report.md"), markdown(report))

@@ -22,7 +22,8 @@ import sys
 
 import torch
 
-from torch_train import set_tf32, write_json
+from files import write_json
+from torch_train import set_tf32
 
 WARMUP = 3
 DTYPES = {"f32": torch.float32, "tf32": torch.float32,

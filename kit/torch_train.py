@@ -33,7 +33,6 @@ normalises with each batch's statistics), in the training precision.
 import argparse
 import contextlib
 import gzip
-import json
 import math
 import os
 import platform
@@ -41,7 +40,6 @@ import resource
 import statistics
 import struct
 import sys
-import tempfile
 import time
 import warnings
 
@@ -49,6 +47,7 @@ import torch
 import torch.nn.functional as F
 
 import torch_models
+from files import write_json
 
 WARMUP = 5
 DEFAULT_DATA_DIR = "/usr/share/datasets/fashion-mnist"
@@ -393,22 +392,6 @@ def row(args, precision, data):
         print(f"torch_train.py: {precision}: skipped: {why}",
               file=sys.stderr)
         return dict(identity(args), skipped=str(why))
-
-
-def write_json(path, value):
-    """Writes `value` through a temporary file in the same directory, so a
-    reader never sees half of it."""
-    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(os.path.abspath(path)),
-                               prefix=".tmp.")
-    try:
-        os.fchmod(fd, 0o644)
-        with os.fdopen(fd, "w") as out:
-            json.dump(value, out, indent=1, allow_nan=False)
-            out.write("\n")
-        os.replace(tmp, path)
-    except BaseException:
-        os.unlink(tmp)
-        raise
 
 
 def precisions_arg(text):
