@@ -22,8 +22,9 @@
 
 namespace amprt::device {
 
-/// Bumped whenever the table changes, so a stale library is refused.
-constexpr int kBackendVersion = 6;
+/// Bumped whenever the table or the context it shares (amprt_context)
+/// changes, so a stale library is refused.
+constexpr int kBackendVersion = 7;
 
 using Tensor = amprt_tensor;
 using Ctx = amprt_context;

@@ -25,6 +25,11 @@ struct amprt_context {
   size_t capacityBytes = 0; // the device's memory; larger requests fail
   amprt_status stickyStatus = AMPRT_OK;
   std::string stickyError;
+  /// A device's word for the first index out of range its kernels met
+  /// (device::IndexFault, in device memory; null on the CPU), and whether
+  /// a kernel was handed it since the last synchronising call read it.
+  void *indexFault = nullptr;
+  bool indexFaultPending = false;
 };
 
 struct amprt_tensor {

@@ -30,6 +30,16 @@ int deviceCount() {
   return count;
 }
 
+/// The context's fault word (device::IndexFault), zeroed.
+amprt_status allocateIndexFault(amprt_context *ctx) {
+  const char *op = "amprt_context_create";
+  size_t bytes = sizeof(device::IndexFault);
+  AMPRT_CUDA_CHECK(cudaMalloc(&ctx->indexFault, bytes), op);
+  AMPRT_CUDA_CHECK(cudaMemsetAsync(ctx->indexFault, 0, bytes, streamOf(ctx)),
+                   op);
+  return check(cudaStreamSynchronize(streamOf(ctx)), op);
+}
+
 amprt_status initContext(amprt_context *ctx, int index) {
   int count = deviceCount();
   if (count == 0)
@@ -71,8 +81,12 @@ amprt_status initContext(amprt_context *ctx, int index) {
   if (status == AMPRT_OK)
     status = check(cudnnSetStream(h->dnn, stream), op);
 #endif
+  if (status == AMPRT_OK)
+    status = allocateIndexFault(ctx);
   if (status != AMPRT_OK) {
     std::string message = amprt_last_error();
+    cudaFree(ctx->indexFault);
+    ctx->indexFault = nullptr;
     if (h->blas)
       cublasDestroy(h->blas);
 #ifdef AMPRT_HAVE_CUDNN
@@ -101,6 +115,7 @@ void destroyContext(amprt_context *ctx) {
   }
   if (ctx->stream)
     cudaStreamDestroy(streamOf(ctx));
+  cudaFree(ctx->indexFault);
 }
 
 void *deviceAlloc(amprt_context *ctx, size_t bytes) {
@@ -128,9 +143,12 @@ size_t memoryCapacity(const amprt_context *ctx) {
   return total;
 }
 
+// The synchronising calls also report an index out of range that a kernel
+// met since the last of them (DeviceOps.h, takeIndexFault).
 amprt_status synchronize(amprt_context *ctx) {
-  cudaSetDevice(ctx->index);
-  return check(cudaStreamSynchronize(streamOf(ctx)), "amprt_synchronize");
+  CudaExec exec(ctx);
+  AMPRT_CUDA_CHECK(cudaStreamSynchronize(streamOf(ctx)), "amprt_synchronize");
+  return device::takeIndexFault(exec);
 }
 
 amprt_status copyToDevice(amprt_context *ctx, void *dst, const void *src,
@@ -146,7 +164,8 @@ amprt_status copyToDevice(amprt_context *ctx, void *dst, const void *src,
 amprt_status copyToHost(amprt_context *ctx, void *dst, const void *src,
                         size_t bytes) {
   CudaExec exec(ctx);
-  return exec.toHost(dst, src, bytes);
+  AMPRT_CHECK(exec.toHost(dst, src, bytes));
+  return device::takeIndexFault(exec);
 }
 
 amprt_status copyOnDevice(amprt_context *ctx, void *dst, const void *src,

@@ -139,6 +139,10 @@ public:
                                  streamOf(ctx)),
                  "device copy");
   }
+  device::IndexFault *indexFault() { return device::handOutIndexFault(ctx); }
+  device::IndexFault *pendingIndexFault() {
+    return device::takePendingIndexFault(ctx);
+  }
 
 private:
   amprt_context *ctx;

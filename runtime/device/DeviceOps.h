@@ -6,6 +6,8 @@
 //   void *alloc(size_t bytes); void release(void *p);  // scratch memory
 //   amprt_status toHost(void *dst, const void *src, size_t bytes);
 //   amprt_status copy(void *dst, const void *src, size_t bytes);
+//   IndexFault *indexFault();        // the context's fault word, or null
+//   IndexFault *pendingIndexFault(); // the same, if handed out since read
 // and may provide launchBlocks(kernel, outputs, chunks) for a reduction's
 // partial sums (PartialReduceKernel::block, blocks of outputs per call).
 // The CUDA backend's executor launches grid-stride kernels on the
@@ -527,12 +529,36 @@ amprt_status concat(Exec &e, const amprt_tensor *const *xs, int count,
   return AMPRT_OK;
 }
 
-/// Copies i32/i64 indices to the host and checks them against [0, limit);
-/// the message names a bad one as "<what> V of <position> I".
+/// The context's fault word for a kernel about to read indices (null
+/// where the context has none: the CPU's).
+inline IndexFault *handOutIndexFault(amprt_context *ctx) {
+  if (!ctx || !ctx->indexFault)
+    return nullptr;
+  ctx->indexFaultPending = true;
+  return static_cast<IndexFault *>(ctx->indexFault);
+}
+
+/// The context's fault word if a kernel was handed it since the last read.
+inline IndexFault *takePendingIndexFault(amprt_context *ctx) {
+  if (!ctx || !ctx->indexFaultPending)
+    return nullptr;
+  ctx->indexFaultPending = false;
+  return static_cast<IndexFault *>(ctx->indexFault);
+}
+
+/// "amprt_gather: index 7 of element 2 is outside [0, 4)".
+inline amprt_status indexError(const IndexSite &site, int64_t value,
+                               int64_t position) {
+  return fail(AMPRT_ERROR_INDEX, "%s: %s %lld of %s %lld is outside [0, %lld)",
+              site.op, site.what, (long long)value, site.position,
+              (long long)position, (long long)site.limit);
+}
+
+/// Checks i32/i64 indices in host memory against [0, site.limit); the
+/// message names the first bad one as "<what> V of <position> I".
 template <typename Exec>
-amprt_status checkIndices(Exec &e, const char *op, const amprt_tensor *indices,
-                          int64_t limit, const char *what,
-                          const char *position) {
+amprt_status checkIndices(Exec &e, const IndexSite &site,
+                          const amprt_tensor *indices) {
   std::vector<int64_t> host(indices->numel);
   if (indices->dtype == AMPRT_I64) {
     AMPRT_CHECK(e.toHost(host.data(), indices->data, indices->bytes));
@@ -542,19 +568,45 @@ amprt_status checkIndices(Exec &e, const char *op, const amprt_tensor *indices,
     host.assign(narrow.begin(), narrow.end());
   }
   for (int64_t i = 0; i < indices->numel; ++i)
-    if (host[i] < 0 || host[i] >= limit)
-      return fail(AMPRT_ERROR_INDEX,
-                  "%s: %s %lld of %s %lld is outside [0, %lld)", op, what,
-                  (long long)host[i], position, (long long)i, (long long)limit);
+    if (host[i] < 0 || host[i] >= site.limit)
+      return indexError(site, host[i], i);
   return AMPRT_OK;
+}
+
+/// Where the kernels that read `indices` record one out of range: the
+/// executor's fault word, which its backend reads at the next synchronising
+/// call (a device's executor: no host copy or wait per op); or null, for an
+/// executor over host memory, once the indices are checked here.
+template <typename Exec>
+amprt_status indexFaultFor(Exec &e, const IndexSite &site,
+                           const amprt_tensor *indices, IndexFault *&fault) {
+  fault = e.indexFault();
+  return fault ? AMPRT_OK : checkIndices(e, site, indices);
+}
+
+/// Reads the executor's fault word after the work queued before it and
+/// clears it: the error of an index out of range a kernel met since the
+/// last read, as the op would have reported it, or OK. Cheap when no kernel
+/// was handed the word since (pendingIndexFault false).
+template <typename Exec> amprt_status takeIndexFault(Exec &e) {
+  IndexFault *word = e.pendingIndexFault();
+  if (!word)
+    return AMPRT_OK;
+  IndexFault fault;
+  AMPRT_CHECK(e.toHost(&fault, word, sizeof fault));
+  if (!fault.claimed)
+    return AMPRT_OK;
+  AMPRT_CHECK(e.launch(ClearIndexFaultKernel{word}, 1));
+  return indexError(fault.site, fault.value, fault.position);
 }
 
 template <typename Exec>
 amprt_status gather(Exec &e, const amprt_tensor *table,
                     const amprt_tensor *indices, amprt_tensor *y) {
   int64_t rows = table->shape[0], row = rows ? table->numel / rows : 0;
-  AMPRT_CHECK(
-      checkIndices(e, "amprt_gather", indices, rows, "index", "element"));
+  IndexSite site{"amprt_gather", "index", "element", rows};
+  IndexFault *fault;
+  AMPRT_CHECK(indexFaultFor(e, site, indices, fault));
   amprt_status status = AMPRT_OK;
   withElementBits(table->dtype, [&](auto tag) {
     using E = decltype(tag);
@@ -562,7 +614,8 @@ amprt_status gather(Exec &e, const amprt_tensor *table,
       using I = decltype(itag);
       return e.launch(GatherKernel<E, I>{static_cast<const E *>(table->data),
                                          static_cast<const I *>(indices->data),
-                                         static_cast<E *>(y->data), row},
+                                         static_cast<E *>(y->data), row, fault,
+                                         site},
                       y->numel);
     };
     status = indices->dtype == AMPRT_I32 ? run(int32_t()) : run(int64_t());
@@ -575,7 +628,9 @@ amprt_status gatherGrad(Exec &e, const amprt_tensor *dy,
                         const amprt_tensor *indices, amprt_tensor *dtable) {
   const char *op = "amprt_gather_grad";
   int64_t rows = dtable->shape[0], row = rows ? dtable->numel / rows : 0;
-  AMPRT_CHECK(checkIndices(e, op, indices, rows, "index", "element"));
+  IndexSite site{op, "index", "element", rows};
+  IndexFault *fault;
+  AMPRT_CHECK(indexFaultFor(e, site, indices, fault));
   amprt_status status = AMPRT_OK;
   AMPRT_FLOAT_DISPATCH(dy->dtype, T, {
     using C = typename Compute<T>::type;
@@ -589,7 +644,7 @@ amprt_status gatherGrad(Exec &e, const amprt_tensor *dy,
       return e.launch(
           GatherGradKernel<T, I>{static_cast<const T *>(dy->data),
                                  static_cast<const I *>(indices->data),
-                                 acc.template as<C>(), row},
+                                 acc.template as<C>(), row, fault, site},
           dy->numel);
     };
     if (status == AMPRT_OK)
@@ -891,8 +946,10 @@ amprt_status crossEntropy(Exec &e, const char *op, const amprt_tensor *logits,
                           amprt_tensor *out) {
   int64_t n = logits->shape[0], c = logits->shape[1];
   bool indices = labels->dtype == AMPRT_I32 || labels->dtype == AMPRT_I64;
+  IndexSite site{op, "label", "example", c};
+  IndexFault *fault = nullptr;
   if (indices)
-    AMPRT_CHECK(checkIndices(e, op, labels, c, "label", "example"));
+    AMPRT_CHECK(indexFaultFor(e, site, labels, fault));
   amprt_status status = AMPRT_OK;
   AMPRT_FLOAT_DISPATCH(logits->dtype, T, {
     auto run = [&](auto tag) {
@@ -901,7 +958,7 @@ amprt_status crossEntropy(Exec &e, const char *op, const amprt_tensor *logits,
           CrossEntropyKernel<T, I>{
               static_cast<const T *>(logits->data), labels->data,
               dloss ? static_cast<const T *>(dloss->data) : nullptr,
-              static_cast<T *>(out->data), c},
+              static_cast<T *>(out->data), c, fault, site},
           n);
     };
     status = labels->dtype == AMPRT_I32   ? run(int32_t())

@@ -28,15 +28,25 @@ struct HostMemory {
     std::memcpy(dst, src, bytes);
     return AMPRT_OK;
   }
+  /// No fault word: indices in host memory are checked before the launch.
+  IndexFault *indexFault() { return nullptr; }
+  IndexFault *pendingIndexFault() { return nullptr; }
 };
 
+/// On a device context (the emulated device's) the fault word is the
+/// context's, read at its next synchronising call as on a GPU.
 struct HostExec : HostMemory {
-  explicit HostExec(amprt_context * = nullptr) {}
+  explicit HostExec(amprt_context *ctx = nullptr) : ctx(ctx) {}
   template <typename K> amprt_status launch(const K &kernel, int64_t n) {
     for (int64_t i = 0; i < n; ++i)
       kernel(i);
     return AMPRT_OK;
   }
+  IndexFault *indexFault() { return handOutIndexFault(ctx); }
+  IndexFault *pendingIndexFault() { return takePendingIndexFault(ctx); }
+
+private:
+  amprt_context *ctx;
 };
 
 } // namespace amprt::device

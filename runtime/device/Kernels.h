@@ -47,6 +47,59 @@ template <typename C> AMPRT_HD inline void accumulate(C *p, C v) {
 }
 
 //===--------------------------------------------------------------------===//
+// Index checks
+//===--------------------------------------------------------------------===//
+
+/// Which read of indices a fault came from. The strings are the host's
+/// (string literals), carried through the device as plain pointers and
+/// only read by the host that formats the message.
+struct IndexSite {
+  const char *op;       // "amprt_gather"
+  const char *what;     // "index", "label"
+  const char *position; // "element", "example"
+  int64_t limit;        // indices must lie in [0, limit)
+};
+
+/// The first index out of range that a kernel met. A device backend keeps
+/// one per context in device memory and reads it at the next synchronising
+/// call (DeviceOps.h, takeIndexFault), so no op waits for the device to
+/// check its indices.
+struct IndexFault {
+  unsigned int claimed; // 0 until a kernel records a fault
+  IndexSite site;
+  int64_t value;
+  int64_t position;
+};
+
+/// Whether `value` (at `position`) lies in [0, site.limit); when it does
+/// not, the first kernel thread to see a fault records it in `fault` (null
+/// where the host checked the indices before the launch).
+AMPRT_HD inline bool indexInRange(IndexFault *fault, const IndexSite &site,
+                                  int64_t value, int64_t position) {
+  if (value >= 0 && value < site.limit)
+    return true;
+  if (!fault)
+    return false;
+#if defined(__CUDA_ARCH__)
+  bool first = atomicCAS(&fault->claimed, 0u, 1u) == 0u;
+#else
+  bool first = __atomic_exchange_n(&fault->claimed, 1u, __ATOMIC_RELAXED) == 0u;
+#endif
+  if (first) {
+    fault->site = site;
+    fault->value = value;
+    fault->position = position;
+  }
+  return false;
+}
+
+/// Makes a fault word ready for the next fault (one index).
+struct ClearIndexFaultKernel {
+  IndexFault *fault;
+  AMPRT_HD void operator()(int64_t) const { fault->claimed = 0; }
+};
+
+//===--------------------------------------------------------------------===//
 // Elementwise
 //===--------------------------------------------------------------------===//
 
@@ -192,25 +245,36 @@ template <typename E> struct StridedCopyKernel {
   }
 };
 
+/// Rows of `table` by index; a row whose index is out of range is zeros
+/// (and the fault recorded).
 template <typename E, typename I> struct GatherKernel {
   const E *table;
   const I *indices;
   E *y;
   int64_t row;
+  IndexFault *fault;
+  IndexSite site;
   AMPRT_HD void operator()(int64_t i) const {
-    y[i] = table[(int64_t)indices[i / row] * row + i % row];
+    int64_t r = (int64_t)indices[i / row];
+    y[i] =
+        indexInRange(fault, site, r, i / row) ? table[r * row + i % row] : E(0);
   }
 };
 
-/// Scatter-add of dy rows into an accumulator (f32, f64 for f64 data).
+/// Scatter-add of dy rows into an accumulator (f32, f64 for f64 data); a
+/// row whose index is out of range is dropped (and the fault recorded).
 template <typename T, typename I> struct GatherGradKernel {
   using C = typename Compute<T>::type;
   const T *dy;
   const I *indices;
   C *acc;
   int64_t row;
+  IndexFault *fault;
+  IndexSite site;
   AMPRT_HD void operator()(int64_t i) const {
-    accumulate(acc + (int64_t)indices[i / row] * row + i % row, (C)load(dy, i));
+    int64_t r = (int64_t)indices[i / row];
+    if (indexInRange(fault, site, r, i / row))
+      accumulate(acc + r * row + i % row, (C)load(dy, i));
   }
 };
 
@@ -786,6 +850,24 @@ template <typename T, typename I> struct CrossEntropyKernel {
   const T *dloss; // null for the forward
   T *out;         // loss [N] or dlogits [N, C]
   int64_t classes;
+  IndexFault *fault; // index labels: where a label out of range is recorded
+  IndexSite site;
+  /// A label out of range makes its example's loss (or gradient row) NaN,
+  /// besides recording the fault.
+  AMPRT_HD bool labelInRange(int64_t n) const {
+    if constexpr (sizeof(I) > 1) {
+      if (indexInRange(fault, site, (int64_t) static_cast<const I *>(labels)[n],
+                       n))
+        return true;
+      using C = typename Compute<T>::type;
+      C nan = (C)__builtin_nan("");
+      for (int64_t j = 0, width = dloss ? classes : 1; j < width; ++j)
+        store(out, n * width + j, nan);
+      return false;
+    } else {
+      return true;
+    }
+  }
   AMPRT_HD double target(int64_t n, int64_t j) const {
     if constexpr (sizeof(I) > 1)
       return (int64_t) static_cast<const I *>(labels)[n] == j ? 1.0 : 0.0;
@@ -794,6 +876,8 @@ template <typename T, typename I> struct CrossEntropyKernel {
   }
   AMPRT_HD void operator()(int64_t n) const {
     using C = typename Compute<T>::type;
+    if (!labelInRange(n))
+      return;
     const T *row = logits + n * classes;
     double m = -__builtin_huge_val();
     for (int64_t j = 0; j < classes; ++j) {

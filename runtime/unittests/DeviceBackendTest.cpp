@@ -615,18 +615,66 @@ TEST_F(DeviceBackendTest, SoftmaxAndCrossEntropy) {
   }
 }
 
-TEST_F(DeviceBackendTest, BadLabelsAndIndicesAreErrors) {
+/// Expects `status` to be an index error whose message holds `text`.
+void expectIndexError(amprt_status status, const std::string &text) {
+  EXPECT_EQ(status, AMPRT_ERROR_INDEX);
+  EXPECT_NE(std::string(amprt_last_error()).find(text), std::string::npos)
+      << amprt_last_error();
+}
+
+// The device checks indices as its kernels read them: the op itself
+// neither copies them to the host nor waits, and the next synchronising
+// call (amprt_synchronize, amprt_tensor_read) reports the fault, once.
+TEST_F(DeviceBackendTest, BadLabelsAreReportedAtTheNextSynchronisingCall) {
   Tensor logits = dev->make(AMPRT_F32, {2, 3}, randomValues(6, 1));
   Tensor labels = dev->make(AMPRT_I32, {2}, {1, 3});
   Tensor loss = dev->make(AMPRT_F32, {2});
-  EXPECT_EQ(amprt_softmax_cross_entropy(dev->ctx, logits, labels, loss),
-            AMPRT_ERROR_INDEX);
-  EXPECT_NE(std::string(amprt_last_error()).find("label 3"), std::string::npos)
+  ASSERT_EQ(amprt_softmax_cross_entropy(dev->ctx, logits, labels, loss),
+            AMPRT_OK)
       << amprt_last_error();
+  expectIndexError(amprt_synchronize(dev->ctx),
+                   "amprt_softmax_cross_entropy: label 3 of example 1 is "
+                   "outside [0, 3)");
+  EXPECT_EQ(amprt_synchronize(dev->ctx), AMPRT_OK) << amprt_last_error();
+  std::vector<double> losses = dev->read(loss);
+  EXPECT_TRUE(std::isfinite(losses[0]));
+  EXPECT_TRUE(std::isnan(losses[1])) << "the bad example's loss is NaN";
+
+  Tensor dloss = dev->make(AMPRT_F32, {2}, {1, 1});
+  Tensor dlogits = dev->make(AMPRT_F32, {2, 3});
+  Tensor wide = dev->make(AMPRT_I64, {2}, {-2, 0});
+  ASSERT_EQ(
+      amprt_softmax_cross_entropy_grad(dev->ctx, dloss, logits, wide, dlogits),
+      AMPRT_OK);
+  std::vector<float> grads(6);
+  expectIndexError(amprt_tensor_read(dlogits, grads.data(), 24),
+                   "amprt_softmax_cross_entropy_grad: label -2 of example 0");
+  EXPECT_TRUE(std::isnan(grads[0]) && std::isfinite(grads[3]));
+}
+
+TEST_F(DeviceBackendTest, BadIndicesAreReportedAtTheNextSynchronisingCall) {
   Tensor table = dev->make(AMPRT_F32, {4, 2}, randomValues(8, 2));
-  Tensor indices = dev->make(AMPRT_I64, {2}, {0, -1});
-  Tensor y = dev->make(AMPRT_F32, {2, 2});
-  EXPECT_EQ(amprt_gather(dev->ctx, table, indices, y), AMPRT_ERROR_INDEX);
+  Tensor indices = dev->make(AMPRT_I64, {3}, {0, -1, 2});
+  Tensor y = dev->make(AMPRT_F32, {3, 2});
+  ASSERT_EQ(amprt_gather(dev->ctx, table, indices, y), AMPRT_OK)
+      << amprt_last_error();
+  std::vector<float> rows(6);
+  expectIndexError(amprt_tensor_read(y, rows.data(), 24),
+                   "amprt_gather: index -1 of element 1 is outside [0, 4)");
+  EXPECT_EQ(rows[2], 0.0f) << "the bad index's row is zeros";
+  EXPECT_EQ(rows[3], 0.0f);
+  EXPECT_EQ(amprt_tensor_read(y, rows.data(), 24), AMPRT_OK)
+      << "a fault is reported once";
+
+  // The first fault since the last read is the one reported.
+  Tensor dy = dev->make(AMPRT_F32, {3, 2}, randomValues(6, 3));
+  Tensor dtable = dev->make(AMPRT_F32, {4, 2});
+  Tensor narrow = dev->make(AMPRT_I32, {3}, {1, 1, 9});
+  ASSERT_EQ(amprt_gather_grad(dev->ctx, dy, narrow, dtable), AMPRT_OK);
+  ASSERT_EQ(amprt_gather(dev->ctx, table, indices, y), AMPRT_OK);
+  expectIndexError(amprt_synchronize(dev->ctx),
+                   "amprt_gather_grad: index 9 of element 2 is outside [0, 4)");
+  EXPECT_EQ(amprt_synchronize(dev->ctx), AMPRT_OK);
 }
 
 TEST_F(DeviceBackendTest, ReductionsAndDataMovement) {

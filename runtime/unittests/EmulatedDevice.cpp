@@ -39,10 +39,13 @@ amprt_status initContext(amprt_context *ctx, int index) {
     return fail(AMPRT_ERROR_DEVICE,
                 "amprt_context_create: the emulated device has index 0");
   ctx->ccMajor = ctx->ccMinor = 0;
-  return AMPRT_OK;
+  ctx->indexFault = std::calloc(1, sizeof(device::IndexFault));
+  return ctx->indexFault ? AMPRT_OK
+                         : fail(AMPRT_ERROR_OUT_OF_MEMORY,
+                                "amprt_context_create: no memory");
 }
 
-void destroyContext(amprt_context *) {}
+void destroyContext(amprt_context *ctx) { std::free(ctx->indexFault); }
 void *deviceAlloc(amprt_context *, size_t bytes) {
   return std::aligned_alloc(64, (bytes + 63) / 64 * 64);
 }
@@ -53,10 +56,19 @@ size_t memoryCapacity(const amprt_context *) {
   amprt_memory_capacity(cpuContext(), &bytes);
   return bytes;
 }
-amprt_status synchronize(amprt_context *) { return AMPRT_OK; }
+/// Synchronising calls report an index fault as the CUDA backend's do.
+amprt_status synchronize(amprt_context *ctx) {
+  device::HostExec exec(ctx);
+  return device::takeIndexFault(exec);
+}
 amprt_status copy(amprt_context *, void *dst, const void *src, size_t bytes) {
   std::memcpy(dst, src, bytes);
   return AMPRT_OK;
+}
+amprt_status copyToHost(amprt_context *ctx, void *dst, const void *src,
+                        size_t bytes) {
+  std::memcpy(dst, src, bytes);
+  return synchronize(ctx);
 }
 
 /// A CPU-context copy of a device tensor (and back).
@@ -127,6 +139,6 @@ extern "C" const amprt::device::Backend *amprt_cuda_backend(void) {
   static const amprt::device::Backend backend =
       device::makeBackend<device::HostExec>(
           {deviceCount, initContext, destroyContext, deviceAlloc, deviceFree,
-           memoryCapacity, synchronize, copy, copy, copy, matmul, conv});
+           memoryCapacity, synchronize, copy, copyToHost, copy, matmul, conv});
   return &backend;
 }

@@ -146,6 +146,12 @@ void amprt_context_destroy(amprt_context *ctx);
 amprt_status amprt_context_device(const amprt_context *ctx,
                                   amprt_device *device, int *major,
                                   int *minor);
+/* Waits for the context's queued work. On a CUDA context this call and
+ * amprt_tensor_read also report an index or label out of range that a
+ * gather, gather_grad or cross-entropy met since the last of them
+ * (AMPRT_ERROR_INDEX, naming the op, the value and its position): the
+ * device checks indices as it reads them, so those ops neither copy them
+ * to the host nor wait. On the CPU the op itself reports it. */
 amprt_status amprt_synchronize(amprt_context *ctx);
 /* Bytes held by live tensors now and at most since the last reset. */
 amprt_status amprt_memory_stats(const amprt_context *ctx, size_t *current,
