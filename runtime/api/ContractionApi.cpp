@@ -82,33 +82,12 @@ amprt_status contraction(const char *op, amprt_context *ctx,
                   "%s: %s must be c's type%s (got %s, c is %s)", op, name,
                   narrow ? " or f32" : "", dtypeName(t->dtype),
                   dtypeName(c->dtype));
-  int64_t rank = a->shape.size();
-  if (!batched && (rank != 2 || b->shape.size() != 2))
-    return fail(AMPRT_ERROR_SHAPE, "%s: operands must be rank 2", op);
-  if (batched && (rank < 3 || (int64_t)b->shape.size() != rank))
-    return fail(AMPRT_ERROR_SHAPE, "%s: operands must have equal rank >= 3",
-                op);
-  Shape batch(a->shape.begin(), a->shape.end() - 2);
-  if (Shape(b->shape.begin(), b->shape.end() - 2) != batch)
-    return fail(AMPRT_ERROR_SHAPE, "%s: batch dimensions differ", op);
-  int64_t m = ta ? a->shape[rank - 1] : a->shape[rank - 2];
-  int64_t k = ta ? a->shape[rank - 2] : a->shape[rank - 1];
-  int64_t kb = tb ? b->shape[rank - 1] : b->shape[rank - 2];
-  int64_t n = tb ? b->shape[rank - 2] : b->shape[rank - 1];
-  if (k != kb)
-    return fail(AMPRT_ERROR_SHAPE,
-                "%s: contracting dimensions differ (%lld vs %lld)", op,
-                (long long)k, (long long)kb);
-  Shape out = batch;
-  out.push_back(m);
-  out.push_back(n);
-  AMPRT_CHECK(checkShape(op, "c", c, out));
+  GemmShape g;
+  AMPRT_CHECK(gemmShape(op, a, b, ta, tb, batched, c, g));
+  int64_t m = g.m, n = g.n, k = g.k, count = g.batch;
   if (bias)
     AMPRT_CHECK(checkBias(op, bias, c->dtype, n));
   AMPRT_CHECK(checkPre(op, ctx, act, c));
-  int64_t count = 1;
-  for (int64_t d : batch)
-    count *= d;
   if (ctx->device == AMPRT_DEVICE_CPU ||
       (a->dtype == c->dtype && b->dtype == c->dtype))
     AMPRT_RUN(ctx, matmul(ctx, a, b, ta, tb, bias, act, c, m, n, k, count));
@@ -216,6 +195,37 @@ amprt_status conv(const char *op, ConvKind kind, amprt_context *ctx,
 }
 
 } // namespace
+
+amprt_status amprt::gemmShape(const char *op, const amprt_tensor *a,
+                              const amprt_tensor *b, bool ta, bool tb,
+                              bool batched, const amprt_tensor *c,
+                              GemmShape &g) {
+  int64_t rank = a->shape.size();
+  if (!batched && (rank != 2 || b->shape.size() != 2))
+    return fail(AMPRT_ERROR_SHAPE, "%s: operands must be rank 2", op);
+  if (batched && (rank < 3 || (int64_t)b->shape.size() != rank))
+    return fail(AMPRT_ERROR_SHAPE, "%s: operands must have equal rank >= 3",
+                op);
+  Shape batch(a->shape.begin(), a->shape.end() - 2);
+  if (Shape(b->shape.begin(), b->shape.end() - 2) != batch)
+    return fail(AMPRT_ERROR_SHAPE, "%s: batch dimensions differ", op);
+  int64_t m = ta ? a->shape[rank - 1] : a->shape[rank - 2];
+  int64_t k = ta ? a->shape[rank - 2] : a->shape[rank - 1];
+  int64_t kb = tb ? b->shape[rank - 1] : b->shape[rank - 2];
+  int64_t n = tb ? b->shape[rank - 2] : b->shape[rank - 1];
+  if (k != kb)
+    return fail(AMPRT_ERROR_SHAPE,
+                "%s: contracting dimensions differ (%lld vs %lld)", op,
+                (long long)k, (long long)kb);
+  Shape out = batch;
+  out.push_back(m);
+  out.push_back(n);
+  AMPRT_CHECK(checkShape(op, "c", c, out));
+  g = {m, n, k, 1};
+  for (int64_t d : batch)
+    g.batch *= d;
+  return AMPRT_OK;
+}
 
 extern "C" {
 

@@ -53,6 +53,17 @@ inline amprt_status checkOperands(const char *op, amprt_context *ctx,
   return AMPRT_OK;
 }
 
+/// The sizes of a matrix product op(a) op(b), batched or not.
+struct GemmShape {
+  int64_t m, n, k, batch;
+};
+
+/// Checks the operands' ranks (2; equal and >= 3 when `batched`), batch
+/// dimensions and contracting sizes, and c's shape, for op(a) op(b).
+amprt_status gemmShape(const char *op, const amprt_tensor *a,
+                       const amprt_tensor *b, bool ta, bool tb, bool batched,
+                       const amprt_tensor *c, GemmShape &g);
+
 /// Split of `shape` around dimension `axis`.
 inline Split split(const Shape &shape, int64_t axis) {
   Split s;

@@ -135,13 +135,20 @@ amprt_status amprt_scaled_matmul(amprt_context *ctx, const amprt_tensor *a,
   AMPRT_CHECK(checkSourceType(op, "c", c));
   AMPRT_CHECK(checkScalar(op, "scale_a", scale_a, AMPRT_F32));
   AMPRT_CHECK(checkScalar(op, "scale_b", scale_b, AMPRT_F32));
-  if (a->shape.size() < 2)
-    return fail(AMPRT_ERROR_SHAPE, "%s: a must have rank >= 2, got %zu", op,
-                a->shape.size());
-  // Each operand is dequantized into c's type (exact with power-of-two
-  // scales) for the backend's GEMM, which accumulates in f32 and checks the
-  // shapes; the copies live only for this call. A backend with FP8 GEMMs
-  // (cuBLASLt on sm_89+) can take the FP8 tensors and scales directly.
+  GemmShape g;
+  AMPRT_CHECK(
+      gemmShape(op, a, b, transpose_a, transpose_b, a->shape.size() > 2, c, g));
+  // A device with FP8 GEMMs multiplies the FP8 tensors themselves.
+  if (auto *fp8Gemm = opsFor(ctx)->scaledMatmul) {
+    bool ran = false;
+    AMPRT_CHECK(fp8Gemm(ctx, a, scale_a, b, scale_b, transpose_a, transpose_b,
+                        c, g.m, g.n, g.k, g.batch, &ran));
+    if (ran)
+      return AMPRT_OK;
+  }
+  // Elsewhere each operand is dequantized into c's type (exact with
+  // power-of-two scales) for the backend's GEMM, which accumulates in f32;
+  // the copies live only for this call.
   auto dequantized = [&](const amprt_tensor *q, const amprt_tensor *scale,
                          amprt_tensor **out) {
     AMPRT_CHECK(amprt_tensor_create(ctx, c->dtype, (int)q->shape.size(),

@@ -10,8 +10,9 @@
 //              the f32 product, marked so;
 //   f16, bf16  Tensor Cores accumulating in f32;
 //   fp8        e4m3 operands with per-tensor f32 scales and a bf16 result:
-//              amprt_scaled_matmul, and one cuBLASLt FP8 matmul (TN, as
-//              FP8 requires; cublasGemmEx has no FP8).
+//              amprt_scaled_matmul (cuBLASLt's FP8 GEMM from sm_89), and
+//              one cuBLASLt FP8 matmul (TN, as FP8 requires; cublasGemmEx
+//              has no FP8).
 // Columns: TFLOP/s of each, amprt's over the faster raw one, and amprt's as
 // a fraction of the device's dense peak for the precision. Then ResNet-50
 // convolutions through amprt_conv2d (no raw reference: cuDNN is not linked
@@ -498,7 +499,8 @@ Error timeCublasLt(Gpu &gpu, const RawTypes &t, int64_t n, GemmBuffers &buf,
       [&] { return gpu.rawSync(); }, seconds);
 }
 
-/// amprt_scaled_matmul on e4m3 operands with scales 1 into bf16.
+/// amprt_scaled_matmul on e4m3 operands with scales 1 into bf16, as a
+/// linear layer calls it (x w^T: the TN layout of the raw row, no staging).
 Error timeAmpFp8(Gpu &gpu, int64_t n, double &seconds) {
   AmpTensor a, b, c, scale;
   BENCH_TRY(newTensor(gpu.ctx, AMPRT_F8E4M3FN, {n, n}, 0, a));
@@ -509,7 +511,7 @@ Error timeAmpFp8(Gpu &gpu, int64_t n, double &seconds) {
       gpu.repeats,
       [&] {
         return check(amprt_scaled_matmul(gpu.ctx, a.get(), scale.get(), b.get(),
-                                         scale.get(), 0, 0, c.get()),
+                                         scale.get(), 0, 1, c.get()),
                      "amprt_scaled_matmul");
       },
       [&] { return gpu.ampSync(); }, seconds);
@@ -546,7 +548,9 @@ void measureAmpGemm(Gpu &gpu, Precision p, int64_t n, const Row *f32Row,
     }
   }
   if (p == Precision::FP8)
-    row.ampNote = "dequantized, bf16 GEMM";
+    row.ampNote = gpu.device.major * 10 + gpu.device.minor >= 89
+                      ? "cuBLASLt FP8 GEMM"
+                      : "dequantized, bf16 GEMM (before sm_89)";
   amprt_dtype dtype = p == Precision::F16    ? AMPRT_F16
                       : p == Precision::BF16 ? AMPRT_BF16
                                              : AMPRT_F32;

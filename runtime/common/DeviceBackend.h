@@ -155,6 +155,14 @@ struct Backend {
                              size_t bytes);
   amprt_status (*copyOnDevice)(Ctx *ctx, void *dst, const void *src,
                                size_t bytes);
+  /// amprt_scaled_matmul on the FP8 tensors themselves (arguments checked,
+  /// m, n, k and batch as for matmul). For a product the device cannot
+  /// take it does nothing and sets *ran false, and the C API dequantizes
+  /// the operands for matmul instead. Null where there is no FP8 GEMM.
+  amprt_status (*scaledMatmul)(Ctx *ctx, const Tensor *a, const Tensor *scaleA,
+                               const Tensor *b, const Tensor *scaleB, bool ta,
+                               bool tb, Tensor *c, int64_t m, int64_t n,
+                               int64_t k, int64_t batch, bool *ran);
 #define AMPRT_BACKEND_FIELD(name, params) amprt_status(*name) params;
   AMPRT_BACKEND_OPS(AMPRT_BACKEND_FIELD)
 #undef AMPRT_BACKEND_FIELD

@@ -65,6 +65,8 @@ amprt_status initContext(amprt_context *ctx, int index) {
   amprt_status status = check(cublasCreate(&h->blas), op);
   if (status == AMPRT_OK)
     status = check(cublasSetStream(h->blas, stream), op);
+  if (status == AMPRT_OK)
+    status = check(cublasLtCreate(&h->lt), op);
   // f32 GEMMs stay f32 (no TF32 unless asked for), and 16-bit ones sum
   // in f32 to the end: without DISALLOW_REDUCED_PRECISION_REDUCTION cuBLAS
   // may add split-K partial sums in f16/bf16 (long-k weight gradients).
@@ -89,6 +91,8 @@ amprt_status initContext(amprt_context *ctx, int index) {
     ctx->indexFault = nullptr;
     if (h->blas)
       cublasDestroy(h->blas);
+    if (h->lt)
+      cublasLtDestroy(h->lt);
 #ifdef AMPRT_HAVE_CUDNN
     if (h->dnn)
       cudnnDestroy(h->dnn);
@@ -108,6 +112,7 @@ void destroyContext(amprt_context *ctx) {
     cudaStreamSynchronize(streamOf(ctx));
   if (auto *h = static_cast<Handles *>(ctx->cudaHandles)) {
     cublasDestroy(h->blas);
+    cublasLtDestroy(h->lt);
 #ifdef AMPRT_HAVE_CUDNN
     cudnnDestroy(h->dnn);
 #endif
@@ -180,6 +185,6 @@ extern "C" const Backend *amprt_cuda_backend(void) {
   static const Backend backend = device::makeBackend<CudaExec>(
       {deviceCount, initContext, destroyContext, deviceAlloc, deviceFree,
        memoryCapacity, synchronize, copyToDevice, copyToHost, copyOnDevice,
-       amprt::cuda::matmul, amprt::cuda::conv});
+       amprt::cuda::matmul, amprt::cuda::conv, amprt::cuda::scaledMatmul});
   return &backend;
 }

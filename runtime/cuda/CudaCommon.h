@@ -5,6 +5,7 @@
 
 #include "../common/DeviceBackend.h"
 #include "../device/DeviceOps.h"
+#include <cublasLt.h>
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 #ifdef AMPRT_HAVE_CUDNN
@@ -38,6 +39,7 @@ using ConvKey = std::tuple<int, int, int, std::vector<int64_t>>;
 /// What a CUDA context holds besides its stream (ctx->cudaHandles).
 struct Handles {
   cublasHandle_t blas = nullptr;
+  cublasLtHandle_t lt = nullptr; // FP8 GEMMs (CudaFp8Gemm.cu)
 #ifdef AMPRT_HAVE_CUDNN
   cudnnHandle_t dnn = nullptr;
   std::map<ConvKey, ConvAlgorithm> convAlgorithms;
@@ -159,6 +161,13 @@ amprt_status conv(amprt_context *ctx, ConvKind kind, const amprt_tensor *first,
                   const amprt_tensor *second, const amprt_tensor *bias,
                   const device::Activation &act, amprt_tensor *result,
                   const ConvGeometry &g);
+/// The table's scaledMatmul (CudaFp8Gemm.cu): cuBLASLt's FP8 GEMM on
+/// sm_89 and later, *ran false for a product it does not take.
+amprt_status scaledMatmul(amprt_context *ctx, const amprt_tensor *a,
+                          const amprt_tensor *scaleA, const amprt_tensor *b,
+                          const amprt_tensor *scaleB, bool ta, bool tb,
+                          amprt_tensor *c, int64_t m, int64_t n, int64_t k,
+                          int64_t batch, bool *ran);
 /// One of the three convolutions, without bias or activation: on cuDNN
 /// (CudnnConvolution.cu), or an error naming it where the backend was
 /// built without it (NoCudnn.cu).

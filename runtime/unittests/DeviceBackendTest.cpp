@@ -823,6 +823,78 @@ TEST_F(DeviceBackendTest, Fp8QuantizationAndDelayedScaling) {
   }
 }
 
+/// FP8 operands of `shape` quantized with `scale` on both contexts.
+struct Fp8Operand {
+  Pair q, scale;
+};
+
+// amprt_scaled_matmul multiplies the FP8 tensors themselves where the
+// device has FP8 GEMMs (k and n multiples of 16, not E5M2 by E5M2): any
+// transpose flags and batches give the CPU's dequantizing product, and no
+// dequantized copy of an operand is allocated. Other products fall back to
+// the dequantizing path, which allocates them.
+TEST_F(DeviceBackendTest, ScaledMatmulMultipliesFp8TensorsOnTheDevice) {
+  auto quantized = [&](amprt_dtype format, const Shape &shape, double scale,
+                       unsigned seed) {
+    Pair x = random(AMPRT_F32, shape, seed, -3, 3);
+    Fp8Operand o{{cpu->make(format, shape), dev->make(format, shape)},
+                 input(AMPRT_F32, {}, {scale})};
+    for (bool d : {false, true})
+      EXPECT_EQ(amprt_quantize(d ? dev->ctx : cpu->ctx, x.on(d), o.scale.on(d),
+                               o.q.on(d)),
+                AMPRT_OK)
+          << amprt_last_error();
+    return o;
+  };
+  struct Case {
+    int64_t batch, m, n, k;
+    amprt_dtype aFormat, bFormat;
+    bool direct; // the device multiplies the FP8 tensors
+  };
+  const Case cases[] = {
+      {0, 24, 32, 48, AMPRT_F8E4M3FN, AMPRT_F8E4M3FN, true},
+      {2, 8, 16, 32, AMPRT_F8E4M3FN, AMPRT_F8E5M2, true},
+      {0, 24, 32, 40, AMPRT_F8E4M3FN, AMPRT_F8E4M3FN, false}, // k % 16
+      {0, 16, 24, 32, AMPRT_F8E5M2, AMPRT_F8E4M3FN, false},   // n % 16
+      {0, 16, 16, 16, AMPRT_F8E5M2, AMPRT_F8E5M2, false},
+  };
+  for (const Case &c : cases)
+    for (int flags = 0; flags < 4; ++flags) {
+      bool ta = flags & 1, tb = flags & 2;
+      Shape lead = c.batch ? Shape{c.batch} : Shape{};
+      auto matrix = [&](int64_t rows, int64_t cols) {
+        Shape s = lead;
+        s.push_back(rows);
+        s.push_back(cols);
+        return s;
+      };
+      Fp8Operand a = quantized(
+          c.aFormat, ta ? matrix(c.k, c.m) : matrix(c.m, c.k), 4.0, 7 + flags);
+      Fp8Operand b = quantized(
+          c.bFormat, tb ? matrix(c.n, c.k) : matrix(c.k, c.n), 0.5, 17 + flags);
+      for (amprt_dtype out : {AMPRT_F32, AMPRT_BF16}) {
+        std::string what = name("scaled_matmul", out) + " batch " +
+                           std::to_string(c.batch) + " m " +
+                           std::to_string(c.m) + " n " + std::to_string(c.n) +
+                           " k " + std::to_string(c.k) + " ta " +
+                           std::to_string(ta) + " tb " + std::to_string(tb);
+        Pair y = output(out, matrix(c.m, c.n));
+        amprt_memory_reset_peak(dev->ctx);
+        check(
+            [&](amprt_context *ctx, bool d) {
+              return amprt_scaled_matmul(ctx, a.q.on(d), a.scale.on(d),
+                                         b.q.on(d), b.scale.on(d), ta, tb,
+                                         y.on(d));
+            },
+            {&y}, out == AMPRT_F32 ? 1e-5 : 1e-2, what);
+        size_t current = 0, peak = 0;
+        amprt_memory_stats(dev->ctx, &current, &peak);
+        EXPECT_EQ(peak == current, c.direct)
+            << what << ": dequantized copies " << (peak - current) << " bytes";
+      }
+    }
+}
+
 TEST_F(DeviceBackendTest, OptimizersAndLossScaling) {
   for (amprt_dtype t : {AMPRT_F32, AMPRT_F64}) {
     Pair p = random(t, {37}, 101), g = random(t, {37}, 102),

@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "device/BackendTable.h"
+#include "device/Fp8Gemm.h"
 #include "device/HostExec.h"
 #include <cstdlib>
 #include <cstring>
@@ -133,12 +134,69 @@ amprt_status conv(amprt_context *ctx, ConvKind kind, const amprt_tensor *first,
                                    g.nchw ? g.oh * g.ow : 1);
 }
 
+/// cuBLASLt's FP8 GEMM as the CUDA backend calls it (CudaFp8Gemm.cu), over
+/// the operands it stages: c[g, i, j] = factor_a * factor_b * sum over l of
+/// a[g, i, l] b[g, j, l], summed in f32.
+template <typename QA, typename QB, typename U> struct TnFp8GemmKernel {
+  const QA *a;
+  const QB *b;
+  const float *factors;
+  U *c;
+  int64_t m, n, k;
+  void operator()(int64_t i) const {
+    int64_t g = i / (m * n), row = i / n % m, col = i % n;
+    const QA *aRow = a + (g * m + row) * k;
+    const QB *bRow = b + (g * n + col) * k;
+    float sum = 0;
+    for (int64_t l = 0; l < k; ++l)
+      sum += load(aRow, l) * load(bRow, l);
+    using C = typename Compute<U>::type;
+    store(c, i, (C)(factors[0] * factors[1] * sum));
+  }
+};
+
+/// The CUDA backend's FP8 path with the reference GEMM above, so the tests
+/// check its staging (transposes, factors, batches) and its choice of the
+/// products it takes; those it does not fall back as on a GPU.
+amprt_status scaledMatmul(amprt_context *ctx, const amprt_tensor *a,
+                          const amprt_tensor *scaleA, const amprt_tensor *b,
+                          const amprt_tensor *scaleB, bool ta, bool tb,
+                          amprt_tensor *c, int64_t m, int64_t n, int64_t k,
+                          int64_t batch, bool *ran) {
+  *ran = false;
+  if (!device::fp8GemmTakes(a, b, m, n, k, batch))
+    return AMPRT_OK;
+  device::HostExec exec(ctx);
+  device::Fp8Operands<device::HostExec> operands(exec);
+  AMPRT_CHECK(operands.stage(a, scaleA, b, scaleB, ta, tb, m, n, k, batch));
+  const char *op = "amprt_scaled_matmul";
+  amprt_status status = device::withFp8(op, a->dtype, [&](auto aTag) {
+    return device::withFp8(op, b->dtype, [&](auto bTag) {
+      using QA = decltype(aTag);
+      using QB = decltype(bTag);
+      amprt_status launched = AMPRT_OK;
+      AMPRT_FLOAT_DISPATCH(c->dtype, U, {
+        launched = exec.launch(
+            TnFp8GemmKernel<QA, QB, U>{static_cast<const QA *>(operands.a()),
+                                       static_cast<const QB *>(operands.b()),
+                                       operands.factors(),
+                                       static_cast<U *>(c->data), m, n, k},
+            batch * m * n);
+      });
+      return launched;
+    });
+  });
+  *ran = status == AMPRT_OK;
+  return status;
+}
+
 } // namespace
 
 extern "C" const amprt::device::Backend *amprt_cuda_backend(void) {
   static const amprt::device::Backend backend =
       device::makeBackend<device::HostExec>(
           {deviceCount, initContext, destroyContext, deviceAlloc, deviceFree,
-           memoryCapacity, synchronize, copy, copyToHost, copy, matmul, conv});
+           memoryCapacity, synchronize, copy, copyToHost, copy, matmul, conv,
+           scaledMatmul});
   return &backend;
 }

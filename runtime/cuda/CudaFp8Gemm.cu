@@ -1,0 +1,164 @@
+//===- CudaFp8Gemm.cu - amprt_scaled_matmul as a cuBLASLt FP8 GEMM --------===//
+//
+// On sm_89 and later the FP8 tensors are multiplied as they are, by
+// cuBLASLt's FP8 GEMM with f32 accumulation (no fast accumulation), over
+// operands staged in its TN layout (device/Fp8Gemm.h), each scaled by its
+// dequantizing factor on the device: c = (factor_a * factor_b) (a b^T).
+// Row-major c [m, n] = a [m, k] b [n, k]^T is column-major c^T = b a^T, so
+// cuBLASLt's A is our b (k x n, transposed), its B our a (k x m) and its D
+// our c (n x m). A product it does not take -- an older GPU, sizes that
+// are not multiples of 16, two E5M2 operands, no algorithm for the types
+// -- is left to the C API's dequantizing path.
+//
+//===----------------------------------------------------------------------===//
+
+#include "../device/Fp8Gemm.h"
+#include "CudaCommon.h"
+
+using namespace amprt;
+using namespace amprt::cuda;
+
+namespace {
+
+const char *const kOp = "amprt_scaled_matmul";
+
+/// cuBLASLt's workspace, as PyTorch sizes it for Hopper.
+constexpr size_t kWorkspaceBytes = 32u << 20;
+
+cudaDataType fp8Type(amprt_dtype dtype) {
+  return dtype == AMPRT_F8E4M3FN ? CUDA_R_8F_E4M3 : CUDA_R_8F_E5M2;
+}
+
+cudaDataType resultType(amprt_dtype dtype) {
+  return dtype == AMPRT_F16    ? CUDA_R_16F
+         : dtype == AMPRT_BF16 ? CUDA_R_16BF
+                               : CUDA_R_32F;
+}
+
+/// The descriptors of one call, destroyed with it.
+struct LtCall {
+  cublasLtMatmulDesc_t desc = nullptr;
+  cublasLtMatrixLayout_t a = nullptr, b = nullptr, d = nullptr;
+  LtCall() = default;
+  LtCall(const LtCall &) = delete;
+  LtCall &operator=(const LtCall &) = delete;
+  ~LtCall() {
+    for (cublasLtMatrixLayout_t layout : {a, b, d})
+      if (layout)
+        cublasLtMatrixLayoutDestroy(layout);
+    if (desc)
+      cublasLtMatmulDescDestroy(desc);
+  }
+};
+
+template <typename T>
+amprt_status setDesc(LtCall &call, cublasLtMatmulDescAttributes_t attribute,
+                     const T &value) {
+  return check(cublasLtMatmulDescSetAttribute(call.desc, attribute, &value,
+                                              sizeof(value)),
+               kOp);
+}
+
+/// A column-major rows x cols matrix (leading dimension `rows`), `batch`
+/// of them one after another.
+amprt_status layout(cublasLtMatrixLayout_t *out, cudaDataType type,
+                    int64_t rows, int64_t cols, int64_t batch) {
+  AMPRT_CUDA_CHECK(cublasLtMatrixLayoutCreate(out, type, rows, cols, rows),
+                   kOp);
+  if (batch == 1)
+    return AMPRT_OK;
+  int32_t count = (int32_t)batch;
+  int64_t stride = rows * cols;
+  AMPRT_CUDA_CHECK(
+      cublasLtMatrixLayoutSetAttribute(*out, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT,
+                                       &count, sizeof(count)),
+      kOp);
+  return check(cublasLtMatrixLayoutSetAttribute(
+                   *out, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &stride,
+                   sizeof(stride)),
+               kOp);
+}
+
+/// D (n x m) = A^T (A: k x n, our b) B (B: k x m, our a), f32 compute.
+amprt_status describe(LtCall &call, const amprt_tensor *a,
+                      const amprt_tensor *b, const amprt_tensor *c, int64_t m,
+                      int64_t n, int64_t k, int64_t batch) {
+  AMPRT_CUDA_CHECK(
+      cublasLtMatmulDescCreate(&call.desc, CUBLAS_COMPUTE_32F, CUDA_R_32F),
+      kOp);
+  AMPRT_CHECK(setDesc(call, CUBLASLT_MATMUL_DESC_TRANSA, CUBLAS_OP_T));
+  AMPRT_CHECK(setDesc(call, CUBLASLT_MATMUL_DESC_TRANSB, CUBLAS_OP_N));
+  AMPRT_CHECK(layout(&call.a, fp8Type(b->dtype), k, n, batch));
+  AMPRT_CHECK(layout(&call.b, fp8Type(a->dtype), k, m, batch));
+  return layout(&call.d, resultType(c->dtype), n, m, batch);
+}
+
+/// The heuristic's first algorithm within `workspace` bytes that adds
+/// split-K partial sums in f32 (as the cuBLAS handle's math mode asks);
+/// `found` false when it has none for these types and sizes.
+amprt_status chooseAlgorithm(amprt_context *ctx, LtCall &call, size_t workspace,
+                             cublasLtMatmulAlgo_t &algo, bool &found) {
+  cublasLtMatmulPreference_t pref = nullptr;
+  AMPRT_CUDA_CHECK(cublasLtMatmulPreferenceCreate(&pref), kOp);
+  uint64_t bytes = workspace;
+  uint32_t reductions =
+      CUBLASLT_REDUCTION_SCHEME_MASK & ~CUBLASLT_REDUCTION_SCHEME_OUTPUT_TYPE;
+  cublasStatus_t status = cublasLtMatmulPreferenceSetAttribute(
+      pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &bytes, sizeof(bytes));
+  if (status == CUBLAS_STATUS_SUCCESS)
+    status = cublasLtMatmulPreferenceSetAttribute(
+        pref, CUBLASLT_MATMUL_PREF_REDUCTION_SCHEME_MASK, &reductions,
+        sizeof(reductions));
+  cublasLtMatmulHeuristicResult_t result = {};
+  int count = 0;
+  if (status == CUBLAS_STATUS_SUCCESS)
+    status = cublasLtMatmulAlgoGetHeuristic(handles(ctx).lt, call.desc, call.a,
+                                            call.b, call.d, call.d, pref, 1,
+                                            &result, &count);
+  cublasLtMatmulPreferenceDestroy(pref);
+  found = status == CUBLAS_STATUS_SUCCESS && count > 0;
+  if (status == CUBLAS_STATUS_NOT_SUPPORTED)
+    return AMPRT_OK;
+  algo = result.algo;
+  return check(status, kOp);
+}
+
+} // namespace
+
+amprt_status
+amprt::cuda::scaledMatmul(amprt_context *ctx, const amprt_tensor *a,
+                          const amprt_tensor *scaleA, const amprt_tensor *b,
+                          const amprt_tensor *scaleB, bool ta, bool tb,
+                          amprt_tensor *c, int64_t m, int64_t n, int64_t k,
+                          int64_t batch, bool *ran) {
+  *ran = false;
+  if (ctx->ccMajor * 10 + ctx->ccMinor < 89 ||
+      !device::fp8GemmTakes(a, b, m, n, k, batch))
+    return AMPRT_OK;
+  CudaExec exec(ctx);
+  device::Scratch<CudaExec> workspace(exec, kWorkspaceBytes);
+  size_t workspaceBytes = workspace.template as<void>() ? kWorkspaceBytes : 0;
+  device::Fp8Operands<CudaExec> operands(exec);
+  AMPRT_CHECK(operands.stage(a, scaleA, b, scaleB, ta, tb, m, n, k, batch));
+  LtCall call;
+  AMPRT_CHECK(describe(call, a, b, c, m, n, k, batch));
+  // The scales are part of the problem the heuristic is asked about.
+  AMPRT_CHECK(setDesc(call, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER,
+                      operands.factors() + 1));
+  AMPRT_CHECK(
+      setDesc(call, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, operands.factors()));
+  cublasLtMatmulAlgo_t algo;
+  bool found = false;
+  AMPRT_CHECK(chooseAlgorithm(ctx, call, workspaceBytes, algo, found));
+  if (!found)
+    return AMPRT_OK;
+  float one = 1, zero = 0;
+  AMPRT_CUDA_CHECK(cublasLtMatmul(handles(ctx).lt, call.desc, &one,
+                                  operands.b(), call.a, operands.a(), call.b,
+                                  &zero, c->data, call.d, c->data, call.d,
+                                  &algo, workspace.template as<void>(),
+                                  workspaceBytes, streamOf(ctx)),
+                   kOp);
+  *ran = true;
+  return AMPRT_OK;
+}
