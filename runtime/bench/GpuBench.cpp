@@ -444,12 +444,12 @@ Error describeLt(const RawTypes &t, int64_t n, GemmBuffers &buf, LtPlan &plan) {
   return Error();
 }
 
-/// The heuristic's first choice within the workspace, without split-K sums
-/// in the output type (as amprt's cuBLAS handle).
+/// The heuristic's first choice within the workspace, adding split-K sums
+/// in the compute type only (neither INPLACE nor OUTPUT_TYPE, which add
+/// them in the output type), as amprt's cuBLAS handle.
 Error chooseLtAlgo(Gpu &gpu, LtPlan &plan, cublasLtMatmulPreference_t pref) {
   uint64_t bytes = Gpu::kWorkspaceBytes;
-  uint32_t reductions =
-      CUBLASLT_REDUCTION_SCHEME_MASK & ~CUBLASLT_REDUCTION_SCHEME_OUTPUT_TYPE;
+  uint32_t reductions = CUBLASLT_REDUCTION_SCHEME_COMPUTE_TYPE;
   BENCH_TRY(check(cublasLtMatmulPreferenceSetAttribute(
                       pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &bytes,
                       sizeof(bytes)),
@@ -464,7 +464,7 @@ Error chooseLtAlgo(Gpu &gpu, LtPlan &plan, cublasLtMatmulPreference_t pref) {
                                                  plan.b, plan.c, plan.c, pref,
                                                  1, &result, &found),
                   "cublasLtMatmulAlgoGetHeuristic"));
-  if (found == 0)
+  if (found == 0 || result.state != CUBLAS_STATUS_SUCCESS)
     return "cublasLtMatmulAlgoGetHeuristic: no algorithm for these types";
   plan.algo = result.algo;
   return Error();

@@ -94,15 +94,15 @@ amprt_status describe(LtCall &call, const amprt_tensor *a,
 }
 
 /// The heuristic's first algorithm within `workspace` bytes that adds
-/// split-K partial sums in f32 (as the cuBLAS handle's math mode asks);
-/// `found` false when it has none for these types and sizes.
+/// split-K partial sums in f32, the compute type (as the cuBLAS handle's
+/// math mode asks: INPLACE and OUTPUT_TYPE would add them in the result's
+/// type); `found` false when it has none for these types and sizes.
 amprt_status chooseAlgorithm(amprt_context *ctx, LtCall &call, size_t workspace,
                              cublasLtMatmulAlgo_t &algo, bool &found) {
   cublasLtMatmulPreference_t pref = nullptr;
   AMPRT_CUDA_CHECK(cublasLtMatmulPreferenceCreate(&pref), kOp);
   uint64_t bytes = workspace;
-  uint32_t reductions =
-      CUBLASLT_REDUCTION_SCHEME_MASK & ~CUBLASLT_REDUCTION_SCHEME_OUTPUT_TYPE;
+  uint32_t reductions = CUBLASLT_REDUCTION_SCHEME_COMPUTE_TYPE;
   cublasStatus_t status = cublasLtMatmulPreferenceSetAttribute(
       pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &bytes, sizeof(bytes));
   if (status == CUBLAS_STATUS_SUCCESS)
@@ -116,7 +116,8 @@ amprt_status chooseAlgorithm(amprt_context *ctx, LtCall &call, size_t workspace,
                                             call.b, call.d, call.d, pref, 1,
                                             &result, &count);
   cublasLtMatmulPreferenceDestroy(pref);
-  found = status == CUBLAS_STATUS_SUCCESS && count > 0;
+  found = status == CUBLAS_STATUS_SUCCESS && count > 0 &&
+          result.state == CUBLAS_STATUS_SUCCESS;
   if (status == CUBLAS_STATUS_NOT_SUPPORTED)
     return AMPRT_OK;
   algo = result.algo;
@@ -137,7 +138,7 @@ amprt::cuda::scaledMatmul(amprt_context *ctx, const amprt_tensor *a,
     return AMPRT_OK;
   CudaExec exec(ctx);
   device::Scratch<CudaExec> workspace(exec, kWorkspaceBytes);
-  size_t workspaceBytes = workspace.template as<void>() ? kWorkspaceBytes : 0;
+  size_t workspaceBytes = workspace.as<void>() ? kWorkspaceBytes : 0;
   device::Fp8Operands<CudaExec> operands(exec);
   AMPRT_CHECK(operands.stage(a, scaleA, b, scaleB, ta, tb, m, n, k, batch));
   LtCall call;
@@ -153,12 +154,14 @@ amprt::cuda::scaledMatmul(amprt_context *ctx, const amprt_tensor *a,
   if (!found)
     return AMPRT_OK;
   float one = 1, zero = 0;
-  AMPRT_CUDA_CHECK(cublasLtMatmul(handles(ctx).lt, call.desc, &one,
-                                  operands.b(), call.a, operands.a(), call.b,
-                                  &zero, c->data, call.d, c->data, call.d,
-                                  &algo, workspace.template as<void>(),
-                                  workspaceBytes, streamOf(ctx)),
-                   kOp);
+  cublasStatus_t status = cublasLtMatmul(
+      handles(ctx).lt, call.desc, &one, operands.b(), call.a, operands.a(),
+      call.b, &zero, c->data, call.d, c->data, call.d, &algo,
+      workspace.as<void>(), workspaceBytes, streamOf(ctx));
+  // An algorithm the heuristic offered may still turn the call down.
+  if (status == CUBLAS_STATUS_NOT_SUPPORTED)
+    return AMPRT_OK;
+  AMPRT_CHECK(check(status, kOp));
   *ran = true;
   return AMPRT_OK;
 }

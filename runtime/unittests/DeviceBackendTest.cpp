@@ -801,7 +801,7 @@ TEST_F(DeviceBackendTest, Fp8QuantizationAndDelayedScaling) {
                          ? status
                          : amprt_dequantize(ctx, q.on(d), s->on(d), y.on(d));
             },
-            {&y}, 0, what + " quantize and dequantize");
+            {&q, &y}, 0, what + " quantize and dequantize");
       }
     }
   double inf = std::numeric_limits<double>::infinity();

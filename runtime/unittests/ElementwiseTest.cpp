@@ -362,8 +362,9 @@ TEST(RuntimeElementwise, CastsRoundToNearestEven) {
   ASSERT_EQ(amprt_cast(rt.ctx, h, back), AMPRT_OK);
   std::vector<double> rback = rt.read(back);
   for (size_t i = 0; i < values.size(); ++i)
-    if (!std::isnan(rh[i]))
+    if (!std::isnan(rh[i])) {
       EXPECT_EQ(rback[i], rh[i]);
+    }
 }
 
 TEST(RuntimeElementwise, ScaleUnscaleAndSeed) {

@@ -47,8 +47,9 @@ template <typename Format> void checkEveryCode(amprt_dtype dtype) {
     ASSERT_EQ(amprt_quantize(rt.ctx, y, scale, again), AMPRT_OK);
     std::vector<uint8_t> back = readBytes(again);
     for (int i = 0; i < 256; ++i)
-      if (!std::isnan(got[i]))
+      if (!std::isnan(got[i])) {
         EXPECT_EQ(back[i], i) << "code " << i;
+      }
   }
 }
 
