@@ -228,6 +228,59 @@ Status checkWritable(const std::string &flag, const std::string &path) {
   return Status::success();
 }
 
+namespace {
+
+/// What makes two paths the same file: a regular file's device and inode,
+/// or, for one not there yet, its folder's and its name. Empty for a path
+/// that names no file to protect (none, a device, a pipe).
+std::string fileIdentity(const std::string &path) {
+  struct stat info;
+  if (path.empty())
+    return "";
+  if (stat(path.c_str(), &info) == 0)
+    return S_ISREG(info.st_mode)
+               ? std::to_string(info.st_dev) + ":" + std::to_string(info.st_ino)
+               : "";
+  std::string dir = parentOf(path);
+  if (stat(dir.c_str(), &info) != 0)
+    return "";
+  size_t slash = path.rfind('/');
+  std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
+  return std::to_string(info.st_dev) + ":" + std::to_string(info.st_ino) + "/" +
+         name;
+}
+
+} // namespace
+
+Status checkOutputsApart(const std::vector<FlagPath> &inputs,
+                         const std::vector<FlagPath> &outputs) {
+  std::vector<std::pair<std::string, const FlagPath *>> seen;
+  for (const FlagPath &in : inputs)
+    if (std::string id = fileIdentity(in.path); !id.empty())
+      seen.emplace_back(id, &in);
+  size_t inputCount = seen.size();
+  for (const FlagPath &out : outputs) {
+    std::string id = fileIdentity(out.path);
+    if (id.empty())
+      continue;
+    for (size_t i = 0; i < seen.size(); ++i) {
+      if (seen[i].first != id)
+        continue;
+      const FlagPath &other = *seen[i].second;
+      bool input = i < inputCount;
+      // "the input", "the --lists-file", "also --report".
+      std::string article = !input                      ? "also "
+                            : other.flag.rfind("--", 0) ? ""
+                                                        : "the ";
+      return failure("cannot write " + out.flag + " '" + out.path +
+                     "': it is " + article + other.flag + " '" + other.path +
+                     "'" + (input ? ", which writing it would destroy" : ""));
+    }
+    seen.emplace_back(id, &out);
+  }
+  return Status::success();
+}
+
 Status writeJson(const std::string &path, const std::string &flag,
                  const json::Value &value) {
   return writeFile(path, flag, json::print(value) + "\n");

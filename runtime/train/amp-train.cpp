@@ -145,6 +145,10 @@ int trainMain(int argc, char **argv) {
     return fail(bad.message());
   if (Status bad = checkRunOptions(line->run))
     return fail(bad.message());
+  if (Status bad = checkOutputsApart(
+          {{"the step", line->step}, {"--manifest", line->manifest}},
+          {{"--report", line->run.reportPath}}))
+    return fail(bad.message());
   auto compiled = loadCompiled(*line, *manifest);
   if (!compiled)
     return fail(compiled.message());

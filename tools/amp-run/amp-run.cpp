@@ -585,6 +585,15 @@ static int runMain(int argc, char **argv) {
         {"--validate-annotate", validateAnnotate}})
     if (train::Status bad = train::checkWritable(flag.str(), path.str()))
       return fatal(bad.message());
+  std::string manifest = emitObj.empty() ? "" : emitObj + ".json";
+  if (train::Status bad = train::checkOutputsApart(
+          {{"the input", inputFile}, {"--lists-file", listsFile}},
+          {{"--emit-obj", emitObj},
+           {"--emit-obj's manifest", manifest},
+           {"--validate-fix", validateFix},
+           {"--validate-annotate", validateAnnotate},
+           {"--report", reportPath}}))
+    return fatal(bad.message());
   if (precision == "f32" && !listsFile.empty())
     return fatal("--lists-file needs --precision=f16, bf16 or fp8");
   bool validating = validate.getNumOccurrences() > 0;

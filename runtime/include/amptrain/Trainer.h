@@ -160,6 +160,19 @@ Status writeJson(const std::string &path, const std::string &flag,
 /// written (`flag` names it).
 Status checkWritable(const std::string &flag, const std::string &path);
 
+/// A file a flag names ("--report", "out.json"); an empty path is none.
+struct FlagPath {
+  std::string flag, path;
+};
+
+/// A failure when an output names an input or another output -- the same
+/// file, however the path is spelled (its device and inode, or for a file
+/// not there yet its folder's and its name) -- which writing it would
+/// destroy or overwrite. Devices and pipes (/dev/null, /dev/stdout) may be
+/// named more than once.
+Status checkOutputsApart(const std::vector<FlagPath> &inputs,
+                         const std::vector<FlagPath> &outputs);
+
 } // namespace amp::train
 
 #endif // AMPTRAIN_TRAINER_H
