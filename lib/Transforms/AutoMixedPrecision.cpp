@@ -56,14 +56,32 @@ RankedTensorType withElement(Type type, Type element) {
   return cast<RankedTensorType>(type).clone(element);
 }
 
-/// The op the pass writes for a precision conversion.
-enum class CastKind { Auto, Amp, Arith, Tosa };
+/// The op the pass writes for a precision conversion. Upstream: tosa or
+/// arith, chosen per value (upstreamCastFor).
+enum class CastKind { Auto, Amp, Arith, Tosa, Upstream };
+
+bool isTosaOp(Operation *op) {
+  return op && op->getName().getDialectNamespace() ==
+                   tosa::TosaDialect::getDialectNamespace();
+}
+
+/// tosa.cast for a value a TOSA op produces or uses, so TOSA's own
+/// lowering converts it; arith.truncf/extf for one that only linalg or
+/// other upstream ops touch.
+CastKind upstreamCastFor(Value value) {
+  if (isTosaOp(value.getDefiningOp()))
+    return CastKind::Tosa;
+  return llvm::any_of(value.getUsers(), isTosaOp) ? CastKind::Tosa
+                                                  : CastKind::Arith;
+}
 
 /// One conversion of `value` to `type` (same shape, float elements) with ops
 /// of `kind`: arith converts through f32 between two types of one width.
 Value createCast(OpBuilder &builder, Location loc, CastKind kind, Value value,
                  Type type) {
   switch (kind) {
+  case CastKind::Upstream:
+    return createCast(builder, loc, upstreamCastFor(value), value, type);
   case CastKind::Auto:
   case CastKind::Amp:
     return CastOp::create(builder, loc, type, value);
@@ -603,8 +621,7 @@ struct AutoMixedPrecisionPass
     for (FunctionOpInterface function : functions) {
       CastKind kind = *requestedCasts != CastKind::Auto ? *requestedCasts
                       : ampModule                       ? CastKind::Amp
-                      : containsTosa(function)          ? CastKind::Tosa
-                                                        : CastKind::Arith;
+                                                        : CastKind::Upstream;
       if (failed(runOnFunction(function, *policy, report,
                                called.contains(function.getOperation()), kind,
                                constants)))
@@ -622,8 +639,9 @@ struct AutoMixedPrecisionPass
                                     bool signatureFixed, CastKind castKind,
                                     PrecisionReport &report) {
     Fp8Options options = fp8Options;
-    options.upstreamOps =
-        castKind == CastKind::Arith || castKind == CastKind::Tosa;
+    options.upstreamOps = castKind == CastKind::Arith ||
+                          castKind == CastKind::Tosa ||
+                          castKind == CastKind::Upstream;
     std::vector<Fp8Operand> operands;
     if (failed(insertFp8Operands(function, graph, options, signatureFixed,
                                  operands)))
@@ -654,17 +672,6 @@ struct AutoMixedPrecisionPass
              << "amp-auto-mixed-precision: giving contractions FP8 operands "
                 "produced invalid IR; this is a defect of the pass";
     return success();
-  }
-
-  static bool containsTosa(FunctionOpInterface function) {
-    return function
-        ->walk([](Operation *op) {
-          return op->getName().getDialectNamespace() ==
-                         tosa::TosaDialect::getDialectNamespace()
-                     ? WalkResult::interrupt()
-                     : WalkResult::advance();
-        })
-        .wasInterrupted();
   }
 
   LogicalResult runOnFunction(FunctionOpInterface function,

@@ -532,6 +532,9 @@ std::string ColoringGraph::describeReason(const ColorNode &node) const {
     return "infer op not between allow ops";
   case ColorReason::ClearNotConnected:
     return "clear op not connected to allow ops";
+  case ColorReason::ClearAfterWideResult:
+    return "clear op after an allow op's f32 result, with no " + target +
+           " user";
   }
   llvm_unreachable("unknown colour reason");
 }
@@ -681,11 +684,28 @@ void ColoringGraph::followAllowForBF16() {
   }
 }
 
+bool ColoringGraph::resultsStayWide(unsigned id) const {
+  const ColorNode &node = nodes[id];
+  if (!node.op || !node.anyWideResult)
+    return false;
+  for (unsigned i = 0, e = node.op->getNumResults(); i < e; ++i)
+    if (isRetypedResult(node, i))
+      return false;
+  return true;
+}
+
 void ColoringGraph::spreadAllowThroughClear() {
   SmallVector<unsigned> allowNodes = lowAllowNodes();
   SmallVector<unsigned> reached;
+  // Low colour flows into a clear op's neighbours on either side, except
+  // out of an allow op whose results stay f32: a clear op after it (a
+  // reshape of a matmul's f32 accumulator) would round that f32 result to
+  // the low type for users that may want f32. It turns low only when it is
+  // between allow ops (step 3) or feeds one (spreading back from it).
   auto both = [&](unsigned id) {
-    return llvm::concat<const unsigned>(getInputs(id), getOutputs(id));
+    bool wideAllow = (paint[id] & kAllowBit) && resultsStayWide(id);
+    return llvm::concat<const unsigned>(
+        getInputs(id), wideAllow ? ArrayRef<unsigned>() : getOutputs(id));
   };
   traverse(
       nodes.size(), allowNodes, both,
@@ -700,6 +720,21 @@ void ColoringGraph::spreadAllowThroughClear() {
     markAllow(n, policy.getLowType(),
               nodes[n].op ? ColorReason::ClearConnected
                           : ColorReason::CarriedConnected);
+  // The clear ops that kept f32 downstream of such an op say why.
+  SmallVector<unsigned> wideAllow;
+  for (unsigned id : allowNodes)
+    if (resultsStayWide(id))
+      wideAllow.push_back(id);
+  traverse(
+      nodes.size(), wideAllow, [&](unsigned id) { return getOutputs(id); },
+      [&](unsigned n) {
+        return nodes[n].op && paintedClass(n) == PrecisionClass::Clear &&
+               isPromotable(n);
+      },
+      [&](unsigned n, unsigned root) {
+        if (n != root)
+          nodes[n].reason = ColorReason::ClearAfterWideResult;
+      });
 }
 
 void ColoringGraph::removeUnsupported() {

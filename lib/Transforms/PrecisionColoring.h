@@ -44,6 +44,7 @@ enum class ColorReason : uint8_t {
   TensorCoresOnly,
   InferNotBetween,
   ClearNotConnected,
+  ClearAfterWideResult,
 };
 
 /// An op, or a class of values carried through region control flow, in the
@@ -206,6 +207,10 @@ private:
   bool isPromotable(unsigned id) const {
     return !(paint[id] & (kAllowBit | kDenyBit | kPinnedBit));
   }
+  /// Whether every precision result of op node `id` stays f32 when the op
+  /// is low (a contraction into an f32 accumulator): its users get f32
+  /// either way.
+  bool resultsStayWide(unsigned id) const;
   void markAllow(unsigned id, mlir::FloatType target, ColorReason reason);
   void markDeny(unsigned id, ColorReason reason, unsigned source);
   llvm::SmallVector<unsigned> lowAllowNodes() const;

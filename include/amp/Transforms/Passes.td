@@ -96,8 +96,8 @@ def AutoMixedPrecisionPass
     Option<"castOp", "cast-op", "std::string", /*default=*/"\"auto\"",
            "The op that converts precisions: amp (amp.cast), arith "
            "(arith.truncf/extf on tensors), tosa (tosa.cast) or auto (amp "
-           "when the module holds tg or amp ops, else tosa in functions "
-           "with TOSA ops and arith elsewhere)">,
+           "when the module holds tg or amp ops, else tosa.cast for a value "
+           "a TOSA op produces or uses and arith for the others)">,
     Option<"constantOverflow", "constant-overflow", "std::string",
            /*default=*/"\"keep-f32\"",
            "What a constant operand with values past the low type's range "
