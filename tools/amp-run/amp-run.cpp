@@ -33,8 +33,8 @@
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
-#include "llvm/Support/Path.h"
 #include "llvm/Support/JSON.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 #include <algorithm>
@@ -44,6 +44,7 @@
 #include <numeric>
 #include <optional>
 #include <random>
+#include <sys/stat.h>
 #include <unistd.h>
 
 using namespace mlir;
@@ -52,58 +53,78 @@ namespace runner = amp::runner;
 namespace train = amp::train;
 namespace cl = llvm::cl;
 
+static cl::OptionCategory runCategory("Training");
+
 static cl::opt<std::string> inputFile(cl::Positional, cl::Required,
                                       cl::desc("<training step .mlir>"));
 static cl::opt<std::string> entryName("entry", cl::init("train_step"),
-                                      cl::desc("The training step function"));
+                                      cl::desc("The training step function"),
+                                      cl::cat(runCategory));
 static cl::opt<std::string> evalEntry(
     "eval-entry", cl::init(""),
-    cl::desc("Test-accuracy function (default: predict when present)"));
+    cl::desc("Test-accuracy function (default: predict when present)"),
+    cl::cat(runCategory));
 static cl::opt<std::string> device("device", cl::init(""),
                                    cl::desc("cpu or cuda (default: cuda when "
-                                            "a device is present, else cpu)"));
+                                            "a device is present, else cpu)"),
+                                   cl::cat(runCategory));
 static cl::opt<std::string> precision("precision", cl::init("f16"),
                                       cl::desc("f32, f16, bf16 or fp8 (bf16 "
                                                "with FP8 contraction "
-                                               "operands)"));
+                                               "operands)"),
+                                      cl::cat(runCategory));
 static cl::opt<int64_t> steps("steps", cl::init(0),
-                              cl::desc("Training steps (overrides epochs)"));
-static cl::opt<int64_t> epochs("epochs", cl::init(1), cl::desc("Epochs"));
+                              cl::desc("Training steps (overrides epochs)"),
+                              cl::cat(runCategory));
+static cl::opt<int64_t> epochs("epochs", cl::init(1), cl::desc("Epochs"),
+                               cl::cat(runCategory));
 static cl::opt<int64_t> batchFlag("batch", cl::init(0),
                                   cl::desc("Batch size (must equal the input "
-                                           "argument's leading dimension)"));
+                                           "argument's leading dimension)"),
+                                  cl::cat(runCategory));
 static cl::opt<std::string> data("data", cl::init("synthetic"),
-                                 cl::desc("synthetic or fashion-mnist[:DIR]"));
-static cl::opt<double> lr("lr", cl::init(0.01), cl::desc("Learning rate"));
-static cl::opt<unsigned> seed("seed", cl::init(0), cl::desc("Random seed"));
+                                 cl::desc("synthetic or fashion-mnist[:DIR]"),
+                                 cl::cat(runCategory));
+static cl::opt<double> lr("lr", cl::init(0.01), cl::desc("Learning rate"),
+                          cl::cat(runCategory));
+static cl::opt<unsigned> seed("seed", cl::init(0), cl::desc("Random seed"),
+                              cl::cat(runCategory));
 static cl::opt<std::string> reportPath("report", cl::init(""),
-                                       cl::desc("Write a JSON report here"));
+                                       cl::desc("Write a JSON report here"),
+                                       cl::cat(runCategory));
 static cl::opt<double> initScale("init-scale",
                                  cl::init(amp::loss_scaling::kInitScale),
-                                 cl::desc("Initial loss scale (f16)"));
+                                 cl::desc("Initial loss scale (f16)"),
+                                 cl::cat(runCategory));
 static cl::opt<std::string>
     lossScaling("loss-scaling", cl::init("dynamic"),
-                cl::desc("dynamic, static or none (f16 only)"));
+                cl::desc("dynamic, static or none (f16 only)"),
+                cl::cat(runCategory));
 static cl::opt<std::string> listsFile(
     "lists-file", cl::init(""),
     cl::desc("A precision lists-file for --amp-auto-mixed-precision (SPEC's "
-             "JSON; --validate-fix writes one)"));
+             "JSON; --validate-fix writes one)"),
+    cl::cat(runCategory));
 static cl::opt<int64_t> logEvery("log-every", cl::init(100),
-                                 cl::desc("Progress every N steps"));
+                                 cl::desc("Progress every N steps"),
+                                 cl::cat(runCategory));
 static cl::opt<std::string> lowerOptions(
     "lower-options", cl::init(""),
     cl::desc("Options for amp-lower-to-runtime, as its pipeline form takes "
              "them (\"fuse-bias-epilogues=0 reshape-views=0\"): A/B runs of "
-             "a lowering choice"));
+             "a lowering choice"),
+    cl::cat(runCategory));
 static cl::opt<std::string>
     emitObj("emit-obj", cl::init(""),
-            cl::desc("Also write the compiled step as an object file here"));
+            cl::desc("Also write the compiled step as an object file here"),
+            cl::cat(runCategory));
 
 static cl::opt<std::string> emitObjCpu(
     "emit-obj-cpu", cl::init("x86-64"),
     cl::desc("The CPU the --emit-obj object is compiled for: x86-64 (any "
              "x86-64 machine; the default), x86-64-v3, host, or any CPU "
-             "LLVM names"));
+             "LLVM names"),
+    cl::cat(runCategory));
 
 static cl::OptionCategory validateCategory(
     "Validation (--validate): every low-precision op against f32");
@@ -569,7 +590,26 @@ llvm::Error compileValidation(ModuleOp f32Module, StringRef evalName,
 
 } // namespace
 
+/// --help lists amp-run's own options; LLVM's and MLIR's (code generation
+/// for other targets, debugging aids) are still accepted, and listed by
+/// --help-hidden.
+static void hideForeignOptions() {
+  const cl::OptionCategory *own[] = {&runCategory, &validateCategory,
+                                     &parallelCategory};
+  for (auto &entry : cl::getRegisteredOptions()) {
+    cl::Option *option = entry.second;
+    StringRef name = entry.first;
+    bool ours = llvm::any_of(option->Categories, [&](auto *category) {
+      return llvm::is_contained(own, category);
+    });
+    if (!ours && !name.starts_with("help") && name != "version" &&
+        option->getOptionHiddenFlag() == cl::NotHidden)
+      option->setHiddenFlag(cl::Hidden);
+  }
+}
+
 static int runMain(int argc, char **argv) {
+  hideForeignOptions();
   cl::ParseCommandLineOptions(argc, argv,
                               "amp-run: train a tg training step\n");
   amp::initializeJitTarget();
@@ -585,6 +625,13 @@ static int runMain(int argc, char **argv) {
         {"--validate-annotate", validateAnnotate}})
     if (train::Status bad = train::checkWritable(flag.str(), path.str()))
       return fatal(bad.message());
+  // The manifest fingerprints the object by reading it back, and
+  // amp-train loads both: a device or a pipe cannot serve.
+  if (struct stat info; !emitObj.empty() && stat(emitObj.c_str(), &info) == 0 &&
+                        !S_ISREG(info.st_mode))
+    return fatal("cannot write --emit-obj '" + emitObj +
+                 "': the object and its manifest (PATH.json) are files "
+                 "amp-train reads back; name a regular file");
   std::string manifest = emitObj.empty() ? "" : emitObj + ".json";
   if (train::Status bad = train::checkOutputsApart(
           {{"the input", inputFile}, {"--lists-file", listsFile}},

@@ -10,6 +10,7 @@
 // RUN: not amp-run %t/step.mlir --init-scale=0 2>&1 | FileCheck %s --check-prefix=SCALE
 // RUN: not amp-run %t/step.mlir --precision=f32 --steps=1 --emit-obj=/nonexistent-dir/step.o 2>&1 | FileCheck %s --check-prefix=OBJ
 // RUN: not amp-run %t/step.mlir --precision=f32 --steps=1 --report=/dev/full 2>&1 | FileCheck %s --check-prefix=FULL
+// RUN: not amp-run %t/step.mlir --precision=f32 --steps=1 --emit-obj=/dev/null 2>&1 | FileCheck %s --check-prefix=DEVICE
 // RUN: not amp-run %t/f64-loss.mlir --precision=f32 --steps=1 2>&1 | FileCheck %s --check-prefix=F64
 // RUN: not amp-run %t/vector-loss.mlir --precision=f32 --steps=1 2>&1 | FileCheck %s --check-prefix=VECTOR
 // RUN: not amp-run %t/two-inputs.mlir --precision=f32 --steps=1 2>&1 | FileCheck %s --check-prefix=TWO
@@ -21,6 +22,7 @@
 // SCALE: amp-run: error: --init-scale must be a finite value > 0, got 0
 // OBJ: amp-run: error: cannot write --emit-obj '/nonexistent-dir/step.o': No such file or directory
 // FULL: amp-run: error: cannot write --report '/dev/full': No space left on device
+// DEVICE: amp-run: error: cannot write --emit-obj '/dev/null': the object and its manifest (PATH.json) are files amp-train reads back; name a regular file
 // F64: amp-run: error: the loss (result #0 of @train_step, tg.role "loss") must be a scalar tensor<f32>, got tensor<f64>; reduce it (tg.reduce_mean) and keep it f32
 // VECTOR: amp-run: error: the loss (result #0 of @train_step, tg.role "loss") must be a scalar tensor<f32>, got tensor<8xf32>
 // TWO: amp-run: error: @train_step has two arguments with tg.role "input" (#1 and #4); amp-run binds one
