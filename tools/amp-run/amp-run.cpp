@@ -391,12 +391,25 @@ describeObject(const train::FunctionSpec &trainSpec,
 
 /// The lowering, with --lower-options; false with the reason set when they
 /// do not parse.
+/// The lowering pipeline with --lower-options; on a bad option list,
+/// `optionError` says what is wrong with it in one line (MLIR's parser
+/// prefixes "<Pass-Options-Parser>: ", and a bad value's reason goes to
+/// stderr through LLVM's option parser, leaving the message empty).
 bool buildLowering(PassManager &pm, std::string &optionError) {
-  return succeeded(amp::buildLowerToLLVMPipeline(pm, lowerOptions,
-                                                 [&](const Twine &message) {
-                                                   optionError = message.str();
-                                                   return failure();
-                                                 }));
+  LogicalResult built = amp::buildLowerToLLVMPipeline(
+      pm, lowerOptions, [&](const Twine &message) {
+        std::string whole = message.str();
+        StringRef text = StringRef(whole).trim();
+        text.consume_front("<Pass-Options-Parser>: ");
+        optionError =
+            text.empty() ? "'" + lowerOptions +
+                               "' is not a valid option list (the reason "
+                               "is above; see amp-lower-to-runtime's "
+                               "options in docs/Passes)"
+                         : text.str();
+        return failure();
+      });
+  return succeeded(built);
 }
 
 } // namespace
