@@ -76,16 +76,18 @@ struct DataParallelPass : amp::impl::DataParallelPassBase<DataParallelPass> {
                     .Case("f16", Float16Type::get(&getContext()))
                     .Case("bf16", BFloat16Type::get(&getContext()))
                     .Default(Type());
+    // Option errors name the option only: an error on the module would
+    // print the whole module after it.
     if (!wire) {
-      module.emitError() << "tg-data-parallel: grad-comm must be f32, f16 "
-                            "or bf16, got '"
-                         << gradComm << "'";
+      emitError(module.getLoc())
+          << "tg-data-parallel: grad-comm must be f32, f16 or bf16, got '"
+          << gradComm << "'";
       return signalPassFailure();
     }
     if (bucketBytes < 1) {
-      module.emitError() << "tg-data-parallel: bucket-bytes must be >= 1, "
-                            "got "
-                         << static_cast<int64_t>(bucketBytes);
+      emitError(module.getLoc())
+          << "tg-data-parallel: bucket-bytes must be >= 1, got "
+          << static_cast<int64_t>(bucketBytes);
       return signalPassFailure();
     }
     SmallVector<func::FuncOp> funcs;

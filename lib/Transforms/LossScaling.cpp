@@ -103,9 +103,10 @@ struct LossScalingPass : amp::impl::LossScalingPassBase<LossScalingPass> {
       anySeed |= *scaled;
     }
     if (!anySeed) {
-      module.emitError("amp-loss-scaling: no tg.grad_seed in the module: "
-                       "there is no backward pass to scale (write "
-                       "tg.gradients and run --tg-autodiff first)");
+      emitError(module.getLoc(),
+                "amp-loss-scaling: no tg.grad_seed in the module: "
+                "there is no backward pass to scale (write "
+                "tg.gradients and run --tg-autodiff first)");
       return signalPassFailure();
     }
   }

@@ -7,7 +7,9 @@
 // RUN: amp-opt %S/Inputs/mlp-sgd.mlir --tg-autodiff --tg-data-parallel=grad-comm=f16 2>&1 >/dev/null | FileCheck %s --check-prefix=UNSCALED
 
 // WIRE: error: tg-data-parallel: grad-comm must be f32, f16 or bf16, got 'f8'
+// WIRE-NOT: see current operation
 // BUCKET: error: tg-data-parallel: bucket-bytes must be >= 1, got 0
+// BUCKET-NOT: see current operation
 // UNSCALED: warning: tg-data-parallel: gradients of @train_step travel in f16 without loss scaling
 
 func.func @nested(%w: tensor<4xf32> {tg.role = "param"}, %g: tensor<4xf32>,
