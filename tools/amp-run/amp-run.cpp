@@ -712,6 +712,11 @@ static int runMain(int argc, char **argv) {
     evalName = "predict";
   if (!evalName.empty() && !lookup(*module, evalName))
     return job.fatal("no function @" + evalName + " (--eval-entry)");
+  for (StringRef name : {StringRef(entryName), StringRef(evalName)})
+    if (!name.empty() && lookup(*module, name).isExternal())
+      return job.fatal("@" + name.str() + " in '" + inputFile +
+                       "' is a declaration: the function amp-run compiles "
+                       "needs a body");
 
   PassManager pm(&context);
   buildTrainingPipeline(pm, job.parallel());

@@ -1,7 +1,8 @@
 // Everything asked of amp-run that cannot be done is an error with a
 // non-zero exit and a message that names the user's construct: counts that
 // overflow, non-finite options, files that cannot be written, a loss that
-// is not a scalar f32, roles given twice, an empty batch.
+// is not a scalar f32, roles given twice, an empty batch, an entry that is
+// only a declaration.
 // RUN: split-file %s %t
 // RUN: not amp-run %t/step.mlir --precision=f32 --epochs=36028797018963968 2>&1 | FileCheck %s --check-prefix=EPOCHS
 // RUN: not amp-run %t/step.mlir --precision=f32 --epochs=9223372036854775807 2>&1 | FileCheck %s --check-prefix=EPOCHS
@@ -16,6 +17,7 @@
 // RUN: not amp-run %t/two-inputs.mlir --precision=f32 --steps=1 2>&1 | FileCheck %s --check-prefix=TWO
 // RUN: not amp-run %t/empty-batch.mlir --precision=f32 --steps=1 2>&1 | FileCheck %s --check-prefix=EMPTY
 // RUN: not amp-run %t/runtime-name.mlir --precision=f32 --steps=1 2>&1 | FileCheck %s --check-prefix=NAME
+// RUN: not amp-run %t/declaration.mlir --precision=f32 --steps=1 2>&1 | FileCheck %s --check-prefix=DECLARATION
 
 // EPOCHS: amp-run: error: --epochs={{[0-9]+}} at 512 steps an epoch is more steps than 64 bits count
 // LR: amp-run: error: --lr must be a finite value >= 0, got {{nan|inf}}
@@ -27,6 +29,7 @@
 // VECTOR: amp-run: error: the loss (result #0 of @train_step, tg.role "loss") must be a scalar tensor<f32>, got tensor<8xf32>
 // TWO: amp-run: error: @train_step has two arguments with tg.role "input" (#1 and #4); amp-run binds one
 // EMPTY: amp-run: error: argument #1 of @train_step (tensor<0x784xf32>) has no elements; amp-run trains on non-empty tensors (a batch of at least 1)
+// DECLARATION: amp-run: error: @train_step in '{{.*}}declaration.mlir' is a declaration: the function amp-run compiles needs a body
 // NAME: error: amp-lower-to-runtime: function @amprt_matmul takes a name the runtime's C API uses (amprt_*, _mlir_ciface_*): rename it
 
 //--- step.mlir
@@ -104,3 +107,8 @@ func.func @train_step(%w: tensor<784x10xf32> {tg.role = "param", tg.init = "glor
   %l = tg.reduce_mean %ce {dims = array<i64: 0>} : tensor<8xf32>
   return %l, %w : tensor<f32>, tensor<784x10xf32>
 }
+
+//--- declaration.mlir
+func.func private @train_step(tensor<4x4xf32> {tg.role = "param"}, tensor<2x4xf32> {tg.role = "input"},
+                              tensor<2xi32> {tg.role = "label"}, tensor<f32> {tg.role = "lr"})
+    -> (tensor<f32> {tg.role = "loss"}, tensor<4x4xf32> {tg.role = "param"})
