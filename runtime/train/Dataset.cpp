@@ -1,8 +1,11 @@
 //===- Dataset.cpp - Fashion-MNIST IDX files and synthetic data -----------===//
 
 #include "amptrain/Dataset.h"
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <random>
+#include <sys/stat.h>
 #ifdef AMPTRAIN_HAVE_ZLIB
 #include <zlib.h>
 #endif
@@ -19,7 +22,7 @@ Status fail(const std::string &path, const std::string &why) {
 Expected<std::vector<uint8_t>> readPlain(const std::string &path) {
   std::FILE *file = std::fopen(path.c_str(), "rb");
   if (!file)
-    return fail(path, "cannot open (is dataset-fashion-mnist installed?)");
+    return fail(path, std::string("cannot open: ") + std::strerror(errno));
   std::vector<uint8_t> data;
   uint8_t buffer[1 << 16];
   size_t n;
@@ -37,26 +40,40 @@ Expected<std::vector<uint8_t>> readPlain(const std::string &path) {
 Expected<std::vector<uint8_t>> readGzip(const std::string &path) {
   gzFile file = gzopen(path.c_str(), "rb");
   if (!file)
-    return fail(path, "cannot open (is dataset-fashion-mnist installed?)");
+    return fail(path, std::string("cannot open: ") + std::strerror(errno));
   std::vector<uint8_t> data;
   uint8_t buffer[1 << 16];
   int n;
   while ((n = gzread(file, buffer, sizeof(buffer))) > 0)
     data.insert(data.end(), buffer, buffer + n);
   int error = 0;
-  const char *message = gzerror(file, &error);
-  gzclose(file);
+  // zlib owns the message: copy it before gzclose frees it.
+  std::string message = gzerror(file, &error);
+  if (message.rfind(path + ": ", 0) == 0) // zlib names the file too
+    message.erase(0, path.size() + 2);
+  int closed = gzclose(file);
   if (n < 0 || (error != Z_OK && error != Z_STREAM_END))
-    return fail(path, std::string("corrupt gzip data: ") + message);
+    return fail(path, "corrupt gzip data: " + message);
+  if (closed == Z_BUF_ERROR || closed == Z_DATA_ERROR)
+    return fail(path, "corrupt gzip data: truncated, or a bad checksum");
   return data;
 }
 #endif
 
 bool exists(const std::string &path) {
-  std::FILE *file = std::fopen(path.c_str(), "rb");
-  if (file)
-    std::fclose(file);
-  return file != nullptr;
+  struct stat info;
+  return stat(path.c_str(), &info) == 0;
+}
+
+/// A regular file: opening a FIFO to read would wait for a writer forever,
+/// and a directory or device is no data file.
+Status checkRegular(const std::string &path) {
+  struct stat info;
+  if (stat(path.c_str(), &info) != 0)
+    return fail(path, std::string("cannot open: ") + std::strerror(errno));
+  if (!S_ISREG(info.st_mode))
+    return fail(path, "not a regular file (a directory, FIFO or device)");
+  return Status::success();
 }
 
 /// Reads IDX file `name` of `dir`: the plain file when it is there, else
@@ -64,16 +81,18 @@ bool exists(const std::string &path) {
 Expected<std::vector<uint8_t>>
 readIdx(const std::string &dir, const std::string &name, std::string &path) {
   path = dir + "/" + name;
-  if (exists(path))
-    return readPlain(path);
-  path += ".gz";
+  if (!exists(path))
+    path += ".gz";
+  if (Status bad = checkRegular(path))
+    return bad;
 #ifdef AMPTRAIN_HAVE_ZLIB
-  return readGzip(path);
+  if (path.size() > 3 && path.compare(path.size() - 3, 3, ".gz") == 0)
+    return readGzip(path);
 #else
-  if (exists(path))
+  if (path.size() > 3 && path.compare(path.size() - 3, 3, ".gz") == 0)
     return fail(path, "this build has no zlib: gunzip it first");
-  return readPlain(path);
 #endif
+  return readPlain(path);
 }
 
 uint32_t bigEndian(const uint8_t *p) {
@@ -94,11 +113,16 @@ Status readImages(const std::string &dir, const std::string &name,
   uint32_t count = bigEndian(data->data() + 4);
   uint32_t rows = bigEndian(data->data() + 8),
            cols = bigEndian(data->data() + 12);
-  uint64_t need = 16 + uint64_t(count) * rows * cols;
-  if (rows == 0 || cols == 0 || data->size() < need)
-    return fail(path, "truncated: the header promises " +
-                          std::to_string(count) + " images of " +
-                          std::to_string(rows) + "x" + std::to_string(cols));
+  // 32-bit fields: the pixel count of one image fits 64 bits, all of
+  // them may not.
+  uint64_t pixels = uint64_t(rows) * cols, need = 0;
+  if (rows == 0 || cols == 0 ||
+      __builtin_mul_overflow(uint64_t(count), pixels, &need) ||
+      need > data->size() - 16)
+    return fail(path, "bad IDX header: " + std::to_string(count) +
+                          " images of " + std::to_string(rows) + "x" +
+                          std::to_string(cols) + " do not fit in its " +
+                          std::to_string(data->size()) + " bytes");
   split.count = count;
   split.features = int64_t(rows) * cols;
   split.x.resize(uint64_t(count) * rows * cols);
@@ -145,6 +169,11 @@ Expected<Dataset> loadFashionMnist(const std::string &dir) {
     return e;
   if (auto e = readImages(dir, "t10k-images-idx3-ubyte", d.test))
     return e;
+  if (d.test.features != d.train.features)
+    return fail(dir + "/t10k-images-idx3-ubyte",
+                "test images of " + std::to_string(d.test.features) +
+                    " pixels, training images of " +
+                    std::to_string(d.train.features));
   if (auto e = readLabels(dir, "t10k-labels-idx1-ubyte", d.test))
     return e;
   return d;

@@ -299,7 +299,9 @@ int trainSteps(Job &job, TrainingStep &step, const CompiledStep &compiled,
                         .count();
 
   double accuracy = -1;
-  if (compiled.eval && job.leader()) { // rank 0 evaluates, once
+  if (compiled.eval && job.leader() && data->test.count == 0)
+    std::fprintf(stderr, "no test accuracy: the test split is empty\n");
+  else if (compiled.eval && job.leader()) { // rank 0 evaluates, once
     auto scored = testAccuracy(job.context(), *compiled.eval, step.params(),
                                data->test, features);
     if (!scored)

@@ -149,9 +149,14 @@ Expected<Dataset> loadData(const RunOptions &options, int64_t features,
       (name.size() > prefix.size() && name[prefix.size()] != ':'))
     return failure("--data must be synthetic or fashion-mnist[:DIR], got '" +
                    name + "'");
-  std::string dir = name.size() > prefix.size()
-                        ? name.substr(prefix.size() + 1)
-                        : "/usr/share/datasets/fashion-mnist";
+  const std::string installed = "/usr/share/datasets/fashion-mnist";
+  bool named = name.size() > prefix.size();
+  std::string dir = named ? name.substr(prefix.size() + 1) : installed;
+  struct stat info;
+  if (!named && stat(dir.c_str(), &info) != 0)
+    return failure("no Fashion-MNIST in " + installed +
+                   ": install dataset-fashion-mnist, or give "
+                   "--data=fashion-mnist:DIR");
   Expected<Dataset> loaded = loadFashionMnist(dir);
   if (!loaded)
     return loaded;

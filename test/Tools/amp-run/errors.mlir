@@ -44,7 +44,7 @@
 // DEVICE: amp-run: error: --device must be cpu or cuda, got 'tpu'
 // NODIR: amp-run: error: {{.*}}nowhere/train-images-idx3-ubyte.gz: cannot open
 // MAGIC: amp-run: error: {{.*}}train-images-idx3-ubyte.gz: {{truncated IDX header|wrong magic number}}
-// TRUNC: amp-run: error: {{.*}}train-images-idx3-ubyte.gz: truncated: the header promises 16 images of 28x28
+// TRUNC: amp-run: error: {{.*}}train-images-idx3-ubyte.gz: bad IDX header: 16 images of 28x28 do not fit in its 16 bytes
 // NAN: amp-run: error: step 0: the loss is NaN in the f32 step and loss scaling does not explain it (the step was not skipped); stopping with the last good parameters
 // PARSE: error: expected
 // CUDA: amp-run: error: --device=cuda: amprt_context_create: this amp runtime has no CUDA backend ({{.*}}none.so
