@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <optional>
 
 namespace amp::train {
 
@@ -93,8 +94,17 @@ testAccuracy(amprt_context *ctx, const EvalFunction &eval,
 }
 
 /// The sizes and times of a run, step by step.
+/// One step's line of the report: a few words, not a JSON object, so a
+/// long run's memory stays small (and none is kept without --report).
+struct StepRecord {
+  float loss, scale, milliseconds;
+  bool skipped;
+};
+
 struct RunTotals {
-  json::Array perStep;
+  std::vector<StepRecord> perStep;
+  /// Set when a non-finite loss stopped the run: the step and why.
+  std::optional<std::pair<int64_t, std::string>> stopped;
   int64_t skipped = 0;
   double lastLoss = 0, trainSeconds = 0, wallSeconds = 0;
   size_t peakStepBytes = 0, stepOutputBytes = 0, peakActivationBytes = 0;
@@ -143,18 +153,16 @@ static Status trainOne(Job &job, TrainingStep &step, StepFn fn,
       std::max(run.peakActivationBytes, outcome->transientBytes);
   run.trainSeconds += outcome->seconds;
   float loss = outcome->loss;
-  if (!outcome->committed)
-    return failure(nonFiniteStop(s, loss, options.precision));
+  if (!outcome->committed) {
+    run.stopped.emplace(s, nonFiniteStop(s, loss, options.precision));
+    return failure(run.stopped->second);
+  }
   run.skipped += outcome->skipped;
   run.lastLoss = loss;
   float newScale = outcome->scaleAfter.value_or(1.0f);
-  json::Object record{{"step", s},
-                      {"loss", loss},
-                      {"skipped", outcome->skipped},
-                      {"time_ms", outcome->seconds * 1e3}};
-  if (step.hasLossScale())
-    record["loss_scale"] = newScale;
-  run.perStep.push_back(std::move(record));
+  if (!options.reportPath.empty())
+    run.perStep.push_back(
+        {loss, newScale, float(outcome->seconds * 1e3), outcome->skipped});
   if (job.leader() && ((s + 1) % options.logEvery == 0 || s + 1 == total))
     std::fprintf(stderr,
                  "step %lld/%lld  loss %.4f  scale %g  skipped %lld  %.0f "
@@ -196,6 +204,22 @@ static json::Object parallelRecord(const Job &job, const RunOptions &options,
       {"bytes_sent_per_step", steps ? double(run.bytesSent) / steps : 0.0}};
 }
 
+/// The report's per_step list.
+static json::Array perStepJson(const RunTotals &run, bool lossScale) {
+  json::Array steps;
+  for (size_t s = 0; s < run.perStep.size(); ++s) {
+    const StepRecord &r = run.perStep[s];
+    json::Object record{{"step", (int64_t)s},
+                        {"loss", r.loss},
+                        {"skipped", r.skipped},
+                        {"time_ms", r.milliseconds}};
+    if (lossScale)
+      record["loss_scale"] = r.scale;
+    steps.push_back(std::move(record));
+  }
+  return steps;
+}
+
 /// Rank 0 writes the report; a path with {rank} gets one from every rank.
 static Status writeReport(const Job &job, const TrainingStep &step,
                           const Fp8ScaleTracker &fp8, const RunOptions &options,
@@ -226,7 +250,10 @@ static Status writeReport(const Job &job, const TrainingStep &step,
       {"samples_per_second", steps * globalBatch / run.trainSeconds},
       {"fp8_scales", fp8.toJson(step.arguments().data())},
       {"params_fingerprint", *params},
-      {"per_step", run.perStep}};
+      {"per_step", perStepJson(run, step.hasLossScale())}};
+  if (run.stopped)
+    report["stopped"] = json::Object{{"step", run.stopped->first},
+                                     {"reason", run.stopped->second}};
   if (job.parallel())
     report["data_parallel"] =
         parallelRecord(job, options, run, steps, globalBatch);
@@ -286,11 +313,20 @@ int trainSteps(Job &job, TrainingStep &step, const CompiledStep &compiled,
   uint64_t bytesBefore = 0, collectivesBefore = 0;
   amprt_comm_stats(&bytesBefore, &collectivesBefore);
   auto wallStart = std::chrono::steady_clock::now();
-  for (int64_t s = 0; s < *total; ++s)
-    if (Status failed =
-            trainOne(job, step, compiled.train, batches,
-                     trackFp8 ? &fp8 : nullptr, options, s, *total, run))
-      return job.fatal(failed);
+  for (int64_t s = 0; s < *total; ++s) {
+    Status failed =
+        trainOne(job, step, compiled.train, batches, trackFp8 ? &fp8 : nullptr,
+                 options, s, *total, run);
+    if (!failed)
+      continue;
+    // A stop on a non-finite loss still reports the steps that ran, with
+    // the reason, over the last good parameters.
+    if (run.stopped)
+      if (Status bad = writeReport(job, step, fp8, options, run, s, batch,
+                                   batches.globalBatch(), -1))
+        return job.fatal(bad);
+    return job.fatal(failed);
+  }
   amprt_comm_stats(&run.bytesSent, &run.collectives);
   run.bytesSent -= bytesBefore;
   run.collectives -= collectivesBefore;

@@ -19,7 +19,8 @@
 // RUN: not amp-run %t/step.mlir --data=fashion-mnist:%t/bad 2>&1 | FileCheck %s --check-prefix=MAGIC
 // RUN: printf '\x00\x00\x08\x03\x00\x00\x00\x10\x00\x00\x00\x1c\x00\x00\x00\x1c' | gzip > %t/trunc/train-images-idx3-ubyte.gz
 // RUN: not amp-run %t/step.mlir --data=fashion-mnist:%t/trunc 2>&1 | FileCheck %s --check-prefix=TRUNC
-// RUN: not amp-run %t/nan.mlir --precision=f32 --steps=5 2>&1 | FileCheck %s --check-prefix=NAN
+// RUN: not amp-run %t/nan.mlir --precision=f32 --steps=5 --report=%t/nan.json 2>&1 | FileCheck %s --check-prefix=NAN
+// RUN: %python -c "import json, sys; r = json.load(open(sys.argv[1])); s = r['stopped']; print('stopped at', s['step'], 'after', r['steps'], 'steps:', s['reason'])" %t/nan.json | FileCheck %s --check-prefix=NANREPORT
 // RUN: not amp-run %t/broken.mlir 2>&1 | FileCheck %s --check-prefix=PARSE
 // RUN: env AMPRT_CUDA_LIBRARY=%t/none.so not amp-run %t/step.mlir --device=cuda 2>&1 | FileCheck %s --check-prefix=CUDA
 // RUN: not amp-run %t/huge.mlir --data=synthetic 2>&1 | FileCheck %s --check-prefix=HUGE
@@ -46,6 +47,7 @@
 // MAGIC: amp-run: error: {{.*}}train-images-idx3-ubyte.gz: {{truncated IDX header|wrong magic number}}
 // TRUNC: amp-run: error: {{.*}}train-images-idx3-ubyte.gz: bad IDX header: 16 images of 28x28 do not fit in its 16 bytes
 // NAN: amp-run: error: step 0: the loss is NaN in the f32 step and loss scaling does not explain it (the step was not skipped); stopping with the last good parameters
+// NANREPORT: stopped at 0 after 0 steps: step 0: the loss is NaN in the f32 step
 // PARSE: error: expected
 // CUDA: amp-run: error: --device=cuda: amprt_context_create: this amp runtime has no CUDA backend ({{.*}}none.so
 // HUGE: amp-run: error: argument #0 of @train_step (tensor<4000000x4000000xf32>) needs 64000000000000 bytes; the device has {{[0-9]+}}
