@@ -3,7 +3,7 @@
 // RUN: amp-opt %s --tg-autodiff -split-input-file -verify-diagnostics
 
 func.func @no_rule(%x: tensor<4xf32>, %lr: tensor<f32>) -> tensor<4xf32> {
-  // expected-error @+1 {{tg-autodiff: no gradient rule for 'tg.sgd_update' on the path from a tg.gradients loss to its wrt values}}
+  // expected-error @+1 {{tg-autodiff: no gradient rule for 'tg.sgd_update' on the path from a tg.gradients loss to its wrt values (it is not differentiable: keep it off that path)}}
   %u = tg.sgd_update %x, %x, %lr : tensor<4xf32>
   %l = tg.reduce_sum %u {dims = array<i64: 0>} : tensor<4xf32>
   %g = tg.gradients %l wrt %x : tensor<f32>, tensor<4xf32>
@@ -33,7 +33,7 @@ func.func @soft_labels(%z: tensor<4x10xf32>, %p: tensor<4x10xf32>) -> tensor<4x1
 // -----
 
 func.func @region(%x: tensor<4xf32>, %p: i1) -> tensor<4xf32> {
-  // expected-error @+1 {{tg-autodiff: no gradient rule for 'scf.if' on the path from a tg.gradients loss to its wrt values}}
+  // expected-error @+1 {{tg-autodiff: no gradient rule for 'scf.if' on the path from a tg.gradients loss to its wrt values (attach amp::GradientOpInterface to give it one)}}
   %r = scf.if %p -> (tensor<4xf32>) {
     %e = tg.exp %x : tensor<4xf32>
     scf.yield %e : tensor<4xf32>

@@ -112,10 +112,15 @@ LogicalResult GradientBuilder::differentiate(Operation *op) {
   // Constants depend on nothing: no gradient flows through them.
   if (op->hasTrait<OpTrait::ConstantLike>())
     return success();
-  return op->emitError()
-         << "tg-autodiff: no gradient rule for '" << op->getName()
-         << "' on the path from a tg.gradients loss to its wrt values "
-            "(attach amp::GradientOpInterface to give it one)";
+  InFlightDiagnostic error =
+      op->emitError() << "tg-autodiff: no gradient rule for '" << op->getName()
+                      << "' on the path from a tg.gradients loss to its wrt "
+                         "values";
+  // Attaching a rule is advice for another dialect's author; tg's and amp's
+  // ops without one are not differentiable.
+  if (isa<tg::TGDialect, AMPDialect>(op->getDialect()))
+    return error << " (it is not differentiable: keep it off that path)";
+  return error << " (attach amp::GradientOpInterface to give it one)";
 }
 
 } // namespace amp
