@@ -654,7 +654,13 @@ LogicalResult FunctionLowering::run() {
       return position.lookup(root);
     return position.lookup(user);
   };
+  // Both are asked for every operand of every op: each value's answer is
+  // kept, so a value read by many ops (the learning rate, by every
+  // update) costs its users once, not once per reader.
+  llvm::DenseMap<Value, int64_t> lastUses, lastDirectUses;
   std::function<int64_t(Value)> lastUse = [&](Value v) -> int64_t {
+    if (auto known = lastUses.find(v); known != lastUses.end())
+      return known->second;
     int64_t last = -1;
     for (Operation *user : v.getUsers()) {
       auto cast = dyn_cast<amp::CastOp>(user);
@@ -665,11 +671,13 @@ LogicalResult FunctionLowering::run() {
         at = std::max(at, lastUse(user->getResult(0)));
       last = std::max(last, at);
     }
-    return last;
+    return lastUses[v] = last;
   };
   // Where a view itself is read last (through the folded casts that share
   // its handle): its handle is released there.
   std::function<int64_t(Value)> lastDirectUse = [&](Value v) -> int64_t {
+    if (auto known = lastDirectUses.find(v); known != lastDirectUses.end())
+      return known->second;
     int64_t last = -1;
     for (Operation *user : v.getUsers()) {
       auto cast = dyn_cast<amp::CastOp>(user);
@@ -677,7 +685,7 @@ LogicalResult FunctionLowering::run() {
                                 ? lastDirectUse(cast.getResult())
                                 : runsAt(user));
     }
-    return last;
+    return lastDirectUses[v] = last;
   };
 
   // The new function, built beside the old one.
