@@ -14,7 +14,11 @@ Usage: cnn_model.py OUT.mlir [WIDTH] [BATCH]
 """
 import os
 import sys
-import tempfile
+
+# The kit's atomic writer (temporary file, then rename): one for both.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                os.pardir, "kit"))
+from files import write_text  # noqa: E402
 
 SIDE, CLASSES = 28, 10
 POOL = '{window = array<i64: 2, 2>, strides = array<i64: 2, 2>}'
@@ -136,21 +140,6 @@ def text(width=1, batch=32):
             f"{train_step(s)}\n{predict(s)}")
 
 
-def write_atomically(path, contents):
-    """Writes `contents` to `path` through a temporary file in the same
-    directory, so a reader never sees half a model."""
-    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(os.path.abspath(path)),
-                               prefix=".cnn_model.")
-    try:
-        os.fchmod(fd, 0o644)
-        with os.fdopen(fd, "w") as out:
-            out.write(contents)
-        os.replace(tmp, path)
-    except BaseException:
-        os.unlink(tmp)
-        raise
-
-
 def main(argv):
     if len(argv) < 2 or len(argv) > 4:
         sys.exit(__doc__.strip().splitlines()[-1])
@@ -161,7 +150,7 @@ def main(argv):
         sys.exit("cnn_model.py: WIDTH and BATCH must be integers")
     if width < 1 or batch < 1:
         sys.exit("cnn_model.py: WIDTH and BATCH must be >= 1")
-    write_atomically(argv[1], text(width, batch))
+    write_text(argv[1], text(width, batch))
 
 
 if __name__ == "__main__":
