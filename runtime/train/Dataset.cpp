@@ -81,18 +81,18 @@ Status checkRegular(const std::string &path) {
 Expected<std::vector<uint8_t>>
 readIdx(const std::string &dir, const std::string &name, std::string &path) {
   path = dir + "/" + name;
-  if (!exists(path))
+  bool gzipped = !exists(path);
+  if (gzipped)
     path += ".gz";
   if (Status bad = checkRegular(path))
     return bad;
+  if (!gzipped)
+    return readPlain(path);
 #ifdef AMPTRAIN_HAVE_ZLIB
-  if (path.size() > 3 && path.compare(path.size() - 3, 3, ".gz") == 0)
-    return readGzip(path);
+  return readGzip(path);
 #else
-  if (path.size() > 3 && path.compare(path.size() - 3, 3, ".gz") == 0)
-    return fail(path, "this build has no zlib: gunzip it first");
+  return fail(path, "this build has no zlib: gunzip it first");
 #endif
-  return readPlain(path);
 }
 
 uint32_t bigEndian(const uint8_t *p) {
