@@ -3,6 +3,7 @@
 include(CMakePackageConfigHelpers)
 
 set(AMP_EXPORTED_LIBS
+  AMPSupport:Support
   AMPInterfaces:Interfaces
   AMPTGDialect:TGDialect
   AMPAMPDialect:AMPDialect

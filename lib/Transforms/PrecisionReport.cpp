@@ -2,9 +2,9 @@
 
 #include "PrecisionReport.h"
 #include "PrecisionColoring.h"
+#include "amp/Support/AtomicFile.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/TypeUtilities.h"
-#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -50,75 +50,88 @@ void PrecisionReport::addConstant(FunctionOpInterface function,
                           formatLocation(lowConstant->getLoc()), to, counts});
 }
 
-LogicalResult PrecisionReport::write(StringRef path, Location loc) const {
-  std::error_code error;
-  llvm::raw_fd_ostream file(path, error, llvm::sys::fs::OF_Text);
-  if (error)
-    return emitError(loc) << "amp-auto-mixed-precision: cannot write report '"
-                          << path << "': " << error.message();
-  llvm::json::OStream json(file, /*IndentSize=*/2);
+void PrecisionReport::printOps(llvm::json::OStream &json) const {
+  json.attributeArray("ops", [&] {
+    for (const Row &row : rows)
+      json.object([&] {
+        json.attribute("function", row.function);
+        json.attribute("name", row.name);
+        json.attribute("location", row.location);
+        json.attribute("class", row.entry.cls);
+        json.attribute("precision", row.entry.precision);
+        json.attribute("reason", row.entry.reason);
+      });
+  });
+}
+
+void PrecisionReport::printCasts(llvm::json::OStream &json) const {
+  json.attributeArray("casts", [&] {
+    for (const CastRow &row : castRows)
+      json.object([&] {
+        json.attribute("function", row.function);
+        json.attribute("value", row.entry.value);
+        json.attribute("location", row.entry.location);
+        json.attribute("from", row.entry.from);
+        json.attribute("to", row.entry.to);
+        json.attribute("reason", row.entry.reason);
+      });
+  });
+}
+
+void PrecisionReport::printFp8Operands(llvm::json::OStream &json) const {
+  json.attributeArray("fp8_operands", [&] {
+    for (const auto &row : fp8Rows)
+      json.object([&] {
+        // (clang 14 cannot capture structured bindings)
+        const std::string &function = row.first;
+        const Fp8Entry &entry = row.second;
+        json.attribute("function", function);
+        json.attribute("op", entry.op);
+        json.attribute("location", entry.location);
+        json.attribute("operand", static_cast<int64_t>(entry.operand));
+        json.attribute("format", entry.format);
+        json.attribute("scaling", entry.scaling);
+        if (entry.historyArgument >= 0)
+          json.attribute("history_argument",
+                         static_cast<int64_t>(entry.historyArgument));
+        json.attribute("reason", entry.reason);
+      });
+  });
+}
+
+ConversionCounts
+PrecisionReport::printConstants(llvm::json::OStream &json) const {
+  ConversionCounts total;
+  json.attributeArray("constants", [&] {
+    for (const ConstantRow &row : constantRows) {
+      total.values += row.counts.values;
+      total.overflowed += row.counts.overflowed;
+      total.flushedToZero += row.counts.flushedToZero;
+      total.subnormal += row.counts.subnormal;
+      json.object([&] {
+        json.attribute("function", row.function);
+        json.attribute("location", row.location);
+        json.attribute("to", row.to);
+        json.attribute("values", row.counts.values);
+        json.attribute("overflowed", row.counts.overflowed);
+        json.attribute("flushed_to_zero", row.counts.flushedToZero);
+        json.attribute("subnormal", row.counts.subnormal);
+      });
+    }
+  });
+  return total;
+}
+
+void PrecisionReport::print(llvm::raw_ostream &os) const {
+  llvm::json::OStream json(os, /*IndentSize=*/2);
   json.object([&] {
     json.attribute("precision", precision);
     json.attribute("level", level);
-    json.attributeArray("ops", [&] {
-      for (const Row &row : rows)
-        json.object([&] {
-          json.attribute("function", row.function);
-          json.attribute("name", row.name);
-          json.attribute("location", row.location);
-          json.attribute("class", row.entry.cls);
-          json.attribute("precision", row.entry.precision);
-          json.attribute("reason", row.entry.reason);
-        });
-    });
-    json.attributeArray("casts", [&] {
-      for (const CastRow &row : castRows)
-        json.object([&] {
-          json.attribute("function", row.function);
-          json.attribute("value", row.entry.value);
-          json.attribute("location", row.entry.location);
-          json.attribute("from", row.entry.from);
-          json.attribute("to", row.entry.to);
-          json.attribute("reason", row.entry.reason);
-        });
-    });
+    printOps(json);
+    printCasts(json);
     if (precision == "fp8")
-      json.attributeArray("fp8_operands", [&] {
-        for (const auto &row : fp8Rows)
-          json.object([&] {
-            // (clang 14 cannot capture structured bindings)
-            const std::string &function = row.first;
-            const Fp8Entry &entry = row.second;
-            json.attribute("function", function);
-            json.attribute("op", entry.op);
-            json.attribute("location", entry.location);
-            json.attribute("operand", static_cast<int64_t>(entry.operand));
-            json.attribute("format", entry.format);
-            json.attribute("scaling", entry.scaling);
-            if (entry.historyArgument >= 0)
-              json.attribute("history_argument",
-                             static_cast<int64_t>(entry.historyArgument));
-            json.attribute("reason", entry.reason);
-          });
-      });
-    ConversionCounts total;
-    json.attributeArray("constants", [&] {
-      for (const ConstantRow &row : constantRows) {
-        total.values += row.counts.values;
-        total.overflowed += row.counts.overflowed;
-        total.flushedToZero += row.counts.flushedToZero;
-        total.subnormal += row.counts.subnormal;
-        json.object([&] {
-          json.attribute("function", row.function);
-          json.attribute("location", row.location);
-          json.attribute("to", row.to);
-          json.attribute("values", row.counts.values);
-          json.attribute("overflowed", row.counts.overflowed);
-          json.attribute("flushed_to_zero", row.counts.flushedToZero);
-          json.attribute("subnormal", row.counts.subnormal);
-        });
-      }
-    });
+      printFp8Operands(json);
+    ConversionCounts total = printConstants(json);
     json.attributeObject("totals", [&] {
       json.attribute("ops", static_cast<int64_t>(rows.size()));
       json.attribute("converted", static_cast<int64_t>(converted));
@@ -130,16 +143,16 @@ LogicalResult PrecisionReport::write(StringRef path, Location loc) const {
       json.attribute("subnormal", total.subnormal);
     });
   });
-  file << "\n";
-  file.close();
-  if (file.has_error()) {
-    // Cleared, or the stream's destructor would abort the process.
-    std::string why = file.error().message();
-    file.clear_error();
-    return emitError(loc) << "amp-auto-mixed-precision: cannot write report '"
-                          << path << "': " << why;
-  }
-  return success();
+  os << "\n";
+}
+
+LogicalResult PrecisionReport::write(StringRef path, Location loc) const {
+  llvm::Error written =
+      writeFileAtomically(path, [&](llvm::raw_ostream &os) { print(os); });
+  if (!written)
+    return success();
+  return emitError(loc) << "amp-auto-mixed-precision: cannot write report '"
+                        << path << "': " << llvm::toString(std::move(written));
 }
 
 } // namespace amp

@@ -6,6 +6,7 @@
 #include "ConstantConversion.h"
 #include "amp/Transforms/PrecisionPolicy.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
+#include "llvm/Support/JSON.h"
 #include <string>
 #include <vector>
 
@@ -56,11 +57,17 @@ public:
   void addConstant(mlir::FunctionOpInterface function,
                    mlir::Operation *lowConstant,
                    const ConversionCounts &counts);
-  /// Writes the report; emits at `loc` and fails when the file cannot be
-  /// written.
+  /// Writes the report whole or not at all (AtomicFile.h); emits at `loc`
+  /// and fails when the file cannot be written.
   llvm::LogicalResult write(llvm::StringRef path, mlir::Location loc) const;
+  void print(llvm::raw_ostream &os) const;
 
 private:
+  void printOps(llvm::json::OStream &json) const;
+  void printCasts(llvm::json::OStream &json) const;
+  void printFp8Operands(llvm::json::OStream &json) const;
+  /// Prints the constants and returns their totals.
+  ConversionCounts printConstants(llvm::json::OStream &json) const;
   struct Row {
     std::string function, name, location;
     PrecisionEntry entry;

@@ -11,6 +11,18 @@
 // An output that cannot be written (a full disk) is an error, not an abort.
 // RUN: not amp-opt %t/valid.mlir -o /dev/full 2>&1 | FileCheck %s --check-prefix=FULL
 // RUN: not amp-opt %t/valid.mlir --amp-auto-mixed-precision=report=/dev/full -o /dev/null 2>&1 | FileCheck %s --check-prefix=REPORT
+// A failed run leaves an existing output file as it was (outputs are
+// written whole, through a temporary file, or not at all).
+// RUN: echo keep > %t/out.mlir
+// RUN: not amp-opt %t/garbage.mlir -o %t/out.mlir 2>&1
+// RUN: grep -x keep %t/out.mlir
+// RUN: not ls %t/*.tmp-*
+// Through a symlink the file it names is written and the link stays.
+// RUN: ln -sf out.mlir %t/link.mlir && amp-opt %t/valid.mlir -o %t/link.mlir
+// RUN: test -L %t/link.mlir && grep -q func.func %t/out.mlir
+// A pass option value LLVM refuses is said once, with no empty error after.
+// RUN: not amp-opt %t/valid.mlir --amp-auto-mixed-precision=fp8-margin=nan 2>&1 | FileCheck %s --check-prefix=VALUE --implicit-check-not=error
+// RUN: not amp-opt %t/valid.mlir --pass-pipeline='builtin.module(amp-auto-mixed-precision{colour=red})' 2>&1 | FileCheck %s --check-prefix=UNKNOWN-OPTION
 // Regions nested 20,000 deep parse and convert (the work runs on a large
 // stack), where the main thread's stack would overflow.
 // RUN: %python -c "n = 20000; print('func.func @f(%%p: i1) {\n' + 'scf.if %%p {\n' * n + '}\n' * n + 'return\n}')" > %t/deep.mlir
@@ -27,6 +39,8 @@
 // GARBAGE: garbage.mlir:1:1: error: custom op 'this' is unknown
 // FULL: amp-opt: cannot write '/dev/full': No space left on device
 // REPORT: error: amp-auto-mixed-precision: cannot write report '/dev/full': No space left on device
+// VALUE: amp-opt: for the --fp8-margin option: 'nan' value invalid for long argument!
+// UNKNOWN-OPTION: amp-opt: no such option colour
 // SPLAT: arith.constant dense<5.000000e-01> : tensor<100000x100000xf16>
 
 //--- truncated.mlir

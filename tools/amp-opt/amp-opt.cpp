@@ -2,24 +2,48 @@
 //
 // Every upstream dialect, extension and pass is registered too, so amp-opt
 // reads what other MLIR front ends emit and runs the whole lowering. The
-// work runs on a thread with a large stack (deeply nested input), and an
-// output that cannot be written is an error with a non-zero exit, not an
-// abort.
+// work runs on a thread with a large stack (deeply nested input); the
+// output is written whole or not at all, and one that cannot be written is
+// an error with a non-zero exit, not an abort.
 //
 //===----------------------------------------------------------------------===//
 
 #include "amp/InitAll.h"
+#include "amp/Support/AtomicFile.h"
 #include "amp/Tools/LargeStack.h"
+#include "amp/Tools/PassOptionErrors.h"
+#include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
 #include "mlir/InitAllPasses.h"
+#include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
-#include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
+
+/// A bad pass option reaches upstream's pipeline setup as an error at an
+/// unknown location: empty when LLVM's option parser has already printed
+/// why the value is bad, and prefixed "<Pass-Options-Parser>: " for an
+/// unknown option. Each is said once, as one line from amp-opt.
+static void sayPassOptionErrorsPlainly(mlir::MlirOptMainConfig &config) {
+  mlir::MlirOptMainConfig upstream = config;
+  config.setPassPipelineSetupFn([upstream](mlir::PassManager &pm) {
+    mlir::ScopedDiagnosticHandler plain(
+        pm.getContext(), [](mlir::Diagnostic &diagnostic) {
+          if (diagnostic.getSeverity() != mlir::DiagnosticSeverity::Error ||
+              !llvm::isa<mlir::UnknownLoc>(diagnostic.getLocation()))
+            return mlir::failure(); // the usual handler prints it
+          std::string message = amp::passOptionMessage(diagnostic.str());
+          if (!message.empty())
+            llvm::errs() << "amp-opt: " << message << "\n";
+          return mlir::success();
+        });
+    return upstream.setupPassPipeline(pm);
+  });
+}
 
 static int runOpt(int argc, char **argv, mlir::DialectRegistry &registry) {
   auto [inputFilename, outputFilename] = mlir::registerAndParseCLIOptions(
@@ -39,24 +63,19 @@ static int runOpt(int argc, char **argv, mlir::DialectRegistry &registry) {
     llvm::errs() << "amp-opt: " << error << "\n";
     return 1;
   }
-  std::unique_ptr<llvm::ToolOutputFile> output =
-      mlir::openOutputFile(outputFilename, &error);
-  if (!output) {
-    llvm::errs() << "amp-opt: " << error << "\n";
+  sayPassOptionErrorsPlainly(config);
+  // The output is held until the run succeeds, then written whole: a failed
+  // run leaves an existing -o file as it was.
+  std::string text;
+  llvm::raw_string_ostream output(text);
+  if (failed(mlir::MlirOptMain(output, std::move(input), registry, config)))
     return 1;
-  }
-  if (failed(
-          mlir::MlirOptMain(output->os(), std::move(input), registry, config)))
-    return 1;
-  output->os().flush();
-  if (output->os().has_error()) {
+  if (llvm::Error written = amp::writeFileAtomically(
+          outputFilename, [&](llvm::raw_ostream &os) { os << text; })) {
     llvm::errs() << "amp-opt: cannot write '" << outputFilename
-                 << "': " << output->os().error().message() << "\n";
-    // Cleared, or the stream's destructor would abort the process.
-    output->os().clear_error();
+                 << "': " << llvm::toString(std::move(written)) << "\n";
     return 1;
   }
-  output->keep();
   return 0;
 }
 

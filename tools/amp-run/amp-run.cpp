@@ -16,6 +16,7 @@
 #include "amp/InitAll.h"
 #include "amp/Runner/StepRunner.h"
 #include "amp/Tools/LargeStack.h"
+#include "amp/Tools/PassOptionErrors.h"
 #include "amp/Transforms/Passes.h"
 #include "amp/Transforms/Pipeline.h"
 #include "amprt/amprt.h"
@@ -389,24 +390,17 @@ describeObject(const train::FunctionSpec &trainSpec,
   return m;
 }
 
-/// The lowering, with --lower-options; false with the reason set when they
-/// do not parse.
 /// The lowering pipeline with --lower-options; on a bad option list,
-/// `optionError` says what is wrong with it in one line (MLIR's parser
-/// prefixes "<Pass-Options-Parser>: ", and a bad value's reason goes to
-/// stderr through LLVM's option parser, leaving the message empty).
+/// `optionError` says what is wrong with it in one line.
 bool buildLowering(PassManager &pm, std::string &optionError) {
   LogicalResult built = amp::buildLowerToLLVMPipeline(
       pm, lowerOptions, [&](const Twine &message) {
-        std::string whole = message.str();
-        StringRef text = StringRef(whole).trim();
-        text.consume_front("<Pass-Options-Parser>: ");
-        optionError =
-            text.empty() ? "'" + lowerOptions +
-                               "' is not a valid option list (the reason "
-                               "is above; see amp-lower-to-runtime's "
-                               "options in docs/Passes)"
-                         : text.str();
+        optionError = amp::passOptionMessage(message);
+        if (optionError.empty())
+          optionError = "'" + lowerOptions +
+                        "' is not a valid option list (the reason is "
+                        "above; see amp-lower-to-runtime's options in "
+                        "docs/Passes)";
         return failure();
       });
   return succeeded(built);
