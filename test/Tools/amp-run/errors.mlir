@@ -51,7 +51,7 @@
 // PARSE: error: expected
 // CUDA: amp-run: error: --device=cuda: amprt_context_create: this amp runtime has no CUDA backend ({{.*}}none.so
 // HUGE: amp-run: error: argument #0 of @train_step (tensor<4000000x4000000xf32>) needs 64000000000000 bytes; the device has {{[0-9]+}}
-// OVERFLOW: error: 'tg.matmul' op operand #0 must be statically shaped tensor (at most 2^60 elements)
+// OVERFLOW: error: 'tg.matmul' op operand #0 ('tensor<8x9223372036854775807xf32>') has more than 2^60 elements, the most a tg tensor holds
 // OVERFLOW: amp-run: error: cannot parse
 // DYNAMIC: amp-run: error: argument #0 of @train_step has type tensor<?x10xf32>; amp-run needs statically shaped tensors
 // ELEMENT: amp-run: error: argument #0 of @train_step has type tensor<4x10xi8>; the runtime holds f16, bf16, f32, f64, i32, i64 and i1

@@ -102,10 +102,23 @@ std::optional<int64_t> checkedNumElements(ArrayRef<int64_t> shape) {
   return n;
 }
 
-bool hasAddressableSize(Type type) {
-  auto tensor = dyn_cast<RankedTensorType>(type);
-  return tensor && tensor.hasStaticShape() &&
-         checkedNumElements(tensor.getShape()).has_value();
+LogicalResult verifyAddressableTensors(Operation *op) {
+  auto check = [&](Type type, StringRef what, unsigned index) -> LogicalResult {
+    auto tensor = dyn_cast<RankedTensorType>(type);
+    if (!tensor || !tensor.hasStaticShape() ||
+        checkedNumElements(tensor.getShape()))
+      return success();
+    return op->emitOpError()
+           << what << " #" << index << " (" << type
+           << ") has more than 2^60 elements, the most a tg tensor holds";
+  };
+  for (auto [i, type] : llvm::enumerate(op->getOperandTypes()))
+    if (failed(check(type, "operand", i)))
+      return failure();
+  for (auto [i, type] : llvm::enumerate(op->getResultTypes()))
+    if (failed(check(type, "result", i)))
+      return failure();
+  return success();
 }
 
 static LogicalResult fail(std::optional<Location> loc, StringRef opName,

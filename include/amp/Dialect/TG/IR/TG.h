@@ -4,6 +4,7 @@
 #define AMP_DIALECT_TG_IR_TG_H
 
 #include "amp/Dialect/TG/IR/TGShapes.h"
+#include "amp/Dialect/TG/IR/TGTraits.h"
 #include "mlir/Bytecode/BytecodeOpInterface.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Dialect.h"

@@ -17,8 +17,15 @@ include "mlir/IR/OpBase.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 
+// At most 2^60 elements in every tensor: a byte size at 8 bytes an element
+// fits in 64 bits, so no size computed from a shape wraps.
+def TG_AddressableTensors : NativeOpTrait<"AddressableTensors"> {
+  let cppNamespace = "::amp::tg";
+}
+
 class TG_Op<string mnemonic, list<Trait> traits = []>
-    : Op<TG_Dialect, mnemonic, !listconcat([Pure], traits)>;
+    : Op<TG_Dialect, mnemonic,
+         !listconcat([Pure, TG_AddressableTensors], traits)>;
 
 // Attribute kinds and defaults fixed by the SPEC.
 def TG_TransposeFlag : DefaultValuedOptionalAttr<BoolAttr, "false">;

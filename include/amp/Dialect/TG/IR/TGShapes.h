@@ -42,10 +42,6 @@ std::optional<int64_t> slidingWindowSize(int64_t size, int64_t kernel,
 /// in bytes at 8 bytes an element) does not fit in 64 bits.
 std::optional<int64_t> checkedNumElements(llvm::ArrayRef<int64_t> shape);
 
-/// True for a static tensor type whose size checkedNumElements accepts
-/// (the type constraint of every tg operand and result).
-bool hasAddressableSize(mlir::Type type);
-
 /// Attributes of a 2-D window op (convolution or pooling), checked.
 struct Window2D {
   int64_t kh, kw, sh, sw, dh, dw, padTop, padBottom, padLeft, padRight;

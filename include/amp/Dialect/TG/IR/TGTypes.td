@@ -11,13 +11,10 @@
 
 include "mlir/IR/CommonTypeConstraints.td"
 
-// A static shape whose element count (and byte size, at 8 bytes an
-// element) fits in 64 bits, so no size computed from it wraps.
+// A static shape; TG_AddressableTensors (TGOps.td) bounds its size.
 class TG_TensorOf<list<Type> allowedTypes>
-    : RankedTensorOf<allowedTypes,
-                     [HasStaticShapePred,
-                      CPred<"::amp::tg::hasAddressableSize($_self)">],
-                     "statically shaped tensor (at most 2^60 elements)">;
+    : RankedTensorOf<allowedTypes, [HasStaticShapePred],
+                     "statically shaped tensor">;
 
 def TG_FloatTensor : TG_TensorOf<[F16, BF16, F32, F64]>;
 def TG_NumericTensor : TG_TensorOf<[F16, BF16, F32, F64, I32, I64]>;
