@@ -278,6 +278,32 @@ std::string print(const Value &value, int indent) {
   return out;
 }
 
+bool printWithLongArray(const Object &head, std::string_view key,
+                        size_t count,
+                        const std::function<Value(size_t)> &element,
+                        const std::function<bool(std::string_view)> &out) {
+  constexpr size_t kPiece = 64 * 1024;
+  // The head without its closing brace (and the line break before it).
+  std::string text = print(head);
+  text.pop_back();
+  if (!head.empty())
+    text.back() = ',';
+  text += "\n  ";
+  printString(key, text);
+  text += ": [";
+  for (size_t i = 0; i < count; ++i) {
+    text += i ? ",\n    " : "\n    ";
+    Printer(text, 0).print(element(i), 0);
+    if (text.size() >= kPiece) {
+      if (!out(text))
+        return false;
+      text.clear();
+    }
+  }
+  text += count ? "\n  ]\n}" : "]\n}";
+  return out(text);
+}
+
 //===----------------------------------------------------------------------===//
 // Parsing
 //===----------------------------------------------------------------------===//

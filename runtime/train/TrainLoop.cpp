@@ -204,20 +204,33 @@ static json::Object parallelRecord(const Job &job, const RunOptions &options,
       {"bytes_sent_per_step", steps ? double(run.bytesSent) / steps : 0.0}};
 }
 
-/// The report's per_step list.
-static json::Array perStepJson(const RunTotals &run, bool lossScale) {
-  json::Array steps;
-  for (size_t s = 0; s < run.perStep.size(); ++s) {
-    const StepRecord &r = run.perStep[s];
-    json::Object record{{"step", (int64_t)s},
-                        {"loss", r.loss},
-                        {"skipped", r.skipped},
-                        {"time_ms", r.milliseconds}};
-    if (lossScale)
-      record["loss_scale"] = r.scale;
-    steps.push_back(std::move(record));
-  }
-  return steps;
+/// Record `s` of the report's per_step list.
+static json::Value stepRecord(const StepRecord &r, int64_t s, bool lossScale) {
+  json::Object record{{"step", s},
+                      {"loss", r.loss},
+                      {"skipped", r.skipped},
+                      {"time_ms", r.milliseconds}};
+  if (lossScale)
+    record["loss_scale"] = r.scale;
+  return record;
+}
+
+/// Writes `report` with the per_step list last, made and written a record at
+/// a time: a long run's list is never held as JSON values or text.
+static Status writeReportFile(const std::string &path,
+                              const json::Object &report, const RunTotals &run,
+                              bool lossScale) {
+  return writeFileFrom(path, "--report", [&](std::FILE *file) {
+    auto write = [&](std::string_view text) {
+      return std::fwrite(text.data(), 1, text.size(), file) == text.size();
+    };
+    auto record = [&](size_t s) {
+      return stepRecord(run.perStep[s], (int64_t)s, lossScale);
+    };
+    return json::printWithLongArray(report, "per_step", run.perStep.size(),
+                                    record, write) &&
+           write("\n");
+  });
 }
 
 /// Rank 0 writes the report; a path with {rank} gets one from every rank.
@@ -249,8 +262,7 @@ static Status writeReport(const Job &job, const TrainingStep &step,
       {"wall_seconds", run.wallSeconds},
       {"samples_per_second", steps * globalBatch / run.trainSeconds},
       {"fp8_scales", fp8.toJson(step.arguments().data())},
-      {"params_fingerprint", *params},
-      {"per_step", perStepJson(run, step.hasLossScale())}};
+      {"params_fingerprint", *params}};
   if (run.stopped)
     report["stopped"] = json::Object{{"step", run.stopped->first},
                                      {"reason", run.stopped->second}};
@@ -259,7 +271,7 @@ static Status writeReport(const Job &job, const TrainingStep &step,
         parallelRecord(job, options, run, steps, globalBatch);
   if (accuracy >= 0)
     report["final_accuracy"] = accuracy;
-  return writeJson(path, "--report", report);
+  return writeReportFile(path, report, run, step.hasLossScale());
 }
 
 Expected<int64_t> totalSteps(const RunOptions &options, int64_t perEpoch) {

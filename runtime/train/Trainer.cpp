@@ -1,6 +1,7 @@
 //===- Trainer.cpp - The training loop of amp-run and amp-train -----------===//
 
 #include "amptrain/Trainer.h"
+#include "AtomicWrite.h"
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
@@ -293,30 +294,16 @@ Status writeJson(const std::string &path, const std::string &flag,
 
 Status writeFile(const std::string &path, const std::string &flag,
                  std::string_view text) {
-  struct stat info;
-  bool inPlace = stat(path.c_str(), &info) == 0 && !S_ISREG(info.st_mode);
-  std::string target =
-      inPlace ? path : path + ".tmp." + std::to_string(getpid());
-  auto refuse = [&](int error) {
-    if (!inPlace)
-      std::remove(target.c_str());
+  return writeFileFrom(path, flag, [&](std::FILE *out) {
+    return std::fwrite(text.data(), 1, text.size(), out) == text.size();
+  });
+}
+
+Status writeFileFrom(const std::string &path, const std::string &flag,
+                     const amprt::FileContent &content) {
+  if (int error = amprt::writeFileWhole(path, content))
     return failure("cannot write " + flag + " '" + path +
                    "': " + std::strerror(error));
-  };
-  std::FILE *out = std::fopen(target.c_str(), "w");
-  if (!out)
-    return refuse(errno);
-  bool written = std::fwrite(text.data(), 1, text.size(), out) == text.size();
-  written = std::fflush(out) == 0 && written;
-  int error = errno;
-  if (std::fclose(out) != 0 && written) {
-    written = false;
-    error = errno;
-  }
-  if (!written)
-    return refuse(error);
-  if (!inPlace && std::rename(target.c_str(), path.c_str()) != 0)
-    return refuse(errno);
   return Status::success();
 }
 

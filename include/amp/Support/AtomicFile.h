@@ -16,14 +16,14 @@
 
 namespace amp {
 
-/// Writes what `write` prints to `path`: to standard output for "-"; in
-/// place for something that exists and is not a regular file (/dev/null,
-/// /dev/full, a FIFO), since a rename would replace the device; otherwise
-/// through a temporary file in the same folder, renamed over `path` (or
-/// over the file a symlink at `path` names, keeping the link, and taking
-/// the replaced file's permissions). On failure the error says why ("No
-/// space left on device"; callers name the file), and no temporary file is
-/// left behind.
+/// Writes what `write` prints to `path` (standard output for "-") through
+/// the runtime's amprt::writeFileWhole: in place for something that exists
+/// and is not a regular file (/dev/null, /dev/full, a FIFO), since a rename
+/// would replace the device; otherwise through a temporary file in the same
+/// folder, renamed over `path` (or over the file a symlink at `path` names,
+/// keeping the link, and taking the replaced file's permissions). On failure
+/// the error says why ("No space left on device"; callers name the file),
+/// and no temporary file is left behind.
 llvm::Error
 writeFileAtomically(llvm::StringRef path,
                     llvm::function_ref<void(llvm::raw_ostream &)> write);

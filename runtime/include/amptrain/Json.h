@@ -13,6 +13,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <initializer_list>
 #include <optional>
 #include <string>
@@ -143,6 +144,16 @@ inline Object::const_iterator Object::end() const { return members.end(); }
 /// RFC 8259; valid UTF-8 passes through and invalid bytes become U+FFFD, so
 /// the output always parses.
 std::string print(const Value &value, int indent = 2);
+
+/// Prints `head` as print(head) does, with one more member `key` last: an
+/// array of `count` elements that `element(i)` makes one at a time, each on
+/// its own line in compact form. The text goes to `out` in pieces of about
+/// 64 KiB, so a long array (a report's per-step records) is never held
+/// whole; false as soon as `out` refuses a piece.
+bool printWithLongArray(const Object &head, std::string_view key,
+                        size_t count,
+                        const std::function<Value(size_t)> &element,
+                        const std::function<bool(std::string_view)> &out);
 
 /// Strict RFC 8259 parsing of a whole document (leading/trailing whitespace
 /// allowed, nothing else after). On failure returns std::nullopt and sets

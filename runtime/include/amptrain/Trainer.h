@@ -16,6 +16,8 @@
 #include "amptrain/Distributed.h"
 #include "amptrain/Fp8Scales.h"
 #include "amptrain/TrainingStep.h"
+#include <cstdio>
+#include <functional>
 #include <random>
 
 namespace amp::train {
@@ -148,9 +150,15 @@ runEval(amprt_context *ctx, const EvalFunction &eval,
 
 /// Writes `bytes` to `path` (named by `flag` in errors): to a temporary
 /// file beside it, then renamed over it, so a failed write leaves what was
-/// there; a device or a pipe (/dev/stdout) is written in place.
+/// there; a device or a pipe (/dev/stdout) is written in place; through a
+/// symlink, the file it names is replaced.
 Status writeFile(const std::string &path, const std::string &flag,
                  std::string_view bytes);
+
+/// The same with the content written in pieces by `content`, which returns
+/// false when a write to its FILE fails (a long report is never held whole).
+Status writeFileFrom(const std::string &path, const std::string &flag,
+                     const std::function<bool(std::FILE *)> &content);
 
 /// Writes `value` as indented JSON to `path` (writeFile).
 Status writeJson(const std::string &path, const std::string &flag,

@@ -288,6 +288,64 @@ TEST(JsonTest, IndentedOutputExactly) {
   EXPECT_EQ(print(7), "7");
 }
 
+/// printWithLongArray's text, gathered from its pieces (counted in `pieces`).
+static std::string printedWithLongArray(const Object &head, size_t count,
+                                        size_t *pieces = nullptr) {
+  std::string text;
+  size_t n = 0;
+  bool ok = printWithLongArray(
+      head, "steps", count,
+      [](size_t i) { return Value(Object{{"i", (int64_t)i}}); },
+      [&](std::string_view piece) {
+        text += piece;
+        ++n;
+        return true;
+      });
+  EXPECT_TRUE(ok);
+  if (pieces)
+    *pieces = n;
+  return text;
+}
+
+TEST(JsonTest, LongArrayPrintsLastAndReadsBackEqual) {
+  Object head{{"a", 1}, {"b", Array{2}}};
+  EXPECT_EQ(printedWithLongArray(head, 2), "{\n"
+                                           "  \"a\": 1,\n"
+                                           "  \"b\": [\n"
+                                           "    2\n"
+                                           "  ],\n"
+                                           "  \"steps\": [\n"
+                                           "    {\"i\":0},\n"
+                                           "    {\"i\":1}\n"
+                                           "  ]\n"
+                                           "}");
+  EXPECT_EQ(printedWithLongArray(Object{}, 0), "{\n  \"steps\": []\n}");
+  // Many elements come in several pieces and parse back whole.
+  size_t pieces = 0;
+  std::optional<Value> back =
+      parse(printedWithLongArray(head, 100000, &pieces));
+  ASSERT_TRUE(back);
+  EXPECT_GT(pieces, 1u);
+  const Array *steps = back->asObject()->find("steps")->asArray();
+  ASSERT_EQ(steps->size(), 100000u);
+  EXPECT_EQ((*steps)[99999], Value(Object{{"i", 99999}}));
+  EXPECT_EQ(*back->asObject()->find("a"), Value(1));
+}
+
+TEST(JsonTest, LongArrayStopsWhenTheOutputRefuses) {
+  size_t calls = 0, made = 0;
+  bool ok = printWithLongArray(
+      Object{}, "steps", 100000,
+      [&](size_t i) {
+        ++made;
+        return Value((int64_t)i);
+      },
+      [&](std::string_view) { return ++calls < 2; });
+  EXPECT_FALSE(ok);
+  EXPECT_EQ(calls, 2u);
+  EXPECT_LT(made, 100000u);
+}
+
 TEST(JsonTest, WhitespaceAroundTheDocument) {
   EXPECT_EQ(parsed(" \t\r\n [ 1 , 2 ] \n"), Value(Array{1, 2}));
   EXPECT_EQ(errorOf("\f1"), "line 1, column 1: expected a value");

@@ -10,6 +10,7 @@
 // LOG: test accuracy {{0\.[0-9]+}} (1024 examples)
 // REPORT: "precision": "f32"
 // REPORT: "batch": 32
-// REPORT: "per_step": [
-// REPORT: "loss":
 // REPORT: "final_accuracy":
+// The per-step records come last, one a line.
+// REPORT: "per_step": [
+// REPORT-NEXT: {"step":0,"loss":{{[0-9.e+-]+}},"skipped":false,"time_ms":
