@@ -2,7 +2,7 @@
 transformer_block.mlir: row embedding, layer norm, single-head attention,
 residual, layer norm, GELU feed-forward, residual, mean pool, classifier,
 SGD) at any width and batch, for step-time benchmarks at sizes where the
-contractions dominate: issue 17's "larger transformer block" is width 256,
+contractions dominate: the larger block the benchmarks time is width 256,
 batch 64 (feed-forward 2x wide, as in the example).
 
 Usage: transformer_model.py OUT.mlir [WIDTH] [BATCH]
@@ -11,6 +11,11 @@ import math
 import os
 import sys
 import tempfile
+
+# The kit's atomic writer (temporary file, then rename), as cnn_model.py.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                os.pardir, "kit"))
+from files import write_text  # noqa: E402
 
 TOKENS, ROW, CLASSES = 28, 28, 10
 
@@ -91,16 +96,14 @@ func.func @train_step(
 
 
 def write_wide_block():
-    """Issue 17's larger block (width 256, batch 64) in a temporary file, for
-    the benchmarks that time it beside the examples; returns its path."""
+    """The larger block (width 256, batch 64) in a temporary file, for the
+    benchmarks that time it beside the examples; returns its path."""
     path = os.path.join(tempfile.mkdtemp(), "transformer_256.mlir")
-    with open(path, "w") as out:
-        out.write(text(256, 64))
+    write_text(path, text(256, 64))
     return path
 
 
 if __name__ == "__main__":
     width = int(sys.argv[2]) if len(sys.argv) > 2 else 256
     batch = int(sys.argv[3]) if len(sys.argv) > 3 else 64
-    with open(sys.argv[1], "w") as out:
-        out.write(text(width, batch))
+    write_text(sys.argv[1], text(width, batch))
