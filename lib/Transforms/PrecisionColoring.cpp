@@ -535,6 +535,9 @@ std::string ColoringGraph::describeReason(const ColorNode &node) const {
   case ColorReason::ClearAfterWideResult:
     return "clear op after an allow op's f32 result, with no " + target +
            " user";
+  case ColorReason::ClearFewerCastsWide:
+    return "clear op whose f32 inputs and users need fewer casts than " +
+           target + " would";
   }
   llvm_unreachable("unknown colour reason");
 }
@@ -776,6 +779,89 @@ void ColoringGraph::removeUnsupported() {
   }
 }
 
+/// Whether propagation alone made node `id` low: a clear op that steps 3
+/// and 5 painted, not one the user or the allow list chose.
+static bool propagatedLow(const ColorNode &node) {
+  return node.op && node.allow && node.cls == PrecisionClass::Clear &&
+         (node.reason == ColorReason::BetweenAllow ||
+          node.reason == ColorReason::ClearConnected);
+}
+
+SmallVector<unsigned>
+ColoringGraph::propagatedLowGroup(unsigned seed,
+                                  std::vector<unsigned> &groupOf) {
+  SmallVector<unsigned> group{seed};
+  groupOf[seed] = seed;
+  for (size_t next = 0; next < group.size(); ++next) {
+    unsigned id = group[next];
+    for (unsigned n :
+         llvm::concat<const unsigned>(getInputs(id), getOutputs(id)))
+      if (groupOf[n] == ColorNode::kNoNode && propagatedLow(nodes[n])) {
+        groupOf[n] = seed;
+        group.push_back(n);
+      }
+  }
+  return group;
+}
+
+ColoringGraph::GroupEdges
+ColoringGraph::edgesOf(ArrayRef<unsigned> group, unsigned seed,
+                       const std::vector<unsigned> &groupOf) const {
+  auto inGroup = [&](unsigned n) { return groupOf[n] == seed; };
+  // Values entering the group, by whether they arrive low: each needs one
+  // cast on the side that differs, however many group ops read it.
+  DenseSet<Value> wideIn, lowIn;
+  unsigned wideOut = 0, lowOut = 0;
+  for (unsigned id : group) {
+    const ColorNode &node = nodes[id];
+    for (auto [index, operand] : llvm::enumerate(node.op->getOperands())) {
+      if (!isPrecisionOperand(node, index))
+        continue;
+      unsigned producer = getProducer(node, index);
+      if (producer != ColorNode::kNoNode && inGroup(producer))
+        continue;
+      auto result = dyn_cast<OpResult>(operand);
+      bool low = producer != ColorNode::kNoNode && nodes[producer].allow &&
+                 (!nodes[producer].op ||
+                  (result &&
+                   isRetypedResult(nodes[producer], result.getResultNumber())));
+      (low ? lowIn : wideIn).insert(operand);
+    }
+    // Users outside the group: f32 ones need a widening cast of a low
+    // result, low ones a narrowing cast of an f32 result.
+    bool wideUser = node.usedOutside, lowUser = false;
+    for (unsigned user : getOutputs(id))
+      if (!inGroup(user))
+        (nodes[user].allow ? lowUser : wideUser) = true;
+    wideOut += wideUser;
+    lowOut += lowUser;
+  }
+  return {unsigned(wideIn.size()), unsigned(lowIn.size()), wideOut, lowOut};
+}
+
+void ColoringGraph::keepWideWhereFewerCasts() {
+  // Propagation paints clear ops low next to allow ops: they move half the
+  // bytes, and a group of them between f32 inputs and low users casts once
+  // per input. But a group that also has f32 users widens its rounded
+  // values back for them: f32 data rounded for nothing. Such a group stays
+  // f32 when that needs fewer casts (only at its low users).
+  std::vector<unsigned> groupOf(nodes.size(), ColorNode::kNoNode);
+  for (unsigned id = 0, e = nodes.size(); id < e; ++id) {
+    if (groupOf[id] != ColorNode::kNoNode || !propagatedLow(nodes[id]))
+      continue;
+    SmallVector<unsigned> group = propagatedLowGroup(id, groupOf);
+    GroupEdges edges = edgesOf(group, id, groupOf);
+    if (edges.wideOut == 0 ||
+        edges.lowIn + edges.lowOut >= edges.wideIn + edges.wideOut)
+      continue;
+    for (unsigned n : group) {
+      paint[n] &= ~(kAllowBit | kLowAllowBit);
+      nodes[n].allow = false;
+      nodes[n].reason = ColorReason::ClearFewerCastsWide;
+    }
+  }
+}
+
 ColorReason ColoringGraph::keptReason(const ColorNode &node) const {
   if (!anyAllow)
     return node.op && effectiveClass(node) == PrecisionClass::Deny
@@ -850,6 +936,8 @@ bool ColoringGraph::color() {
     spreadAllowThroughClear();
   }
   removeUnsupported(); // Step 6.
+  if (level != PrecisionLevel::ForceAll)
+    keepWideWhereFewerCasts(); // Step 7.
   return true;
 }
 

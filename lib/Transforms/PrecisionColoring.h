@@ -45,6 +45,7 @@ enum class ColorReason : uint8_t {
   InferNotBetween,
   ClearNotConnected,
   ClearAfterWideResult,
+  ClearFewerCastsWide,
 };
 
 /// An op, or a class of values carried through region control flow, in the
@@ -220,6 +221,18 @@ private:
   void followAllowForBF16();
   void spreadAllowThroughClear();
   void removeUnsupported();
+  void keepWideWhereFewerCasts();
+  /// The clear nodes that propagation alone turned low, connected to `seed`
+  /// through one another; each gets `seed` as its `groupOf`.
+  llvm::SmallVector<unsigned>
+  propagatedLowGroup(unsigned seed, std::vector<unsigned> &groupOf);
+  /// What enters and leaves a group of nodes: values that arrive f32 or
+  /// low, and group nodes with f32 or low users outside it.
+  struct GroupEdges {
+    unsigned wideIn = 0, lowIn = 0, wideOut = 0, lowOut = 0;
+  };
+  GroupEdges edgesOf(llvm::ArrayRef<unsigned> group, unsigned seed,
+                     const std::vector<unsigned> &groupOf) const;
 
   const PrecisionPolicy &policy;
   ConstantConverter &constants;

@@ -7,7 +7,9 @@
 // RUN: amp-opt %s --amp-auto-mixed-precision | FileCheck %s
 // RUN: amp-opt %s --amp-auto-mixed-precision=precision=bf16 | FileCheck %s --check-prefix=BF16
 // RUN: amp-opt %s --amp-auto-mixed-precision=remarks -o /dev/null 2>&1 | FileCheck %s --check-prefix=REASON
-// REASON: :[[@LINE+16]]:8: remark: amp: f32 (clear op after an allow op's f32 result, with no f16 user)
+// REASON: :[[@LINE+18]]:8: remark: amp: f32 (clear op after an allow op's f32 result, with no f16 user)
+// REASON: :[[@LINE+60]]:8: remark: amp: f32 (clear op whose f32 inputs and users need fewer casts than f16 would)
+// REASON: :[[@LINE+60]]:9: remark: amp: f32 (clear op whose f32 inputs and users need fewer casts than f16 would)
 
 // CHECK-LABEL: func.func @reshape_to_f32_result
 // CHECK: %[[M:.*]] = linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<1x64xf16>, tensor<64x32xf16>) outs(%{{.*}} : tensor<1x32xf32>)
@@ -48,3 +50,29 @@ func.func @reshape_to_low_user(%x: tensor<4x64xf32>, %w: tensor<64x32xf32>, %v: 
   %m2 = linalg.matmul ins(%rr, %v : tensor<8x16xf32>, tensor<16x8xf32>) outs(%acc2 : tensor<8x8xf32>) -> tensor<8x8xf32>
   return %m2 : tensor<8x8xf32>
 }
+
+// The reshapes feed a second contraction and are returned too: they stay
+// f32, with one cast at the contraction, rather than a truncf after the
+// first contraction and an extf back for the return.
+// CHECK-LABEL: func.func @reshape_to_low_and_f32_users
+// CHECK: %[[M:.*]] = linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<4x64xf16>, tensor<64x32xf16>) outs(%{{.*}} : tensor<4x32xf32>)
+// CHECK-NOT: arith.truncf %[[M]]
+// CHECK: %[[R:.*]] = tensor.collapse_shape %[[M]] {{.*}} : tensor<4x32xf32> into tensor<128xf32>
+// CHECK: %[[RR:.*]] = tensor.expand_shape %[[R]] {{.*}} : tensor<128xf32> into tensor<8x16xf32>
+// CHECK: %[[RH:.*]] = arith.truncf %[[RR]] : tensor<8x16xf32> to tensor<8x16xf16>
+// CHECK: %[[M2:.*]] = linalg.matmul ins(%[[RH]], %{{.*}} : tensor<8x16xf16>, tensor<16x8xf16>)
+// CHECK-NOT: arith.extf
+// CHECK: return %[[M2]], %[[RR]]
+func.func @reshape_to_low_and_f32_users(%x: tensor<4x64xf32>, %w: tensor<64x32xf32>, %v: tensor<16x8xf32>) -> (tensor<8x8xf32>, tensor<8x16xf32>) {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4x32xf32>
+  %acc = linalg.fill ins(%z : f32) outs(%e : tensor<4x32xf32>) -> tensor<4x32xf32>
+  %m = linalg.matmul ins(%x, %w : tensor<4x64xf32>, tensor<64x32xf32>) outs(%acc : tensor<4x32xf32>) -> tensor<4x32xf32>
+  %r = tensor.collapse_shape %m [[0, 1]] : tensor<4x32xf32> into tensor<128xf32>
+  %rr = tensor.expand_shape %r [[0, 1]] output_shape [8, 16] : tensor<128xf32> into tensor<8x16xf32>
+  %e2 = tensor.empty() : tensor<8x8xf32>
+  %acc2 = linalg.fill ins(%z : f32) outs(%e2 : tensor<8x8xf32>) -> tensor<8x8xf32>
+  %m2 = linalg.matmul ins(%rr, %v : tensor<8x16xf32>, tensor<16x8xf32>) outs(%acc2 : tensor<8x8xf32>) -> tensor<8x8xf32>
+  return %m2, %rr : tensor<8x8xf32>, tensor<8x16xf32>
+}
+
