@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
-#===- scripts/fuzz.sh - Run amp-pipeline-fuzzer under libFuzzer ----------===#
+#===- scripts/fuzz.sh - Run one of amp's fuzzers under libFuzzer ---------===#
 #
-# Usage: scripts/fuzz.sh [SECONDS] [libFuzzer flags...]   (default 600 s)
-# Builds the sanitizer build (scripts/sanitize.sh's, without its tests) and
-# fuzzes the whole pipeline starting from test/Fuzz/corpus. New inputs go to
-# build-sanitize/fuzz/corpus (never into the repository); a failing input
-# lands in build-sanitize/fuzz/artifacts. Replay one with
-#   build-sanitize/bin/amp-pipeline-fuzzer FILE
-# and commit it under test/Fuzz/regressions/ with the fix, so the suite
-# replays it from then on.
+# Usage: [AMP_FUZZER=amp-data-fuzzer] scripts/fuzz.sh [SECONDS] [flags...]
+# (default amp-pipeline-fuzzer for 600 s). Builds the sanitizer build
+# (scripts/sanitize.sh's, without its tests) and fuzzes from the fuzzer's
+# seeds: test/Fuzz/corpus for the pipeline, test/Fuzz/data-corpus for the
+# data files. New inputs go to build-sanitize/fuzz/FUZZER/corpus (never into
+# the repository); a failing input lands in build-sanitize/fuzz/FUZZER/
+# artifacts. Replay one with
+#   build-sanitize/bin/FUZZER FILE
+# and commit it under the seeds with the fix, so the suite replays it from
+# then on.
 #
 #===----------------------------------------------------------------------===#
 set -euo pipefail
@@ -17,12 +19,19 @@ build=${SANITIZE_BUILD_DIR:-$root/build-sanitize}
 seconds=${1:-600}
 shift || true
 
-"$root/scripts/sanitize.sh" --build-only amp-pipeline-fuzzer
+fuzzer=${AMP_FUZZER:-amp-pipeline-fuzzer}
+case "$fuzzer" in
+  amp-pipeline-fuzzer) seeds=("$root/test/Fuzz/corpus") ;;
+  amp-data-fuzzer) seeds=("$root/test/Fuzz/data-corpus") ;;
+  *) echo "fuzz.sh: AMP_FUZZER must be amp-pipeline-fuzzer or amp-data-fuzzer, got '$fuzzer'" >&2
+     exit 2 ;;
+esac
+"$root/scripts/sanitize.sh" --build-only "$fuzzer"
 
-mkdir -p "$build/fuzz/corpus" "$build/fuzz/artifacts"
-seeds=("$root/test/Fuzz/corpus")
+out=$build/fuzz/$fuzzer
+mkdir -p "$out/corpus" "$out/artifacts"
 [ -d "$root/test/Fuzz/regressions" ] && seeds+=("$root/test/Fuzz/regressions")
 export OMP_NUM_THREADS=1
-exec "$build/bin/amp-pipeline-fuzzer" "$build/fuzz/corpus" "${seeds[@]}" \
+exec "$build/bin/$fuzzer" "$out/corpus" "${seeds[@]}" \
   -max_total_time="$seconds" -rss_limit_mb=4096 -timeout=60 \
-  -artifact_prefix="$build/fuzz/artifacts/" -print_final_stats=1 "$@"
+  -artifact_prefix="$out/artifacts/" -print_final_stats=1 "$@"

@@ -12,7 +12,7 @@ config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
 config.suffixes = [".mlir", ".test"]
 config.test_source_root = config.amp_test_src_dir
 config.test_exec_root = config.amp_test_obj_dir
-config.excludes = ["CMakeLists.txt", "README.md", "lit.cfg.py", "lit.site.cfg.py", "Inputs", "check_report.py", "check_data_parallel.py", "check_skips.py", "check_same_run.py", "compare_outputs.py", "Install", "corpus", "regressions"]
+config.excludes = ["CMakeLists.txt", "README.md", "lit.cfg.py", "lit.site.cfg.py", "Inputs", "check_report.py", "check_data_parallel.py", "check_skips.py", "check_same_run.py", "compare_outputs.py", "Install", "corpus", "data-corpus", "regressions"]
 
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
 
@@ -45,7 +45,8 @@ config.substitutions.append(
 # Captured names must not leak between functions.
 config.environment["FILECHECK_OPTS"] = "-enable-var-scope"
 
-tools = ["amp-opt", "amp-run", "amp-train", "amp-pipeline-fuzzer"]
+tools = ["amp-opt", "amp-run", "amp-train", "amp-pipeline-fuzzer",
+         "amp-data-fuzzer"]
 llvm_config.add_tool_substitutions(tools, [config.amp_tools_dir, config.llvm_tools_dir])
 
 # Upstream MLIR alone (Debian's mlir-opt-22 and mlir-runner-22) lowers and

@@ -71,12 +71,14 @@ struct Compiled {
   Signature signature;
 };
 
-/// Runs `build`'s passes and the lowering on `module`, then JITs @train_step.
+/// Runs `build`'s passes and the lowering (with amp-lower-to-runtime's
+/// `lowerOptions`) on `module`, then JITs @train_step.
 /// A pipeline that fails returns nothing unless `mustCompile`, when it is a
 /// violation (valid generated steps must always compile).
 std::optional<Compiled> compile(ModuleOp module,
                                 function_ref<void(OpPassManager &)> build,
-                                StringRef input, bool mustCompile) {
+                                StringRef input, bool mustCompile,
+                                StringRef lowerOptions = "") {
   MLIRContext *ctx = module.getContext();
   PassManager pm(ctx);
   pm.enableVerifier(false);
@@ -100,7 +102,11 @@ std::optional<Compiled> compile(ModuleOp module,
   PassManager lower(ctx);
   lower.enableVerifier(false);
   lower.addInstrumentation(std::make_unique<VerifyAfterEachPass>(input));
-  amp::buildLowerToLLVMPipeline(lower);
+  if (failed(amp::buildLowerToLLVMPipeline(
+          lower, lowerOptions, [&](const Twine &message) -> LogicalResult {
+            violation("bad lowering options: " + message.str(), input);
+          })))
+    return std::nullopt;
   if (failed(lower.run(module))) {
     if (mustCompile)
       violation("lowering rejected a valid training step", input);
@@ -230,31 +236,77 @@ std::optional<StepResult> runStep(const Compiled &c, const StepData &data,
   return out;
 }
 
-/// The device runs the step the CPU ran: same loss and updated params, up
-/// to summation order (reductions fold in another order on the device).
+/// The reference: the step differentiated and trained in f32.
+void buildF32Step(OpPassManager &pm) {
+  pm.addPass(amp::createTGAutodiffPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+}
+
+/// `got` holds the results `expected` does, up to summation order (1e-3
+/// relative: reductions fold in another order on the device, and fused
+/// epilogues round where separate ops would not).
+void compareResults(const StepResult &expected, const StepResult &got,
+                    const char *where, const std::string &text) {
+  if (got.results.size() != expected.results.size())
+    violation(std::string(where) + ": another number of results", text);
+  for (size_t r = 0; r < expected.results.size(); ++r) {
+    const std::vector<double> &a = expected.results[r], &b = got.results[r];
+    if (a.size() != b.size())
+      violation(std::string(where) + ": a result has the wrong size", text);
+    for (size_t k = 0; k < a.size(); ++k)
+      if (!(std::fabs(a[k] - b[k]) <= 1e-3 * std::max(1.0, std::fabs(a[k]))) &&
+          !(std::isnan(a[k]) && std::isnan(b[k])) && a[k] != b[k]) {
+        char buf[200];
+        snprintf(buf, sizeof buf, "%s: result %zu element %zu: %.9g, not %.9g",
+                 where, r, k, b[k], a[k]);
+        violation(buf, text);
+      }
+  }
+}
+
+/// The device runs the step the CPU ran: same loss and updated params.
 void compareDevice(const Compiled &c, const StepData &data,
                    const StepResult &cpu, const std::string &text) {
   std::optional<StepResult> dev = runStep(c, data, AMPRT_DEVICE_CUDA);
   if (!dev || dev->status != AMPRT_OK)
     violation("the step failed on the device: " + (dev ? dev->error : ""),
               text);
-  if (dev->results.size() != cpu.results.size())
-    violation("the device step returned another number of results", text);
-  for (size_t r = 0; r < cpu.results.size(); ++r) {
-    const std::vector<double> &a = cpu.results[r], &b = dev->results[r];
-    if (a.size() != b.size())
-      violation("a device result has the wrong size", text);
-    for (size_t k = 0; k < a.size(); ++k)
-      if (!(std::fabs(a[k] - b[k]) <= 1e-3 * std::max(1.0, std::fabs(a[k]))) &&
-          !(std::isnan(a[k]) && std::isnan(b[k])) && a[k] != b[k]) {
-        char buf[200];
-        snprintf(buf, sizeof buf,
-                 "result %zu element %zu: %.9g on the device, %.9g on the "
-                 "CPU",
-                 r, k, b[k], a[k]);
-        violation(buf, text);
-      }
-  }
+  compareResults(cpu, *dev, "on the device", text);
+}
+
+/// amp-lower-to-runtime's options for an input: every other one turns some
+/// fusions, folds and views off. Read from a hash of the bytes rather than
+/// as a decoder choice, so that a seed's graph stays the graph it was.
+std::string lowerOptionsFor(llvm::ArrayRef<uint8_t> bytes) {
+  uint32_t hash = 2166136261u; // FNV-1a
+  for (uint8_t b : bytes)
+    hash = (hash ^ b) * 16777619u;
+  if (!(hash & 1))
+    return "";
+  static const char *const names[] = {
+      "fold-casts-into-products", "fold-casts-into-bias-grads",
+      "in-place-elementwise",     "reshape-views",
+      "fuse-bias-epilogues",      "fuse-activation-epilogues",
+      "fuse-elementwise-chains"};
+  std::string options;
+  for (unsigned i = 0; i < std::size(names); ++i)
+    if (hash >> (i + 1) & 1)
+      options += std::string(names[i]) + "=0 ";
+  return options;
+}
+
+/// The f32 step lowered with `lowerOptions` trains as the default lowering
+/// does: a fusion, fold or view that is off must not change the results.
+void checkLoweringOptions(ModuleOp module, StringRef lowerOptions,
+                          const StepData &data, const StepResult &ref,
+                          const std::string &text) {
+  std::optional<Compiled> f32 =
+      compile(module, buildF32Step, text, /*mustCompile=*/true, lowerOptions);
+  std::optional<StepResult> got = runStep(*f32, data);
+  if (!got || got->status != AMPRT_OK)
+    violation("the f32 step failed with " + lowerOptions.str(), text);
+  compareResults(ref, *got, ("f32 with " + lowerOptions.str()).c_str(), text);
 }
 
 /// Steps whose tensors are this small run in a few milliseconds.
@@ -338,9 +390,13 @@ Tolerance toleranceFor(StringRef precision, StringRef level) {
 void runGraph(llvm::ArrayRef<uint8_t> bytes) {
   amp::fuzz::DecodedStep step = amp::fuzz::decodeStep(bytes);
   if (getenv("AMP_FUZZ_PRINT")) // shows what a binary input decodes to
-    fprintf(stderr, "// %s level=%s static scale %g, data seed %u\n%s",
+    fprintf(stderr, "// %s level=%s static scale %g, data seed %u%s\n%s",
             step.precision.c_str(), step.level.c_str(), step.lossScale,
-            step.dataSeed, step.text.c_str());
+            step.dataSeed,
+            lowerOptionsFor(bytes).empty()
+                ? ""
+                : (", lowered with " + lowerOptionsFor(bytes)).c_str(),
+            step.text.c_str());
   MLIRContext context(registry(), MLIRContext::Threading::DISABLED);
   std::string diagnostics;
   ScopedDiagnosticHandler collect(&context, [&](Diagnostic &d) {
@@ -355,14 +411,9 @@ void runGraph(llvm::ArrayRef<uint8_t> bytes) {
   };
   OwningOpRef<ModuleOp> full = parse(), low = parse();
   int64_t classes = labelClasses(*full);
-  std::optional<Compiled> f32 = compile(
-      *full,
-      [](OpPassManager &pm) {
-        pm.addPass(amp::createTGAutodiffPass());
-        pm.addPass(createCanonicalizerPass());
-        pm.addPass(createCSEPass());
-      },
-      step.text, /*mustCompile=*/true);
+  std::string lowering = lowerOptionsFor(bytes);
+  std::optional<Compiled> f32 =
+      compile(*full, buildF32Step, step.text, /*mustCompile=*/true);
   std::optional<Compiled> mixed = compile(
       *low,
       [&](OpPassManager &pm) {
@@ -373,7 +424,7 @@ void runGraph(llvm::ArrayRef<uint8_t> bytes) {
         options.initScale = step.lossScale;
         amp::buildAmpPipeline(pm, options);
       },
-      step.text, /*mustCompile=*/true);
+      step.text, /*mustCompile=*/true, lowering);
   if (!f32 || !mixed)
     violation("a valid step did not compile: " + diagnostics, step.text);
 
@@ -386,6 +437,8 @@ void runGraph(llvm::ArrayRef<uint8_t> bytes) {
     violation("the " + step.precision +
                   " step failed: " + (got ? got->error : ""),
               step.text);
+  if (!lowering.empty())
+    checkLoweringOptions(*parse(), lowering, data, *ref, step.text);
 
   // Gradients from the SGD update: g = (w - w') / lr.
   const Signature &s = f32->signature;

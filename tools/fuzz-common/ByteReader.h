@@ -1,14 +1,14 @@
 //===- ByteReader.h - Choices read off a fuzzer input -----------*- C++ -*-===//
 //
-// Both decoders (training steps and foreign IR) turn bytes into choices the
-// same way: one byte per choice, modulo the number of options; past the end
-// every choice is 0, so a short input is a small program rather than an
-// error.
+// The fuzzers' decoders (training steps, foreign IR, data files) turn bytes
+// into choices the same way: one byte per choice, modulo the number of
+// options; past the end every choice is 0, so a short input is a small
+// program rather than an error.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef AMP_TOOLS_AMP_PIPELINE_FUZZER_BYTEREADER_H
-#define AMP_TOOLS_AMP_PIPELINE_FUZZER_BYTEREADER_H
+#ifndef AMP_TOOLS_FUZZ_COMMON_BYTEREADER_H
+#define AMP_TOOLS_FUZZ_COMMON_BYTEREADER_H
 
 #include "llvm/ADT/ArrayRef.h"
 #include <cstdint>
@@ -33,4 +33,4 @@ private:
 
 } // namespace amp::fuzz
 
-#endif // AMP_TOOLS_AMP_PIPELINE_FUZZER_BYTEREADER_H
+#endif // AMP_TOOLS_FUZZ_COMMON_BYTEREADER_H
