@@ -6,6 +6,7 @@
 #include "mlir/IR/Operation.h"
 #include "mlir/IR/OperationSupport.h"
 #include "llvm/ADT/StringSet.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include <mutex>
@@ -61,7 +62,40 @@ static std::optional<std::string> repeatedTopLevelKey(StringRef text) {
   return std::nullopt;
 }
 
+/// Whether arrays and objects in `text` nest deeper than `limit` (brackets
+/// inside strings do not count). llvm::json::parse recurses once per level:
+/// a hostile file of ten million '[' would overflow any stack.
+static bool nestsDeeperThan(StringRef text, unsigned limit) {
+  unsigned depth = 0;
+  bool inString = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (inString) {
+      if (c == '\\')
+        ++i;
+      else if (c == '"')
+        inString = false;
+    } else if (c == '"') {
+      inString = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > limit)
+        return true;
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+  return false;
+}
+
 FailureOr<PrecisionLists> parseListsFile(StringRef text, std::string &error) {
+  // A lists-file is one object of arrays of names: two levels.
+  constexpr unsigned kMaxNesting = 64;
+  if (nestsDeeperThan(text, kMaxNesting)) {
+    error = "nests arrays or objects deeper than " +
+            std::to_string(kMaxNesting) +
+            " levels (a lists-file is one object of arrays of op names)";
+    return failure();
+  }
   llvm::Expected<llvm::json::Value> json = llvm::json::parse(text);
   if (!json) {
     error = "is not valid JSON: " + llvm::toString(json.takeError());
@@ -178,6 +212,16 @@ PrecisionPolicy::create(MLIRContext *context, Location loc, StringRef precision,
       {&optionLists, "the pass options"}};
   PrecisionLists fileLists;
   if (!listsFile.empty()) {
+    // Reading a FIFO would wait for a writer forever.
+    llvm::sys::fs::file_status status;
+    if (!llvm::sys::fs::status(listsFile, status) &&
+        llvm::sys::fs::exists(status) &&
+        !llvm::sys::fs::is_regular_file(status))
+      return emitError(loc) << "amp-auto-mixed-precision: cannot read "
+                               "lists-file '"
+                            << listsFile
+                            << "': not a regular file (a directory, FIFO or "
+                               "device)";
     auto buffer = llvm::MemoryBuffer::getFile(listsFile);
     if (!buffer)
       return emitError(loc)

@@ -80,7 +80,7 @@ void injectProcessFault(const Fault &fault, const char *tool) {
 }
 
 uint64_t fingerprint(std::string_view bytes, uint64_t seed) {
-  uint64_t hash = 1469598103934665603ull ^ seed;
+  uint64_t hash = 14695981039346656037ull ^ seed; // FNV-1a offset basis
   for (unsigned char c : bytes) {
     hash ^= c;
     hash *= 1099511628211ull;

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstring>
 #include <numeric>
+#include <optional>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -132,6 +133,34 @@ static uint64_t hostMemory() {
   return bytes;
 }
 
+static const char kInstalledFashionMnist[] =
+    "/usr/share/datasets/fashion-mnist";
+
+/// The folder --data=`name` reads Fashion-MNIST from; none for another
+/// name (synthetic, or a mistyped one).
+static std::optional<std::string> fashionMnistFolder(const std::string &name) {
+  const std::string prefix = "fashion-mnist";
+  if (name.compare(0, prefix.size(), prefix) != 0)
+    return std::nullopt;
+  if (name.size() == prefix.size())
+    return std::string(kInstalledFashionMnist);
+  if (name[prefix.size()] != ':')
+    return std::nullopt;
+  return name.substr(prefix.size() + 1);
+}
+
+std::vector<FlagPath> dataInputs(const std::string &data) {
+  std::vector<FlagPath> files;
+  std::optional<std::string> dir = fashionMnistFolder(data);
+  if (!dir)
+    return files;
+  for (const char *name : {"train-images-idx3-ubyte", "train-labels-idx1-ubyte",
+                           "t10k-images-idx3-ubyte", "t10k-labels-idx1-ubyte"})
+    for (const char *suffix : {"", ".gz"})
+      files.push_back({"the data file", *dir + "/" + name + suffix});
+  return files;
+}
+
 Expected<Dataset> loadData(const RunOptions &options, int64_t features,
                            int64_t classes) {
   const std::string &name = options.data;
@@ -145,20 +174,17 @@ Expected<Dataset> loadData(const RunOptions &options, int64_t features,
                      "this machine has");
     return makeSynthetic(features, classes, 4096, 1024, options.seed);
   }
-  const std::string prefix = "fashion-mnist";
-  if (name.compare(0, prefix.size(), prefix) != 0 ||
-      (name.size() > prefix.size() && name[prefix.size()] != ':'))
+  std::optional<std::string> dir = fashionMnistFolder(name);
+  if (!dir)
     return failure("--data must be synthetic or fashion-mnist[:DIR], got '" +
                    name + "'");
-  const std::string installed = "/usr/share/datasets/fashion-mnist";
-  bool named = name.size() > prefix.size();
-  std::string dir = named ? name.substr(prefix.size() + 1) : installed;
   struct stat info;
-  if (!named && stat(dir.c_str(), &info) != 0)
-    return failure("no Fashion-MNIST in " + installed +
+  if (*dir == kInstalledFashionMnist && stat(dir->c_str(), &info) != 0)
+    return failure(std::string("no Fashion-MNIST in ") +
+                   kInstalledFashionMnist +
                    ": install dataset-fashion-mnist, or give "
                    "--data=fashion-mnist:DIR");
-  Expected<Dataset> loaded = loadFashionMnist(dir);
+  Expected<Dataset> loaded = loadFashionMnist(*dir);
   if (!loaded)
     return loaded;
   if (loaded->train.features != features)
@@ -231,6 +257,11 @@ Status checkWritable(const std::string &flag, const std::string &path) {
     return refuse(std::strerror(ENOTDIR));
   if (access(dir.c_str(), W_OK | X_OK) != 0)
     return refuse(std::strerror(errno));
+  // The temporary file beside it (AtomicWrite.h) takes ".tmp-XXXXXX" more.
+  long nameMax = pathconf(dir.c_str(), _PC_NAME_MAX);
+  std::string name = path.substr(path.find_last_of('/') + 1);
+  if (nameMax > 0 && name.size() + 11 > size_t(nameMax))
+    return refuse(std::strerror(ENAMETOOLONG));
   return Status::success();
 }
 

@@ -145,9 +145,11 @@ int trainMain(int argc, char **argv) {
     return fail(bad.message());
   if (Status bad = checkRunOptions(line->run))
     return fail(bad.message());
-  if (Status bad = checkOutputsApart(
-          {{"the step", line->step}, {"--manifest", line->manifest}},
-          {{"--report", line->run.reportPath}}))
+  std::vector<FlagPath> inputs = dataInputs(line->run.data);
+  inputs.push_back({"the step", line->step});
+  inputs.push_back({"--manifest", line->manifest});
+  if (Status bad =
+          checkOutputsApart(inputs, {{"--report", line->run.reportPath}}))
     return fail(bad.message());
   auto compiled = loadCompiled(*line, *manifest);
   if (!compiled)

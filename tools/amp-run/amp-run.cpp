@@ -617,17 +617,40 @@ static void hideForeignOptions() {
 
 static int runMain(int argc, char **argv) {
   hideForeignOptions();
-  cl::ParseCommandLineOptions(argc, argv,
-                              "amp-run: train a tg training step\n");
+  // LLVM's refusals of the command line ("Unknown command line argument
+  // '--bogus'. Try: ... Did you mean ...?") are said as one error line. A
+  // bad value's reason LLVM prints itself ("amp-run: for the --steps
+  // option: 'abc' value invalid for long argument!"), leaving this empty.
+  std::string parseErrors;
+  llvm::raw_string_ostream errors(parseErrors);
+  if (!cl::ParseCommandLineOptions(
+          argc, argv, "amp-run: train a tg training step\n", &errors)) {
+    std::string message;
+    for (StringRef line : llvm::split(StringRef(parseErrors).trim(), '\n')) {
+      line.consume_front("amp-run: ");
+      if (!line.trim().empty())
+        message += (message.empty() ? "" : " ") + line.trim().str();
+    }
+    if (!message.empty())
+      llvm::errs() << "amp-run: error: " << message << "\n";
+    return 1;
+  }
   amp::initializeJitTarget();
 
   train::RunOptions options = runOptions();
   if (train::Status bad = train::checkRunOptions(options))
     return fatal(bad.message());
+  // Reading a FIFO would wait for a writer forever.
+  if (struct stat info;
+      stat(inputFile.c_str(), &info) == 0 && !S_ISREG(info.st_mode))
+    return fatal("cannot read '" + inputFile +
+                 "': not a regular file (a directory, FIFO or device)");
   // Files written after the work: fail now, not after it, when one cannot
   // be written.
+  std::string manifest = emitObj.empty() ? "" : emitObj + ".json";
   for (auto [flag, path] :
        {std::pair<StringRef, StringRef>{"--emit-obj", emitObj},
+        {"--emit-obj's manifest", manifest},
         {"--validate-fix", validateFix},
         {"--validate-annotate", validateAnnotate}})
     if (train::Status bad = train::checkWritable(flag.str(), path.str()))
@@ -639,14 +662,15 @@ static int runMain(int argc, char **argv) {
     return fatal("cannot write --emit-obj '" + emitObj +
                  "': the object and its manifest (PATH.json) are files "
                  "amp-train reads back; name a regular file");
-  std::string manifest = emitObj.empty() ? "" : emitObj + ".json";
+  std::vector<train::FlagPath> inputs = train::dataInputs(data);
+  inputs.push_back({"the input", inputFile});
+  inputs.push_back({"--lists-file", listsFile});
   if (train::Status bad = train::checkOutputsApart(
-          {{"the input", inputFile}, {"--lists-file", listsFile}},
-          {{"--emit-obj", emitObj},
-           {"--emit-obj's manifest", manifest},
-           {"--validate-fix", validateFix},
-           {"--validate-annotate", validateAnnotate},
-           {"--report", reportPath}}))
+          inputs, {{"--emit-obj", emitObj},
+                   {"--emit-obj's manifest", manifest},
+                   {"--validate-fix", validateFix},
+                   {"--validate-annotate", validateAnnotate},
+                   {"--report", reportPath}}))
     return fatal(bad.message());
   if (precision == "f32" && !listsFile.empty())
     return fatal("--lists-file needs --precision=f16, bf16 or fp8");

@@ -21,7 +21,7 @@ namespace amp::train {
 
 struct Manifest {
   /// The version this build writes and reads.
-  static constexpr int64_t kVersion = 1;
+  static constexpr int64_t kVersion = 2;
   static constexpr const char *kFormat = "amp-step-manifest";
 
   /// The object file, as written: its name (relative to the manifest's

@@ -173,6 +173,10 @@ struct FlagPath {
   std::string flag, path;
 };
 
+/// The files --data=`data` reads (each IDX file plain and gzipped), as
+/// inputs no output may name; none for synthetic data.
+std::vector<FlagPath> dataInputs(const std::string &data);
+
 /// A failure when an output names an input or another output -- the same
 /// file, however the path is spelled (its device and inode, or for a file
 /// not there yet its folder's and its name) -- which writing it would

@@ -1,6 +1,7 @@
 //===- ManifestTest.cpp - A step's manifest, written and read back --------===//
 
 #include "amptrain/Manifest.h"
+#include "amptrain/Distributed.h"
 #include <cstdio>
 #include <fstream>
 #include <gtest/gtest.h>
@@ -90,11 +91,19 @@ TEST(Manifest, ReadsBackWhatItWrites) {
 }
 
 TEST(Manifest, RefusesAnotherVersion) {
-  std::string why = failureOf([](json::Object &o) { o["version"] = 2; });
-  EXPECT_NE(why.find("manifest 'm.json' is version 2; this build reads "
-                     "version 1"),
+  std::string why = failureOf([](json::Object &o) { o["version"] = 1; });
+  EXPECT_NE(why.find("manifest 'm.json' is version 1; this build reads "
+                     "version 2"),
             std::string::npos)
       << why;
+}
+
+// The object's "fnv1a64" is FNV-1a as others compute it (the published
+// test vectors), so tools outside amp can check an object.
+TEST(Manifest, ObjectFingerprintIsFnv1a64) {
+  EXPECT_EQ(fingerprint(""), 0xcbf29ce484222325ull);
+  EXPECT_EQ(fingerprint("a"), 0xaf63dc4c8601ec8cull);
+  EXPECT_EQ(fingerprintHex("foobar"), "85944171f73967e8");
 }
 
 TEST(Manifest, NamesAMissingOrWrongField) {

@@ -18,6 +18,13 @@
 // RUN: not amp-run %t/empty-batch.mlir --precision=f32 --steps=1 2>&1 | FileCheck %s --check-prefix=EMPTY
 // RUN: not amp-run %t/runtime-name.mlir --precision=f32 --steps=1 2>&1 | FileCheck %s --check-prefix=NAME
 // RUN: not amp-run %t/declaration.mlir --precision=f32 --steps=1 2>&1 | FileCheck %s --check-prefix=DECLARATION
+// A FIFO as the program would wait for a writer forever.
+// RUN: rm -f %t/fifo.mlir && mkfifo %t/fifo.mlir
+// RUN: not amp-run %t/fifo.mlir --precision=f32 --steps=1 2>&1 | FileCheck %s --check-prefix=FIFO
+// LLVM's refusal of an unknown flag is one error line.
+// RUN: not amp-run %t/step.mlir --bogus 2>&1 | FileCheck %s --check-prefix=UNKNOWN
+// FIFO: amp-run: error: cannot read '{{.*}}fifo.mlir': not a regular file (a directory, FIFO or device)
+// UNKNOWN: amp-run: error: Unknown command line argument '--bogus'. {{.*}}Did you mean
 
 // EPOCHS: amp-run: error: --epochs={{[0-9]+}} at 512 steps an epoch is more steps than 64 bits count
 // LR: amp-run: error: --lr must be a finite value >= 0, got {{nan|inf}}

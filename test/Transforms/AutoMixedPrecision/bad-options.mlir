@@ -14,6 +14,14 @@
 // RUN: not amp-opt %s --amp-auto-mixed-precision="allow=matmul" 2>&1 | FileCheck %s --check-prefix=UNQUALIFIED
 // RUN: not amp-opt %s --amp-auto-mixed-precision="colour=red" 2>&1 | FileCheck %s --check-prefix=OPTION
 // RUN: not amp-opt %s --amp-auto-mixed-precision="report=/nonexistent-dir/r.json" 2>&1 | FileCheck %s --check-prefix=REPORT
+// A lists-file nested a million deep (llvm::json would recurse as deep) and
+// a FIFO (reading it would wait forever) are refused.
+// RUN: %python -c "print('[' * 1000000)" > %t.deep.json
+// RUN: not amp-opt %s --amp-auto-mixed-precision="lists-file=%t.deep.json" 2>&1 | FileCheck %s --check-prefix=DEEP
+// RUN: rm -f %t.fifo.json && mkfifo %t.fifo.json
+// RUN: not amp-opt %s --amp-auto-mixed-precision="lists-file=%t.fifo.json" 2>&1 | FileCheck %s --check-prefix=FIFO
+// DEEP: error: amp-auto-mixed-precision: lists-file '{{.*}}deep.json' nests arrays or objects deeper than 64 levels
+// FIFO: error: amp-auto-mixed-precision: cannot read lists-file '{{.*}}fifo.json': not a regular file (a directory, FIFO or device)
 
 // TWICE: error: amp-auto-mixed-precision: 'tg.exp' is named in the allow list of the pass options and in the deny list of the pass options
 // TWICE-FILE: error: amp-auto-mixed-precision: 'tg.matmul' is named in the allow list of the pass options and in the deny list of lists-file
