@@ -24,8 +24,9 @@ must
 A case whose counts may train for hours (--steps=4611686018427387904) gets
 5 s and may be cut off then; one given a FIFO to read (which amp-run must
 refuse, not wait on) gets 5 s too. amp-run's address space is capped
-(--memory-mb, 6144 by default), so that input that would make it take the
-machine's memory fails fast, as a crash, instead of meeting the OOM killer.
+(--memory-mb, 6144 by default; none for 0 and under AddressSanitizer), so
+that input that would make it take the machine's memory fails fast, as a
+crash, instead of meeting the OOM killer.
 
 A violation is one line on stderr with the case number and the command
 line, to run from the case's folder, which is kept; --case C runs case C
@@ -1036,6 +1037,8 @@ def run_amp_run(case, timeout, memory_mb):
     (as `LLVM ERROR: out of memory` or a refusal) instead of swapping or
     meeting the OOM killer."""
     def limit_memory():
+        if not memory_mb:  # 0: no cap
+            return
         _, hard = resource.getrlimit(resource.RLIMIT_AS)
         limit = memory_mb << 20
         if hard != resource.RLIM_INFINITY:
@@ -1341,8 +1344,20 @@ def parse_args(argv):
     return args
 
 
+def sanitized(binary):
+    """Whether `binary` is built with AddressSanitizer, which reserves
+    terabytes of address space: a cap on it would stop it starting."""
+    try:
+        with open(binary, "rb") as f:
+            return b"__asan_init" in f.read()
+    except OSError:
+        return False
+
+
 def main(argv):
     args = parse_args(argv)
+    if sanitized(args.amp_run):
+        args.memory_mb = 0
     args.work = os.path.abspath(args.work)
     os.makedirs(args.work, exist_ok=True)
     make_idx = load_make_idx()
