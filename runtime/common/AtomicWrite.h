@@ -23,6 +23,9 @@
 
 namespace amprt {
 
+/// What the temporary file's name adds to the target's (mkstemp's X's).
+inline constexpr const char kTemporarySuffix[] = ".tmp-XXXXXX";
+
 /// Writes a file's content in pieces to `out`; false when a write failed
 /// (errno says why).
 using FileContent = std::function<bool(std::FILE *out)>;
@@ -85,7 +88,7 @@ inline int writeFileWhole(const std::string &path, const FileContent &content) {
     return out ? detail::writeAndClose(out, content) : errno;
   }
   std::string target = detail::replacedFile(path);
-  std::string temporary = target + ".tmp-XXXXXX";
+  std::string temporary = target + kTemporarySuffix;
   int fd = mkstemp(temporary.data());
   if (fd < 0)
     return errno;

@@ -163,18 +163,18 @@ Status readLabels(const std::string &dir, const std::string &name,
 Expected<Dataset> loadFashionMnist(const std::string &dir) {
   Dataset d;
   d.classes = 10;
-  if (auto e = readImages(dir, "train-images-idx3-ubyte", d.train))
+  if (auto e = readImages(dir, kFashionMnistFiles[0], d.train))
     return e;
-  if (auto e = readLabels(dir, "train-labels-idx1-ubyte", d.train))
+  if (auto e = readLabels(dir, kFashionMnistFiles[1], d.train))
     return e;
-  if (auto e = readImages(dir, "t10k-images-idx3-ubyte", d.test))
+  if (auto e = readImages(dir, kFashionMnistFiles[2], d.test))
     return e;
   if (d.test.features != d.train.features)
-    return fail(dir + "/t10k-images-idx3-ubyte",
+    return fail(dir + "/" + kFashionMnistFiles[2],
                 "test images of " + std::to_string(d.test.features) +
                     " pixels, training images of " +
                     std::to_string(d.train.features));
-  if (auto e = readLabels(dir, "t10k-labels-idx1-ubyte", d.test))
+  if (auto e = readLabels(dir, kFashionMnistFiles[3], d.test))
     return e;
   return d;
 }

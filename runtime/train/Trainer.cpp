@@ -154,8 +154,7 @@ std::vector<FlagPath> dataInputs(const std::string &data) {
   std::optional<std::string> dir = fashionMnistFolder(data);
   if (!dir)
     return files;
-  for (const char *name : {"train-images-idx3-ubyte", "train-labels-idx1-ubyte",
-                           "t10k-images-idx3-ubyte", "t10k-labels-idx1-ubyte"})
+  for (const char *name : kFashionMnistFiles)
     for (const char *suffix : {"", ".gz"})
       files.push_back({"the data file", *dir + "/" + name + suffix});
   return files;
@@ -257,10 +256,11 @@ Status checkWritable(const std::string &flag, const std::string &path) {
     return refuse(std::strerror(ENOTDIR));
   if (access(dir.c_str(), W_OK | X_OK) != 0)
     return refuse(std::strerror(errno));
-  // The temporary file beside it (AtomicWrite.h) takes ".tmp-XXXXXX" more.
+  // The temporary file beside it has a longer name.
   long nameMax = pathconf(dir.c_str(), _PC_NAME_MAX);
   std::string name = path.substr(path.find_last_of('/') + 1);
-  if (nameMax > 0 && name.size() + 11 > size_t(nameMax))
+  if (nameMax > 0 &&
+      name.size() + std::strlen(amprt::kTemporarySuffix) > size_t(nameMax))
     return refuse(std::strerror(ENAMETOOLONG));
   return Status::success();
 }

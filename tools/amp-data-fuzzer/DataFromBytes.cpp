@@ -2,6 +2,7 @@
 
 #include "DataFromBytes.h"
 #include "ByteReader.h"
+#include "amptrain/Dataset.h"
 #ifdef AMP_FUZZ_HAVE_ZLIB
 #include <zlib.h>
 #endif
@@ -153,10 +154,10 @@ DecodedData decodeData(llvm::ArrayRef<uint8_t> bytes, bool gzip) {
     const char *name;
     std::vector<uint8_t> bytes;
     size_t headerSize;
-  } layouts[] = {{"train-images-idx3-ubyte", imageFile(data.train), 16},
-                 {"train-labels-idx1-ubyte", labelFile(data.train), 8},
-                 {"t10k-images-idx3-ubyte", imageFile(data.test), 16},
-                 {"t10k-labels-idx1-ubyte", labelFile(data.test), 8}};
+  } layouts[] = {{train::kFashionMnistFiles[0], imageFile(data.train), 16},
+                 {train::kFashionMnistFiles[1], labelFile(data.train), 8},
+                 {train::kFashionMnistFiles[2], imageFile(data.test), 16},
+                 {train::kFashionMnistFiles[3], labelFile(data.test), 8}};
   for (Layout &layout : layouts) {
     DataFile file;
     file.name = layout.name;

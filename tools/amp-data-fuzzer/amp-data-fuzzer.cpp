@@ -29,10 +29,6 @@ namespace {
 
 const std::string &folder();
 
-const char *const kNames[] = {
-    "train-images-idx3-ubyte", "train-labels-idx1-ubyte",
-    "t10k-images-idx3-ubyte", "t10k-labels-idx1-ubyte"};
-
 /// Removes what an input left under `name`: a file, its .gz, a directory.
 void removeEntry(const std::string &name) {
   std::string path = folder() + "/" + name;
@@ -42,7 +38,7 @@ void removeEntry(const std::string &name) {
 }
 
 void removeFolder() {
-  for (const char *name : kNames)
+  for (const char *name : train::kFashionMnistFiles)
     removeEntry(name);
   rmdir(folder().c_str());
 }

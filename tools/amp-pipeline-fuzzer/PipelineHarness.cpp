@@ -389,14 +389,12 @@ Tolerance toleranceFor(StringRef precision, StringRef level) {
 /// A valid generated step: f32 and low precision must agree.
 void runGraph(llvm::ArrayRef<uint8_t> bytes) {
   amp::fuzz::DecodedStep step = amp::fuzz::decodeStep(bytes);
+  std::string lowering = lowerOptionsFor(bytes);
   if (getenv("AMP_FUZZ_PRINT")) // shows what a binary input decodes to
-    fprintf(stderr, "// %s level=%s static scale %g, data seed %u%s\n%s",
+    fprintf(stderr, "// %s level=%s static scale %g, data seed %u%s%s\n%s",
             step.precision.c_str(), step.level.c_str(), step.lossScale,
-            step.dataSeed,
-            lowerOptionsFor(bytes).empty()
-                ? ""
-                : (", lowered with " + lowerOptionsFor(bytes)).c_str(),
-            step.text.c_str());
+            step.dataSeed, lowering.empty() ? "" : ", lowered with ",
+            lowering.c_str(), step.text.c_str());
   MLIRContext context(registry(), MLIRContext::Threading::DISABLED);
   std::string diagnostics;
   ScopedDiagnosticHandler collect(&context, [&](Diagnostic &d) {
@@ -411,7 +409,6 @@ void runGraph(llvm::ArrayRef<uint8_t> bytes) {
   };
   OwningOpRef<ModuleOp> full = parse(), low = parse();
   int64_t classes = labelClasses(*full);
-  std::string lowering = lowerOptionsFor(bytes);
   std::optional<Compiled> f32 =
       compile(*full, buildF32Step, step.text, /*mustCompile=*/true);
   std::optional<Compiled> mixed = compile(

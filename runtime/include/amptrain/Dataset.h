@@ -23,11 +23,17 @@ struct Dataset {
   int64_t classes = 0;
 };
 
-/// Reads Fashion-MNIST's IDX files from `dir`: train-images-idx3-ubyte,
-/// train-labels-idx1-ubyte, t10k-images-idx3-ubyte, t10k-labels-idx1-ubyte,
-/// each gzipped (`.gz`, as Debian ships them) or plain (where the runtime
-/// was built without zlib, as on a GPU machine with no zlib headers). A
-/// missing, truncated or mismatched file is a failure naming it.
+/// The IDX files of a Fashion-MNIST folder, in the order read: training
+/// images and labels, test images and labels (each plain or with ".gz").
+inline constexpr const char *kFashionMnistFiles[4] = {
+    "train-images-idx3-ubyte", "train-labels-idx1-ubyte",
+    "t10k-images-idx3-ubyte", "t10k-labels-idx1-ubyte"};
+
+/// Reads Fashion-MNIST's IDX files (kFashionMnistFiles) from `dir`:
+/// train-images-idx3-ubyte, train-labels-idx1-ubyte, t10k-images-idx3-ubyte,
+/// t10k-labels-idx1-ubyte, each gzipped (`.gz`, as Debian ships them) or plain
+/// (where the runtime was built without zlib, as on a GPU machine with no zlib
+/// headers). A missing, truncated or mismatched file is a failure naming it.
 Expected<Dataset> loadFashionMnist(const std::string &dir);
 
 /// Seeded random examples: `features` per example, N(0, 1), labels in
