@@ -1,12 +1,12 @@
 //===- PrecisionPolicy.cpp - Lists, levels and the target type ------------===//
 
 #include "amp/Transforms/PrecisionPolicy.h"
+#include "FileKind.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/Operation.h"
 #include "mlir/IR/OperationSupport.h"
 #include "llvm/ADT/StringSet.h"
-#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include <mutex>
@@ -212,16 +212,10 @@ PrecisionPolicy::create(MLIRContext *context, Location loc, StringRef precision,
       {&optionLists, "the pass options"}};
   PrecisionLists fileLists;
   if (!listsFile.empty()) {
-    // Reading a FIFO would wait for a writer forever.
-    llvm::sys::fs::file_status status;
-    if (!llvm::sys::fs::status(listsFile, status) &&
-        llvm::sys::fs::exists(status) &&
-        !llvm::sys::fs::is_regular_file(status))
-      return emitError(loc) << "amp-auto-mixed-precision: cannot read "
-                               "lists-file '"
-                            << listsFile
-                            << "': not a regular file (a directory, FIFO or "
-                               "device)";
+    if (amprt::kindOf(listsFile.str()) == amprt::FileKind::Other)
+      return emitError(loc)
+             << "amp-auto-mixed-precision: cannot read lists-file '"
+             << listsFile << "': " << amprt::kNotRegularFile;
     auto buffer = llvm::MemoryBuffer::getFile(listsFile);
     if (!buffer)
       return emitError(loc)

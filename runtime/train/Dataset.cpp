@@ -1,11 +1,16 @@
 //===- Dataset.cpp - Fashion-MNIST IDX files and synthetic data -----------===//
 
 #include "amptrain/Dataset.h"
+#include "FileKind.h"
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <new>
 #include <random>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #ifdef AMPTRAIN_HAVE_ZLIB
 #include <zlib.h>
 #endif
@@ -14,148 +19,265 @@ namespace amp::train {
 
 namespace {
 
-Status fail(const std::string &path, const std::string &why) {
-  return failure(path + ": " + why);
-}
-
-/// Reads a whole plain file.
-Expected<std::vector<uint8_t>> readPlain(const std::string &path) {
-  std::FILE *file = std::fopen(path.c_str(), "rb");
-  if (!file)
-    return fail(path, std::string("cannot open: ") + std::strerror(errno));
-  std::vector<uint8_t> data;
-  uint8_t buffer[1 << 16];
-  size_t n;
-  while ((n = std::fread(buffer, 1, sizeof(buffer), file)) > 0)
-    data.insert(data.end(), buffer, buffer + n);
-  bool failed = std::ferror(file);
-  std::fclose(file);
-  if (failed)
-    return fail(path, "read error");
-  return data;
-}
-
+/// An IDX file read front to back, plain or gzipped: the header is checked
+/// before the body is read, and no more than the header promises is held.
+class IdxFile {
+public:
+  IdxFile() = default;
+  IdxFile(const IdxFile &) = delete;
+  IdxFile &operator=(const IdxFile &) = delete;
+  ~IdxFile() {
+    if (plain)
+      std::fclose(plain);
 #ifdef AMPTRAIN_HAVE_ZLIB
-/// Reads a whole gzip file.
-Expected<std::vector<uint8_t>> readGzip(const std::string &path) {
-  gzFile file = gzopen(path.c_str(), "rb");
-  if (!file)
-    return fail(path, std::string("cannot open: ") + std::strerror(errno));
-  std::vector<uint8_t> data;
-  uint8_t buffer[1 << 16];
-  int n;
-  while ((n = gzread(file, buffer, sizeof(buffer))) > 0)
-    data.insert(data.end(), buffer, buffer + n);
-  int error = 0;
-  // zlib owns the message: copy it before gzclose frees it.
-  std::string message = gzerror(file, &error);
-  if (message.rfind(path + ": ", 0) == 0) // zlib names the file too
-    message.erase(0, path.size() + 2);
-  int closed = gzclose(file);
-  if (n < 0 || (error != Z_OK && error != Z_STREAM_END))
-    return fail(path, "corrupt gzip data: " + message);
-  if (closed == Z_BUF_ERROR || closed == Z_DATA_ERROR)
-    return fail(path, "corrupt gzip data: truncated, or a bad checksum");
-  return data;
-}
+    if (gz)
+      gzclose(gz);
 #endif
+  }
 
-bool exists(const std::string &path) {
-  struct stat info;
-  return stat(path.c_str(), &info) == 0;
-}
-
-/// A regular file: opening a FIFO to read would wait for a writer forever,
-/// and a directory or device is no data file.
-Status checkRegular(const std::string &path) {
-  struct stat info;
-  if (stat(path.c_str(), &info) != 0)
-    return fail(path, std::string("cannot open: ") + std::strerror(errno));
-  if (!S_ISREG(info.st_mode))
-    return fail(path, "not a regular file (a directory, FIFO or device)");
-  return Status::success();
-}
-
-/// Reads IDX file `name` of `dir`: the plain file when it is there, else
-/// the gzipped one; `path` is set to the file read, for errors.
-Expected<std::vector<uint8_t>>
-readIdx(const std::string &dir, const std::string &name, std::string &path) {
-  path = dir + "/" + name;
-  bool gzipped = !exists(path);
-  if (gzipped)
-    path += ".gz";
-  if (Status bad = checkRegular(path))
-    return bad;
-  if (!gzipped)
-    return readPlain(path);
+  /// Opens IDX file `name` of `dir`: the plain file when it is there, else
+  /// the gzipped one.
+  Status open(const std::string &dir, const std::string &name) {
+    path = dir + "/" + name;
+    bool gzipped = amprt::kindOf(path) == amprt::FileKind::Missing;
+    if (gzipped)
+      path += ".gz";
+    struct stat info;
+    if (stat(path.c_str(), &info) != 0)
+      return fail(std::string("cannot open: ") + std::strerror(errno));
+    if (!S_ISREG(info.st_mode))
+      return fail(amprt::kNotRegularFile);
+    bytes = uint64_t(info.st_size);
+    if (!gzipped)
+      plain = std::fopen(path.c_str(), "rb");
 #ifdef AMPTRAIN_HAVE_ZLIB
-  return readGzip(path);
+    else
+      gz = gzopen(path.c_str(), "rb");
 #else
-  return fail(path, "this build has no zlib: gunzip it first");
+    else
+      return fail("this build has no zlib: gunzip it first");
 #endif
-}
+    if (!plain && !gz)
+      return fail(std::string("cannot open: ") + std::strerror(errno));
+    return Status::success();
+  }
+
+  /// Reads up to `size` bytes into `into`; `got` says how many, fewer only
+  /// at the end of the file.
+  Status read(uint8_t *into, size_t size, size_t &got) {
+    if (plain) {
+      got = std::fread(into, 1, size, plain);
+      if (got < size && std::ferror(plain))
+        return fail(std::string("read error: ") + std::strerror(errno));
+      return Status::success();
+    }
+    return readGzip(into, size, got);
+  }
+
+  /// The file's size on disk.
+  uint64_t size() const { return bytes; }
+  bool gzipped() const { return !plain; }
+
+  Status fail(const std::string &why) const {
+    return failure(path + ": " + why);
+  }
+
+private:
+  Status readGzip(uint8_t *into, size_t size, size_t &got) {
+#ifdef AMPTRAIN_HAVE_ZLIB
+    int n = gzread(gz, into, unsigned(size));
+    got = n > 0 ? size_t(n) : 0;
+    int error = Z_OK;
+    std::string message = gzerror(gz, &error);
+    if (n >= 0 && (error == Z_OK || error == Z_STREAM_END))
+      return Status::success();
+    if (message.rfind(path + ": ", 0) == 0) // zlib names the file too
+      message.erase(0, path.size() + 2);
+    if (error == Z_BUF_ERROR)
+      message = "truncated";
+    return fail("corrupt gzip data: " + message);
+#else
+    (void)into, (void)size, (void)got;
+    return fail("this build has no zlib");
+#endif
+  }
+
+  std::string path;
+  uint64_t bytes = 0;
+  std::FILE *plain = nullptr;
+#ifdef AMPTRAIN_HAVE_ZLIB
+  gzFile gz = nullptr;
+#else
+  void *gz = nullptr;
+#endif
+};
 
 uint32_t bigEndian(const uint8_t *p) {
   return (uint32_t(p[0]) << 24) | (uint32_t(p[1]) << 16) |
          (uint32_t(p[2]) << 8) | uint32_t(p[3]);
 }
 
-Status readImages(const std::string &dir, const std::string &name,
-                  Split &split) {
-  std::string path;
-  auto data = readIdx(dir, name, path);
-  if (!data)
-    return data.status();
-  if (data->size() < 16)
-    return fail(path, "truncated IDX header");
-  if (bigEndian(data->data()) != 0x00000803)
-    return fail(path, "wrong magic number (not an IDX image file)");
-  uint32_t count = bigEndian(data->data() + 4);
-  uint32_t rows = bigEndian(data->data() + 8),
-           cols = bigEndian(data->data() + 12);
-  // 32-bit fields: the pixel count of one image fits 64 bits, all of
-  // them may not.
-  uint64_t pixels = uint64_t(rows) * cols, need = 0;
-  if (rows == 0 || cols == 0 ||
-      __builtin_mul_overflow(uint64_t(count), pixels, &need) ||
-      need > data->size() - 16)
-    return fail(path, "bad IDX header: " + std::to_string(count) +
-                          " images of " + std::to_string(rows) + "x" +
-                          std::to_string(cols) + " do not fit in its " +
-                          std::to_string(data->size()) + " bytes");
-  split.count = count;
-  split.features = int64_t(rows) * cols;
-  split.x.resize(uint64_t(count) * rows * cols);
-  for (uint64_t i = 0; i < split.x.size(); ++i)
-    split.x[i] = (*data)[16 + i] / 255.0f;
+/// Reads an IDX header of `size` bytes and checks its magic number.
+Status readHeader(IdxFile &file, uint8_t *header, size_t size, uint32_t magic,
+                  const char *kind) {
+  size_t got = 0;
+  if (Status bad = file.read(header, size, got))
+    return bad;
+  if (got < size)
+    return file.fail("truncated IDX header");
+  if (bigEndian(header) != magic)
+    return file.fail(std::string("wrong magic number (not an IDX ") + kind +
+                     " file)");
   return Status::success();
 }
 
+/// The most memory a load may take, and who sets it: the machine's
+/// memory, or less where the process is limited (ulimit -v or -d).
+std::pair<uint64_t, const char *> memoryLimit() {
+  std::pair<uint64_t, const char *> limit = {UINT64_MAX, "this machine has"};
+  long pages = sysconf(_SC_PHYS_PAGES), pageSize = sysconf(_SC_PAGESIZE);
+  if (pages > 0 && pageSize > 0)
+    limit.first = uint64_t(pages) * uint64_t(pageSize);
+  for (int resource : {RLIMIT_AS, RLIMIT_DATA}) {
+    struct rlimit rl;
+    if (getrlimit(resource, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+        uint64_t(rl.rlim_cur) < limit.first)
+      limit = {uint64_t(rl.rlim_cur), "this process may hold"};
+  }
+  return limit;
+}
+
+/// Refuses a header whose promise of `bodyBytes` after its `headerBytes`
+/// the file cannot keep, or whose loaded form (`loadedBytes`) would not fit
+/// in this machine's memory, before any of the body is read: a header may
+/// lie, and the body is then held whole.
+Status checkPromise(const IdxFile &file, const std::string &promise,
+                    uint64_t headerBytes, uint64_t bodyBytes,
+                    uint64_t loadedBytes) {
+  uint64_t size = file.size() - headerBytes;
+  if (!file.gzipped() && bodyBytes > size)
+    return file.fail("bad IDX header: " + promise + " do not fit in its " +
+                     std::to_string(file.size()) + " bytes");
+  if (!file.gzipped() && bodyBytes < size)
+    return file.fail("more bytes than the header promises (" + promise +
+                     "): a count was changed, or files were joined");
+  // Deflate expands at most 1032 times.
+  if (file.gzipped() && bodyBytes / 1032 > file.size())
+    return file.fail("bad IDX header: " + promise +
+                     " cannot come from a gzip file of " +
+                     std::to_string(file.size()) + " bytes");
+  auto [limit, holder] = memoryLimit();
+  if (loadedBytes <= limit)
+    return Status::success();
+  double gib = 1024.0 * 1024 * 1024;
+  char sizes[128];
+  std::snprintf(sizes, sizeof(sizes), "%.1f GiB to load; %s %.1f GiB",
+                loadedBytes / gib, holder, limit / gib);
+  return file.fail("the header promises " + promise + ", which needs " + sizes);
+}
+
+/// Reads the `count` body bytes the header promised, a piece at a time,
+/// handing each piece to `take` (which may refuse it), then checks that the
+/// file ends there.
+template <typename Take>
+Status readBody(IdxFile &file, uint64_t count, const std::string &promise,
+                Take take) {
+  std::vector<uint8_t> piece(std::min<uint64_t>(count + 1, 1 << 20));
+  for (uint64_t done = 0; done < count;) {
+    size_t want = std::min<uint64_t>(piece.size(), count - done), got = 0;
+    if (Status bad = file.read(piece.data(), want, got))
+      return bad;
+    if (Status bad = take(piece.data(), got))
+      return bad;
+    done += got;
+    if (got < want)
+      return file.fail("truncated: the header promises " + promise +
+                       ", the file ends after " + std::to_string(done) +
+                       " of their " + std::to_string(count) + " bytes");
+  }
+  size_t extra = 0;
+  if (Status bad = file.read(piece.data(), 1, extra))
+    return bad;
+  if (extra)
+    return file.fail("more bytes than the header promises (" + promise +
+                     "): a count was changed, or files were joined");
+  return Status::success();
+}
+
+/// Reads IDX image file `name` of `dir` into `split`; `features`, when not
+/// 0, is the image size the other split has.
+Status readImages(const std::string &dir, const std::string &name,
+                  int64_t features, Split &split) {
+  IdxFile file;
+  uint8_t header[16];
+  if (Status bad = file.open(dir, name))
+    return bad;
+  if (Status bad = readHeader(file, header, 16, 0x00000803, "image"))
+    return bad;
+  uint32_t count = bigEndian(header + 4);
+  uint32_t rows = bigEndian(header + 8), cols = bigEndian(header + 12);
+  std::string promise = std::to_string(count) + " images of " +
+                        std::to_string(rows) + "x" + std::to_string(cols);
+  // 32-bit fields: one image's pixel count fits 64 bits, all of them and
+  // their floats may not.
+  uint64_t pixels = uint64_t(rows) * cols, bytes = 0, floats = 0;
+  if (rows == 0 || cols == 0)
+    return file.fail("bad IDX header: " + promise + " have no pixels");
+  if (__builtin_mul_overflow(uint64_t(count), pixels, &bytes) ||
+      __builtin_mul_overflow(bytes, sizeof(float), &floats))
+    return file.fail("bad IDX header: " + promise +
+                     " would take more than 2^64 bytes");
+  if (features && int64_t(pixels) != features)
+    return file.fail(promise + ", but the training images have " +
+                     std::to_string(features) + " pixels");
+  if (Status bad = checkPromise(file, promise, 16, bytes, floats))
+    return bad;
+  split.count = count;
+  split.features = int64_t(pixels);
+  // Pages are only committed as the pieces arrive.
+  split.x.clear();
+  try {
+    split.x.reserve(bytes);
+  } catch (const std::bad_alloc &) {
+    return file.fail("cannot hold " + promise + " in memory");
+  }
+  return readBody(file, bytes, promise, [&](const uint8_t *piece, size_t n) {
+    size_t at = split.x.size();
+    split.x.resize(at + n);
+    for (size_t i = 0; i < n; ++i)
+      split.x[at + i] = piece[i] / 255.0f;
+    return Status::success();
+  });
+}
+
+/// Reads IDX label file `name` of `dir` into `split`, whose images are read.
 Status readLabels(const std::string &dir, const std::string &name,
                   Split &split) {
-  std::string path;
-  auto data = readIdx(dir, name, path);
-  if (!data)
-    return data.status();
-  if (data->size() < 8)
-    return fail(path, "truncated IDX header");
-  if (bigEndian(data->data()) != 0x00000801)
-    return fail(path, "wrong magic number (not an IDX label file)");
-  uint32_t count = bigEndian(data->data() + 4);
-  if (data->size() < 8 + uint64_t(count))
-    return fail(path, "truncated: the header promises " +
-                          std::to_string(count) + " labels");
+  IdxFile file;
+  uint8_t header[8];
+  if (Status bad = file.open(dir, name))
+    return bad;
+  if (Status bad = readHeader(file, header, 8, 0x00000801, "label"))
+    return bad;
+  uint32_t count = bigEndian(header + 4);
   if ((int64_t)count != split.count)
-    return fail(path, std::to_string(count) + " labels for " +
-                          std::to_string(split.count) + " images");
-  split.y.resize(count);
-  for (uint32_t i = 0; i < count; ++i) {
-    split.y[i] = (*data)[8 + i];
-    if (split.y[i] > 9)
-      return fail(path, "label " + std::to_string(split.y[i]) +
-                            " outside the 10 classes");
-  }
-  return Status::success();
+    return file.fail(std::to_string(count) + " labels for " +
+                     std::to_string(split.count) + " images");
+  std::string promise = std::to_string(count) + " labels";
+  if (Status bad =
+          checkPromise(file, promise, 8, count, count * sizeof(int32_t)))
+    return bad;
+  split.y.clear();
+  split.y.reserve(count);
+  return readBody(file, count, promise, [&](const uint8_t *piece, size_t n) {
+    for (size_t i = 0; i < n; ++i) {
+      if (piece[i] > 9)
+        return file.fail("label " + std::to_string(piece[i]) +
+                         " outside the 10 classes");
+      split.y.push_back(piece[i]);
+    }
+    return Status::success();
+  });
 }
 
 } // namespace
@@ -163,17 +285,12 @@ Status readLabels(const std::string &dir, const std::string &name,
 Expected<Dataset> loadFashionMnist(const std::string &dir) {
   Dataset d;
   d.classes = 10;
-  if (auto e = readImages(dir, kFashionMnistFiles[0], d.train))
+  if (auto e = readImages(dir, kFashionMnistFiles[0], 0, d.train))
     return e;
   if (auto e = readLabels(dir, kFashionMnistFiles[1], d.train))
     return e;
-  if (auto e = readImages(dir, kFashionMnistFiles[2], d.test))
+  if (auto e = readImages(dir, kFashionMnistFiles[2], d.train.features, d.test))
     return e;
-  if (d.test.features != d.train.features)
-    return fail(dir + "/" + kFashionMnistFiles[2],
-                "test images of " + std::to_string(d.test.features) +
-                    " pixels, training images of " +
-                    std::to_string(d.train.features));
   if (auto e = readLabels(dir, kFashionMnistFiles[3], d.test))
     return e;
   return d;

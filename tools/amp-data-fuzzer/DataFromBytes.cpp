@@ -104,10 +104,10 @@ bool damage(ByteReader &r, DataFile &file, size_t headerSize) {
     addDamage(file, "a directory");
     return false;
   case 15:
-    // Bytes past what the header promises are ignored.
+    // Bytes past what the header promises: a changed count.
     bytes.insert(bytes.end(), 1 + r.pick(8), 0x5a);
     addDamage(file, "trailing bytes");
-    return true;
+    return false;
   default:
     return true;
   }

@@ -10,6 +10,8 @@
 // RUN: not amp-run %t/step.mlir --precision=f32 --validate 2>&1 | FileCheck %s --check-prefix=VALF32
 // RUN: not amp-run %t/step.mlir --validate=0 2>&1 | FileCheck %s --check-prefix=VALSTEPS
 // RUN: not amp-run %t/step.mlir --validate-fix=%t/fix.json 2>&1 | FileCheck %s --check-prefix=VALNEED
+// RUN: not amp-run %t/step.mlir --validate=1 --data-parallel 2>&1 | FileCheck %s --check-prefix=VALPARALLEL
+// RUN: not amp-run %t/step.mlir --validate=1 --inject-fault=inf@0:0 2>&1 | FileCheck %s --check-prefix=VALPARALLEL
 // RUN: not amp-run %t/step.mlir --validate --validate-tol-f16=-1 2>&1 | FileCheck %s --check-prefix=VALTOL
 // RUN: not amp-run %t/step.mlir --validate --validate-annotate=%t/nowhere/out.mlir 2>&1 | FileCheck %s --check-prefix=VALWRITE
 // RUN: not amp-run %t/step.mlir --precision=f32 --lists-file=%t/lists.json 2>&1 | FileCheck %s --check-prefix=LISTSF32
@@ -33,6 +35,7 @@
 // PRECISION: amp-run: error: --precision must be f32, f16, bf16 or fp8, got 'f8'
 // VALF32: amp-run: error: --validate compares a mixed-precision step with f32: give --precision=f16, bf16 or fp8
 // VALSTEPS: amp-run: error: --validate=N needs a step count >= 1, got '0'
+// VALPARALLEL: amp-run: error: --validate compares steps in one process: it takes no --data-parallel, --grad-comm, --bucket-bytes or --inject-fault
 // VALNEED: amp-run: error: --validate-fix, --validate-annotate and the tolerance options need --validate
 // VALTOL: amp-run: error: the --validate-tol-* and --validate-max-flushed tolerances must be finite values > 0
 // VALWRITE: amp-run: error: cannot write --validate-annotate '{{.*}}nowhere/out.mlir'
@@ -45,7 +48,7 @@
 // DEVICE: amp-run: error: --device must be cpu or cuda, got 'tpu'
 // NODIR: amp-run: error: {{.*}}nowhere/train-images-idx3-ubyte.gz: cannot open
 // MAGIC: amp-run: error: {{.*}}train-images-idx3-ubyte.gz: {{truncated IDX header|wrong magic number}}
-// TRUNC: amp-run: error: {{.*}}train-images-idx3-ubyte.gz: bad IDX header: 16 images of 28x28 do not fit in its 16 bytes
+// TRUNC: amp-run: error: {{.*}}train-images-idx3-ubyte.gz: truncated: the header promises 16 images of 28x28, the file ends after 0 of their 12544 bytes
 // NAN: amp-run: error: step 0: the loss is NaN in the f32 step and loss scaling does not explain it (the step was not skipped); stopping with the last good parameters
 // NANREPORT: stopped at 0 after 0 steps: step 0: the loss is NaN in the f32 step
 // PARSE: error: expected
