@@ -42,12 +42,14 @@ Expected<Fault> parseFault(std::string_view text) {
   Fault fault;
   if (text.empty())
     return fault;
-  Status bad = failure("--inject-fault must be KIND@RANK:STEP with KIND inf, "
-                       "exit or hang (e.g. inf@1:3), got '" +
-                       std::string(text) + "'");
+  auto bad = [&]() -> Expected<Fault> {
+    return failure("--inject-fault must be KIND@RANK:STEP with KIND inf, "
+                   "exit or hang (e.g. inf@1:3), got '" +
+                   std::string(text) + "'");
+  };
   size_t at = text.find('@'), colon = text.find(':', at);
   if (at == std::string_view::npos || colon == std::string_view::npos)
-    return bad;
+    return bad();
   std::string_view kind = text.substr(0, at);
   if (kind == "inf")
     fault.kind = Fault::Inf;
@@ -56,21 +58,24 @@ Expected<Fault> parseFault(std::string_view text) {
   else if (kind == "hang")
     fault.kind = Fault::Hang;
   else
-    return bad;
+    return bad();
   int64_t rank = 0;
   if (!parseCount(text.substr(at + 1, colon - at - 1), rank) ||
       rank > INT32_MAX || !parseCount(text.substr(colon + 1), fault.step))
-    return bad;
+    return bad();
   fault.rank = (int)rank;
   return fault;
 }
 
 void injectProcessFault(const Fault &fault, const char *tool) {
   // One write: the ranks share the launcher's stderr.
-  std::string line = std::string(tool) + ": injected fault: rank " +
-                     std::to_string(fault.rank) +
-                     (fault.kind == Fault::Exit ? " exits" : " hangs") +
-                     " at step " + std::to_string(fault.step) + "\n";
+  std::string line =
+      std::string(tool) + ": error: injected fault (--inject-fault): rank " +
+      std::to_string(fault.rank) +
+      (fault.kind == Fault::Exit ? " exits with status 3, as a crashed rank "
+                                   "would,"
+                                 : " hangs") +
+      " at step " + std::to_string(fault.step) + "\n";
   std::fputs(line.c_str(), stderr);
   std::fflush(stderr);
   if (fault.kind == Fault::Exit)

@@ -47,8 +47,12 @@ Flag numberFlag(const char *name, double RunOptions::*field) {
           }};
 }
 
+/// A flag whose value names something: given empty ("--report="), it
+/// would quietly mean "not given".
 Flag stringFlag(const char *name, std::string RunOptions::*field) {
-  return {name, true, [=](CommandLine &c, const std::string &text) {
+  return {name, true, [=](CommandLine &c, const std::string &text) -> Status {
+            if (text.empty())
+              return badValue(name, text, "a value");
             c.run.*field = text;
             return Status::success();
           }};
@@ -85,7 +89,9 @@ const std::vector<Flag> &flags() {
       integerFlag("bucket-bytes", &RunOptions::bucketBytes),
       stringFlag("inject-fault", &RunOptions::injectFault),
       {"manifest", true,
-       [](CommandLine &c, const std::string &text) {
+       [](CommandLine &c, const std::string &text) -> Status {
+         if (text.empty())
+           return badValue("manifest", text, "a path");
          c.manifest = text;
          return Status::success();
        }},

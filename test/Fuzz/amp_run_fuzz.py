@@ -18,6 +18,8 @@ must
     ERROR, Stack dump, Assertion, ...) or an `error:` with nothing after it;
   - leave every file it reads byte-identical, and touch no path but the
     outputs it was asked for (no temporary files left behind);
+  - refuse a flag given an empty value (--report=, --lr=), --lower-options=
+    and --validate= aside;
   - write each output whole or not at all, and every output it was asked
     for when it succeeds (JSON parses; the object is ELF and has a manifest
     that gives its size and FNV-1a hash).
@@ -1136,22 +1138,37 @@ def first_line(text, having=""):
 
 
 def check_stderr(case, status, stderr):
-    """No crash banner and no empty `error:`; a failure says `error: ...`
-    or, for a bad flag value, LLVM's `amp-run: for the --X option: ...`
-    (an injected exit and a crash, which check_exit reports, aside)."""
+    """No crash banner and no empty `error:`; a failure (an injected exit
+    among them) says `error: ...` or, for a bad flag value, LLVM's
+    `amp-run: for the --X option: ...` (a crash, which check_exit reports,
+    aside)."""
     problems = [f"stderr has {first_line(stderr, marker)}"
                 for marker in CRASH_MARKERS if marker in stderr]
     if re.search(r"error:[ \t]*$", stderr, re.M):
         problems.append("stderr has an 'error:' line with nothing after it")
-    deliberate_exit = status == 3 and case.injects_exit()
     crashed = status is None or status < 0  # (check_exit says so)
     # LLVM's option parser says a bad value itself, in its own form.
     said = re.search(r"error:[ \t]*\S", stderr) or re.search(
         r"^amp-run: for the -+\S+ option: .+", stderr, re.M)
-    if status != 0 and not crashed and not deliberate_exit and not said:
+    if status != 0 and not crashed and not said:
         problems.append(f"exit status {status} without an 'error: MESSAGE' "
                         f"line; stderr starts {first_line(stderr)}")
     return problems
+
+
+# Flags whose empty value means something: no lowering options, and the
+# default number of validation steps.
+EMPTY_MEANS_DEFAULT = ("lower-options", "validate")
+
+
+def check_refusals(case, status):
+    """A flag given an empty value ("--report=", "--lr=") is refused, not
+    taken as "not given" or as 0."""
+    empty = [flag for flag, value in case.values.items()
+             if value == "" and flag not in EMPTY_MEANS_DEFAULT]
+    if empty and status == 0:
+        return [f"--{empty[0]}= (an empty value) was accepted"]
+    return []
 
 
 def check_tree(case, before, after, cut_off):
@@ -1310,6 +1327,7 @@ def run_case(args, assets, number):
     cut_off = status is None and case.open_ended
     problems = check_exit(case, status, timeout)
     problems += check_stderr(case, status, stderr)
+    problems += check_refusals(case, status)
     problems += check_tree(case, before, after, cut_off)
     if not cut_off:
         problems += check_outputs(case, status, before, after)

@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "FileKind.h"
 #include "Validation.h"
 #include "amp/Conversion/Passes.h"
 #include "amp/Dialect/AMP/IR/AMP.h"
@@ -45,7 +46,6 @@
 #include <numeric>
 #include <optional>
 #include <random>
-#include <sys/stat.h>
 #include <unistd.h>
 
 using namespace mlir;
@@ -55,6 +55,21 @@ namespace train = amp::train;
 namespace cl = llvm::cl;
 
 static cl::OptionCategory runCategory("Training");
+
+namespace {
+/// LLVM's double parser, which takes an empty value ("--lr=") as 0: a
+/// number flag given with no number is a mistake, not a zero.
+struct NumberParser : cl::parser<double> {
+  using cl::parser<double>::parser;
+  bool parse(cl::Option &option, StringRef name, StringRef text,
+             double &value) {
+    if (text.trim().empty())
+      return option.error("'' is not a number");
+    return cl::parser<double>::parse(option, name, text, value);
+  }
+};
+using NumberOpt = cl::opt<double, false, NumberParser>;
+} // namespace
 
 static cl::opt<std::string> inputFile(cl::Positional, cl::Required,
                                       cl::desc("<training step .mlir>"));
@@ -86,17 +101,17 @@ static cl::opt<int64_t> batchFlag("batch", cl::init(0),
 static cl::opt<std::string> data("data", cl::init("synthetic"),
                                  cl::desc("synthetic or fashion-mnist[:DIR]"),
                                  cl::cat(runCategory));
-static cl::opt<double> lr("lr", cl::init(0.01), cl::desc("Learning rate"),
-                          cl::cat(runCategory));
+static NumberOpt lr("lr", cl::init(0.01), cl::desc("Learning rate"),
+                    cl::cat(runCategory));
 static cl::opt<unsigned> seed("seed", cl::init(0), cl::desc("Random seed"),
                               cl::cat(runCategory));
 static cl::opt<std::string> reportPath("report", cl::init(""),
                                        cl::desc("Write a JSON report here"),
                                        cl::cat(runCategory));
-static cl::opt<double> initScale("init-scale",
-                                 cl::init(amp::loss_scaling::kInitScale),
-                                 cl::desc("Initial loss scale (f16)"),
-                                 cl::cat(runCategory));
+static NumberOpt initScale("init-scale",
+                           cl::init(amp::loss_scaling::kInitScale),
+                           cl::desc("Initial loss scale (f16)"),
+                           cl::cat(runCategory));
 static cl::opt<std::string>
     lossScaling("loss-scaling", cl::init("dynamic"),
                 cl::desc("dynamic, static or none (f16 only)"),
@@ -145,16 +160,16 @@ static cl::opt<std::string> validateAnnotate(
     cl::desc("Write the input program with amp.precision = \"f32\" on "
              "exactly the failing ops"),
     cl::cat(validateCategory));
-static cl::opt<double> validateTolF16(
+static NumberOpt validateTolF16(
     "validate-tol-f16", cl::init(amp::run::ValidationTolerances().relativeF16),
     cl::desc("Largest relative RMS error of an f16 op (20 f16 roundings)"),
     cl::cat(validateCategory));
-static cl::opt<double> validateTolBF16(
+static NumberOpt validateTolBF16(
     "validate-tol-bf16",
     cl::init(amp::run::ValidationTolerances().relativeBF16),
     cl::desc("Largest relative RMS error of a bf16 op (20 bf16 roundings)"),
     cl::cat(validateCategory));
-static cl::opt<double> validateMaxFlushed(
+static NumberOpt validateMaxFlushed(
     "validate-max-flushed", cl::init(amp::run::ValidationTolerances().flushed),
     cl::desc("Largest fraction of an op's values that may flush to zero"),
     cl::cat(validateCategory));
@@ -167,7 +182,7 @@ static cl::opt<std::string> commFlag(
              "process, else self), self, mpi, or nccl (MPI's job, CUDA "
              "tensors all-reduced by NCCL on the device)"),
     cl::cat(parallelCategory));
-static cl::opt<double> commTimeout(
+static NumberOpt commTimeout(
     "comm-timeout", cl::init(300),
     cl::desc("Seconds a collective of a training step may wait for the "
              "other ranks before the job ends with an error (start-up waits "
@@ -232,6 +247,19 @@ train::RunOptions runOptions() {
 int fatal(const llvm::Twine &message) {
   llvm::errs() << "amp-run: error: " << message << "\n";
   return 1;
+}
+
+/// The first flag given with an empty value ("--report="), which would
+/// otherwise quietly mean "not given"; null when there is none.
+/// --lower-options= is no options, and --validate's value is optional.
+const cl::opt<std::string> *flagGivenEmpty() {
+  for (const cl::opt<std::string> *flag :
+       {&entryName, &evalEntry, &device, &precision, &data, &reportPath,
+        &lossScaling, &listsFile, &emitObj, &emitObjCpu, &validateFix,
+        &validateAnnotate, &commFlag, &gradComm, &injectFault})
+    if (flag->getNumOccurrences() && flag->getValue().empty())
+      return flag;
+  return nullptr;
 }
 
 /// The sum of squares of every gradient an optimizer op of the entry
@@ -637,14 +665,13 @@ static int runMain(int argc, char **argv) {
   }
   amp::initializeJitTarget();
 
+  if (const cl::opt<std::string> *flag = flagGivenEmpty())
+    return fatal("--" + flag->ArgStr + "= needs a value");
   train::RunOptions options = runOptions();
   if (train::Status bad = train::checkRunOptions(options))
     return fatal(bad.message());
-  // Reading a FIFO would wait for a writer forever.
-  if (struct stat info;
-      stat(inputFile.c_str(), &info) == 0 && !S_ISREG(info.st_mode))
-    return fatal("cannot read '" + inputFile +
-                 "': not a regular file (a directory, FIFO or device)");
+  if (amprt::kindOf(inputFile) == amprt::FileKind::Other)
+    return fatal("cannot read '" + inputFile + "': " + amprt::kNotRegularFile);
   // Files written after the work: fail now, not after it, when one cannot
   // be written.
   std::string manifest = emitObj.empty() ? "" : emitObj + ".json";
@@ -657,8 +684,7 @@ static int runMain(int argc, char **argv) {
       return fatal(bad.message());
   // The manifest fingerprints the object by reading it back, and
   // amp-train loads both: a device or a pipe cannot serve.
-  if (struct stat info; !emitObj.empty() && stat(emitObj.c_str(), &info) == 0 &&
-                        !S_ISREG(info.st_mode))
+  if (!emitObj.empty() && amprt::kindOf(emitObj) == amprt::FileKind::Other)
     return fatal("cannot write --emit-obj '" + emitObj +
                  "': the object and its manifest (PATH.json) are files "
                  "amp-train reads back; name a regular file");
@@ -693,6 +719,11 @@ static int runMain(int argc, char **argv) {
       if (!std::isfinite(t) || t <= 0)
         return fatal("the --validate-tol-* and --validate-max-flushed "
                      "tolerances must be finite values > 0");
+    if (dataParallel.getNumOccurrences() || gradComm.getNumOccurrences() ||
+        bucketBytes.getNumOccurrences() || injectFault.getNumOccurrences())
+      return fatal("--validate compares steps in one process: it takes no "
+                   "--data-parallel, --grad-comm, --bucket-bytes or "
+                   "--inject-fault");
   } else if (!validateFix.empty() || !validateAnnotate.empty() ||
              validateTolF16.getNumOccurrences() ||
              validateTolBF16.getNumOccurrences() ||

@@ -21,8 +21,8 @@
 
 // SKIP: step 5 skipped and the scale backed off in 2 reports
 // AGREE: 2 ranks agree on 10 steps and the final parameters
-// EXIT: amp-run: injected fault: rank 1 exits at step 3
-// HANG: amp-run: injected fault: rank 1 hangs at step 3
+// EXIT: amp-run: error: injected fault (--inject-fault): rank 1 exits with status 3, as a crashed rank would, at step 3
+// HANG: amp-run: error: injected fault (--inject-fault): rank 1 hangs at step 3
 // HANG: amp-run: error: rank 0: step 3 failed: amprt_all_reduce: all-to-all exchange did not complete within 2 s: another rank has died, hangs, or runs a different step
 // MISMATCH: error: rank {{[01]}}: the ranks disagree on the compiled step and its flags
 // VALIDATE: error: rank {{[01]}}: --validate compares steps in one process: run it without mpirun
