@@ -13,6 +13,7 @@
 #include "NearbyKeyInfo.h"
 #include "PrecisionColoring.h"
 #include "PrecisionReport.h"
+#include "TensorCoreAlignment.h"
 #include "amp/Dialect/AMP/IR/AMP.h"
 #include "amp/Dialect/TG/IR/TG.h"
 #include "amp/Transforms/Passes.h"
@@ -541,9 +542,12 @@ struct AutoMixedPrecisionPass
   bool fp8 = false;
   /// The fp8-* options, checked.
   Fp8Options fp8Options;
+  /// Every converted contraction's Tensor Core alignment.
+  TensorCoreChecks tensorCores;
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    tensorCores = TensorCoreChecks();
     PrecisionLists lists =
         PrecisionLists::of(allowOps, inferOps, clearOps, denyOps);
     if (precision != "f16" && precision != "bf16" && precision != "fp8") {
@@ -627,9 +631,24 @@ struct AutoMixedPrecisionPass
                                constants)))
         return signalPassFailure();
     }
+    numTensorCoreAligned += tensorCores.aligned;
+    numTensorCoreMisaligned += tensorCores.contractions - tensorCores.aligned;
+    report.setTensorCoreTotals(tensorCores);
+    if (tensorCoreSummary && tensorCores.contractions)
+      mlir::emitRemark(module.getLoc())
+          << tensorCores.summary(fp8 ? "fp8" : precision.getValue());
     if (!reportPath.empty() &&
         failed(report.write(reportPath, module.getLoc())))
       return signalPassFailure();
+  }
+
+  /// Checks the contractions `graph` moved to low precision against Tensor
+  /// Core alignment (their operands' width: 8 bits for fp8).
+  void checkTensorCores(const ColoringGraph &graph, FloatType lowType) {
+    unsigned bits = fp8 ? 8 : lowType.getWidth();
+    for (const ColorNode &node : graph.getNodes())
+      if (node.op && node.allow && node.cls == PrecisionClass::Allow)
+        tensorCores.check(node.op, bits);
   }
 
   /// precision=fp8: FP8 operands for the converted contractions, explained
@@ -696,6 +715,7 @@ struct AutoMixedPrecisionPass
         }
       if (failed(verifyRewrite(function, graph, rewriter, policy.getLowType())))
         return failure();
+      checkTensorCores(graph, policy.getLowType());
       if (fp8 && failed(quantizeFp8Operands(function, graph, signatureFixed,
                                             castKind, report)))
         return failure();
@@ -728,15 +748,30 @@ struct AutoMixedPrecisionPass
       // report (a diagnostic quotes its source line, and a weight's line
       // holds its data). The remark names the op by its location only, for
       // the same reason.
+      if (const TensorCoreAlignment *alignment = tensorCores.lookup(op))
+        entry->tensorCore = *alignment;
       if (remarks && !op->hasTrait<OpTrait::ConstantLike>())
         mlir::emitRemark(op->getLoc())
-            << "amp: " << entry->precision << " (" << entry->reason << ")";
+            << "amp: " << entry->precision << " (" << entry->reason << ")"
+            << describeTensorCores(entry->tensorCore);
       report.add(function, op, *entry);
     });
     if (!reportPath.empty())
       for (const FunctionRewriter::CastRecord &record : rewriter.castRecords)
         report.addCast(function, describeCast(record, graph, function));
     return success();
+  }
+
+  /// What a remark adds for a converted contraction.
+  static std::string
+  describeTensorCores(const std::optional<TensorCoreAlignment> &alignment) {
+    if (!alignment)
+      return "";
+    if (alignment->aligned())
+      return "; Tensor Core aligned";
+    return "; misses Tensor Core alignment (multiples of " +
+           std::to_string(alignment->multiple) +
+           "): " + alignment->describeMisaligned();
   }
 
   /// A cast for the report: which value, where, between which types, and

@@ -30,6 +30,7 @@ void amp::buildAmpPipeline(OpPassManager &pm,
   amp.annotate = options.annotate;
   amp.reportPath = options.report;
   amp.remarks = options.remarks;
+  amp.tensorCoreSummary = options.tensorCoreSummary;
   pm.addPass(createAutoMixedPrecisionPass(amp));
 
   // bf16 has f32's exponent range: gradients do not underflow, so there is

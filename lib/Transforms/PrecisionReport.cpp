@@ -36,6 +36,12 @@ void PrecisionReport::addTotals(unsigned c, unsigned k, unsigned f) {
   folded += f;
 }
 
+void PrecisionReport::setTensorCoreTotals(const TensorCoreChecks &checks) {
+  tensorCoreContractions = checks.contractions;
+  tensorCoreAligned = checks.aligned;
+  tensorCorePaddable = checks.paddable;
+}
+
 void PrecisionReport::addCast(FunctionOpInterface function, CastEntry entry) {
   castRows.push_back({function.getName().str(), std::move(entry)});
 }
@@ -60,8 +66,31 @@ void PrecisionReport::printOps(llvm::json::OStream &json) const {
         json.attribute("class", row.entry.cls);
         json.attribute("precision", row.entry.precision);
         json.attribute("reason", row.entry.reason);
+        if (row.entry.tensorCore)
+          printTensorCore(json, *row.entry.tensorCore);
       });
   });
+}
+
+void PrecisionReport::printTensorCore(llvm::json::OStream &json,
+                                      const TensorCoreAlignment &alignment) {
+  json.attribute("tensor_core_aligned", alignment.aligned());
+  json.attribute("tensor_core_multiple", alignment.multiple);
+  if (!alignment.aligned())
+    json.attributeArray("tensor_core_padding", [&] {
+      for (const MisalignedDim &dim : alignment.misaligned)
+        json.object([&] {
+          json.attribute("dimension", dim.name);
+          json.attribute("size", dim.size);
+          json.attribute("padded_size", dim.padded);
+          json.attribute("parameter_owned", dim.parameterOwned);
+        });
+    });
+  if (!alignment.dynamic.empty())
+    json.attributeArray("tensor_core_dynamic", [&] {
+      for (const std::string &name : alignment.dynamic)
+        json.value(name);
+    });
 }
 
 void PrecisionReport::printCasts(llvm::json::OStream &json) const {
@@ -141,6 +170,12 @@ void PrecisionReport::print(llvm::raw_ostream &os) const {
       json.attribute("overflowed", total.overflowed);
       json.attribute("flushed_to_zero", total.flushedToZero);
       json.attribute("subnormal", total.subnormal);
+      json.attribute("tensor_core_contractions",
+                     static_cast<int64_t>(tensorCoreContractions));
+      json.attribute("tensor_core_aligned",
+                     static_cast<int64_t>(tensorCoreAligned));
+      json.attribute("tensor_core_paddable",
+                     static_cast<int64_t>(tensorCorePaddable));
     });
   });
   os << "\n";

@@ -4,6 +4,7 @@
 #define AMP_LIB_TRANSFORMS_PRECISIONREPORT_H
 
 #include "ConstantConversion.h"
+#include "TensorCoreAlignment.h"
 #include "amp/Transforms/PrecisionPolicy.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/Support/JSON.h"
@@ -18,6 +19,8 @@ struct PrecisionEntry {
   std::string precision; // f16, bf16, f32, ...
   std::string reason;
   std::string color; // the amp.color annotation
+  /// A converted contraction's Tensor Core alignment.
+  std::optional<TensorCoreAlignment> tensorCore;
 };
 
 /// One inserted cast.
@@ -34,13 +37,19 @@ struct Fp8Entry {
 
 /// Collects entries and totals across functions and writes them as JSON:
 /// {"precision", "level", "ops": [{"function", "name", "location", "class",
-/// "precision", "reason"}...], "casts": [{"function", "value", "location",
+/// "precision", "reason"} plus, for a converted contraction,
+/// "tensor_core_aligned", "tensor_core_multiple", "tensor_core_padding":
+/// [{"dimension", "size", "padded_size", "parameter_owned"}...] (when
+/// misaligned) and "tensor_core_dynamic" (dimensions not static)...],
+/// "casts": [{"function", "value", "location",
 /// "from", "to", "reason"}...], "constants": [{"function", "location",
 /// "to", "values", "overflowed", "flushed_to_zero", "subnormal"}...],
 /// "fp8_operands": [{"function", "op", "location", "operand", "format",
 /// "scaling", "history_argument", "reason"}...] (precision fp8 only),
 /// "totals": {"ops", "converted", "casts_inserted", "casts_folded",
-/// "constant_values", "overflowed", "flushed_to_zero", "subnormal"}}.
+/// "constant_values", "overflowed", "flushed_to_zero", "subnormal",
+/// "tensor_core_contractions", "tensor_core_aligned",
+/// "tensor_core_paddable"}}.
 class PrecisionReport {
 public:
   /// `precisionName` overrides the policy's type name in the report (fp8
@@ -50,6 +59,7 @@ public:
   void add(mlir::FunctionOpInterface function, mlir::Operation *op,
            const PrecisionEntry &entry);
   void addTotals(unsigned converted, unsigned casts, unsigned folded);
+  void setTensorCoreTotals(const TensorCoreChecks &checks);
   void addCast(mlir::FunctionOpInterface function, CastEntry entry);
   void addFp8Operand(mlir::FunctionOpInterface function, Fp8Entry entry);
   /// A folded constant (the new, low-precision one) and what converting its
@@ -64,6 +74,8 @@ public:
 
 private:
   void printOps(llvm::json::OStream &json) const;
+  static void printTensorCore(llvm::json::OStream &json,
+                              const TensorCoreAlignment &alignment);
   void printCasts(llvm::json::OStream &json) const;
   void printFp8Operands(llvm::json::OStream &json) const;
   /// Prints the constants and returns their totals.
@@ -86,6 +98,8 @@ private:
   std::vector<ConstantRow> constantRows;
   std::vector<std::pair<std::string, Fp8Entry>> fp8Rows;
   unsigned converted = 0, casts = 0, folded = 0;
+  unsigned tensorCoreContractions = 0, tensorCoreAligned = 0,
+           tensorCorePaddable = 0;
 };
 
 } // namespace amp

@@ -362,6 +362,8 @@ void buildTrainingPipeline(PassManager &pm, bool parallel) {
   options.mode = lossScaling;
   options.initScale = initScale;
   options.listsFile = listsFile;
+  // amp-run prints training progress; amp-opt reports the alignment.
+  options.tensorCoreSummary = false;
   if (parallel) {
     options.dataParallel = true;
     options.gradComm = gradComm;

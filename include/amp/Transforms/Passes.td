@@ -46,6 +46,18 @@ def AutoMixedPrecisionPass
     op (list, final precision, reason), and `remarks` emits the same reasons
     as MLIR remarks.
 
+    Every contraction the pass converts is checked against Tensor Core
+    alignment: M, N and K of a matrix product (not a batched product's
+    batch), a convolution's input and output channels, each a multiple of
+    8 elements for f16/bf16 operands and of 16 for FP8 ones, from the
+    dimensions its `TensorCoreShapeOpInterface` gives (tg, linalg, TOSA and
+    any op that attaches it). The report gives each one
+    `tensor_core_aligned` and, when false, every dimension that misses with
+    its padded size and whether a parameter (a `tg.role = "param"`
+    argument, or a constant, through casts and transposes) owns it;
+    remarks say the same, and one remark on the module sums it up
+    (`tensor-core-summary=false` drops it).
+
     `precision=fp8` converts the graph as for bf16 and then gives every
     precision operand of an allow-list op (the Tensor Core contractions)
     FP8 storage with a per-tensor scale: `amp.quantize` to `f8E4M3FN` (or
@@ -110,10 +122,19 @@ def AutoMixedPrecisionPass
            "Write a JSON report of every decision to this path">,
     Option<"remarks", "remarks", "bool", /*default=*/"false",
            "Emit a remark per op with its final precision and the reason">,
+    Option<"tensorCoreSummary", "tensor-core-summary", "bool",
+           /*default=*/"true",
+           "Emit one remark on the module: how many converted contractions "
+           "meet Tensor Core alignment, and how many of the rest a "
+           "parameter owns the dimension of (paddable)">,
   ];
   let statistics = [
     Statistic<"numConverted", "ops-converted",
               "Ops moved to low precision">,
+    Statistic<"numTensorCoreAligned", "tensor-core-aligned",
+              "Converted contractions that meet Tensor Core alignment">,
+    Statistic<"numTensorCoreMisaligned", "tensor-core-misaligned",
+              "Converted contractions that miss Tensor Core alignment">,
     Statistic<"numCasts", "casts-inserted", "amp.cast ops inserted">,
     Statistic<"numFolded", "casts-folded",
               "Casts of constants folded into low-precision constants">,

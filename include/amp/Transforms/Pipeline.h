@@ -72,6 +72,11 @@ struct AmpPipelineOptions
   Option<bool> remarks{*this, "remarks",
                        llvm::cl::desc("Emit a remark per decision"),
                        llvm::cl::init(false)};
+  Option<bool> tensorCoreSummary{
+      *this, "tensor-core-summary",
+      llvm::cl::desc("One remark: how many contractions meet Tensor Core "
+                     "alignment"),
+      llvm::cl::init(true)};
   // --amp-loss-scaling.
   Option<std::string> mode{*this, "mode",
                            llvm::cl::desc("dynamic, static or none"),

@@ -21,6 +21,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "PayloadConversion.h"
+#include "TensorCoreShapes.h"
 #include "amp/Interfaces/PrecisionModels.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -229,5 +230,6 @@ void amp::registerLinalgPrecisionModels(DialectRegistry &registry) {
 #include "mlir/Dialect/Linalg/IR/LinalgStructuredOps.cpp.inc"
         >(ctx);
     attachClassModels<PrecisionClass::Infer, linalg::SoftmaxOp>(ctx);
+    attachLinalgTensorCoreShapes(ctx);
   });
 }

@@ -18,6 +18,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "TensorCoreShapes.h"
 #include "amp/Interfaces/PrecisionModels.h"
 #include "mlir/Dialect/Tosa/IR/TosaOps.h"
 #include "mlir/IR/DialectRegistry.h"
@@ -125,5 +126,6 @@ void amp::registerTosaPrecisionModels(DialectRegistry &registry) {
         tosa::PadOp, tosa::ReshapeOp, tosa::ReverseOp, tosa::SliceOp,
         tosa::TileOp, tosa::TransposeOp, tosa::GatherOp, tosa::ScatterOp,
         tosa::IdentityOp, tosa::CastOp>(ctx);
+    attachTosaTensorCoreShapes(ctx);
   });
 }

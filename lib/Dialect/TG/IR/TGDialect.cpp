@@ -19,6 +19,7 @@ void TGDialect::initialize() {
 #include "amp/Dialect/TG/IR/TGOps.cpp.inc"
       >();
   attachPrecisionPolicy(getContext());
+  attachTensorCoreShapes(getContext());
 }
 
 Operation *TGDialect::materializeConstant(OpBuilder &builder, Attribute value,

@@ -48,6 +48,9 @@ inline mlir::OpOperand &optimizerGradient(mlir::Operation *op) {
 /// Attaches PrecisionPolicyOpInterface to every tg op with its default list
 /// (called when the dialect loads).
 void attachPrecisionPolicy(mlir::MLIRContext *context);
+/// Attaches TensorCoreShapeOpInterface to tg's matrix products and
+/// convolutions (called when the dialect loads).
+void attachTensorCoreShapes(mlir::MLIRContext *context);
 } // namespace amp::tg
 
 #endif // AMP_DIALECT_TG_IR_TG_H
