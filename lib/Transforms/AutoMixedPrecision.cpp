@@ -16,6 +16,7 @@
 #include "TensorCoreAlignment.h"
 #include "amp/Dialect/AMP/IR/AMP.h"
 #include "amp/Dialect/TG/IR/TG.h"
+#include "amp/Interfaces/TensorCoreShapeInterface.h"
 #include "amp/Transforms/Passes.h"
 #include "mlir/Analysis/CFGLoopInfo.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -750,6 +751,11 @@ struct AutoMixedPrecisionPass
       // the same reason.
       if (const TensorCoreAlignment *alignment = tensorCores.lookup(op))
         entry->tensorCore = *alignment;
+      if (auto padded = op->getAttrOfType<DictionaryAttr>(
+              AMPDialect::kTensorCorePaddedAttrName))
+        for (NamedAttribute dim : padded)
+          if (auto size = dyn_cast<IntegerAttr>(dim.getValue()))
+            entry->paddedFrom.push_back({dim.getName().str(), size.getInt()});
       if (remarks && !op->hasTrait<OpTrait::ConstantLike>())
         mlir::emitRemark(op->getLoc())
             << "amp: " << entry->precision << " (" << entry->reason << ")"

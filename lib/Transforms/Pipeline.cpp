@@ -10,6 +10,13 @@ using namespace mlir;
 
 void amp::buildAmpPipeline(OpPassManager &pm,
                            const AmpPipelineOptions &options) {
+  // Padding goes before autodiff, so the backward contractions run on the
+  // padded shapes too.
+  if (options.padTensorCores) {
+    PadForTensorCoresPassOptions pad;
+    pad.precision = options.precision;
+    pm.addPass(createPadForTensorCoresPass(pad));
+  }
   pm.addPass(createTGAutodiffPass());
 
   AutoMixedPrecisionPassOptions amp;
@@ -63,7 +70,8 @@ void amp::buildAmpPipeline(OpPassManager &pm,
 void amp::registerAmpPipeline() {
   PassPipelineRegistration<AmpPipelineOptions>(
       "amp-pipeline",
-      "Autodiff, automatic mixed precision (f16, bf16, fp8), loss scaling "
+      "Tensor Core padding (pad-tensor-cores), autodiff, automatic mixed "
+      "precision (f16, bf16, fp8), loss scaling "
       "(skipped for bf16), "
       "data parallelism (data-parallel, grad-comm), canonicalize and cse",
       buildAmpPipeline);

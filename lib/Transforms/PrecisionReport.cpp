@@ -68,6 +68,14 @@ void PrecisionReport::printOps(llvm::json::OStream &json) const {
         json.attribute("reason", row.entry.reason);
         if (row.entry.tensorCore)
           printTensorCore(json, *row.entry.tensorCore);
+        if (!row.entry.paddedFrom.empty())
+          json.attributeArray("tensor_core_padded", [&] {
+            for (const auto &dim : row.entry.paddedFrom)
+              json.object([&] {
+                json.attribute("dimension", dim.first);
+                json.attribute("from", dim.second);
+              });
+          });
       });
   });
 }

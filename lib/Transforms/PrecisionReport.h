@@ -21,6 +21,9 @@ struct PrecisionEntry {
   std::string color; // the amp.color annotation
   /// A converted contraction's Tensor Core alignment.
   std::optional<TensorCoreAlignment> tensorCore;
+  /// The dimensions --amp-pad-for-tensor-cores padded, with the sizes they
+  /// had (amp.tensor_core_padded).
+  llvm::SmallVector<std::pair<std::string, int64_t>> paddedFrom;
 };
 
 /// One inserted cast.
@@ -40,7 +43,9 @@ struct Fp8Entry {
 /// "precision", "reason"} plus, for a converted contraction,
 /// "tensor_core_aligned", "tensor_core_multiple", "tensor_core_padding":
 /// [{"dimension", "size", "padded_size", "parameter_owned"}...] (when
-/// misaligned) and "tensor_core_dynamic" (dimensions not static)...],
+/// misaligned), "tensor_core_dynamic" (dimensions not static) and
+/// "tensor_core_padded": [{"dimension", "from"}...] (padded by
+/// --amp-pad-for-tensor-cores)...],
 /// "casts": [{"function", "value", "location",
 /// "from", "to", "reason"}...], "constants": [{"function", "location",
 /// "to", "values", "overflowed", "flushed_to_zero", "subnormal"}...],

@@ -41,9 +41,20 @@ bool isParameter(Value value) {
   auto function = dyn_cast<FunctionOpInterface>(arg.getOwner()->getParentOp());
   if (!function)
     return false;
-  auto role = function.getArgAttrOfType<StringAttr>(
-      arg.getArgNumber(), tg::TGDialect::kRoleAttrName);
-  return role && role.getValue() == "param";
+  auto roleOf = [&](unsigned index) {
+    auto role = function.getArgAttrOfType<StringAttr>(
+        index, tg::TGDialect::kRoleAttrName);
+    return role ? role.getValue() : StringRef();
+  };
+  StringRef role = roleOf(arg.getArgNumber());
+  if (!role.empty())
+    return role == "param";
+  // An evaluation function (amp-run's predict) marks its data as input
+  // and leaves the parameters it is given unmarked.
+  for (unsigned i = 0, e = function.getNumArguments(); i < e; ++i)
+    if (roleOf(i) == "input")
+      return true;
+  return false;
 }
 
 bool TensorCoreAlignment::paddable() const {

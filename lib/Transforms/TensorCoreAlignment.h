@@ -47,8 +47,10 @@ struct TensorCoreAlignment {
 };
 
 /// Whether `value` is a parameter's, seen through casts and transposes: a
-/// function argument with tg.role = "param", or a constant (a weight folded
-/// into the graph).
+/// function argument with tg.role = "param", one with no tg.role in a
+/// function that marks its data tg.role = "input" (an evaluation function
+/// such as amp-run's predict), or a constant (a weight folded into the
+/// graph).
 bool isParameter(mlir::Value value);
 
 /// The multiple operands of `bits` bits need: 16 for 8-bit types, else 8.

@@ -135,6 +135,14 @@ static cl::opt<std::string>
             cl::desc("Also write the compiled step as an object file here"),
             cl::cat(runCategory));
 
+static cl::opt<bool> padTensorCores(
+    "pad-tensor-cores", cl::init(false),
+    cl::desc("Pad contractions' misaligned dimensions that a parameter owns "
+             "(classes, hidden widths, channels) to Tensor Core multiples "
+             "with zeros inside the step (--amp-pad-for-tensor-cores); the "
+             "signature and every value are unchanged"),
+    cl::cat(runCategory));
+
 static cl::opt<std::string> emitObjCpu(
     "emit-obj-cpu", cl::init("x86-64"),
     cl::desc("The CPU the --emit-obj object is compiled for: x86-64 (any "
@@ -364,6 +372,7 @@ void buildTrainingPipeline(PassManager &pm, bool parallel) {
   options.listsFile = listsFile;
   // amp-run prints training progress; amp-opt reports the alignment.
   options.tensorCoreSummary = false;
+  options.padTensorCores = padTensorCores;
   if (parallel) {
     options.dataParallel = true;
     options.gradComm = gradComm;
@@ -378,7 +387,8 @@ std::string compiledOptions(bool parallel) {
   std::string text = "precision=" + precision + " loss-scaling=" + lossScaling +
                      " init-scale=" + std::to_string(initScale) +
                      " lists-file=" + listsFile +
-                     " lower-options=" + lowerOptions + " cpu=" + emitObjCpu;
+                     " lower-options=" + lowerOptions + " cpu=" + emitObjCpu +
+                     (padTensorCores ? " pad-tensor-cores" : "");
   if (parallel)
     text += " data-parallel grad-comm=" + gradComm +
             " bucket-bytes=" + std::to_string(bucketBytes) +
@@ -702,6 +712,9 @@ static int runMain(int argc, char **argv) {
     return fatal(bad.message());
   if (precision == "f32" && !listsFile.empty())
     return fatal("--lists-file needs --precision=f16, bf16 or fp8");
+  if (precision == "f32" && padTensorCores)
+    return fatal("--pad-tensor-cores needs --precision=f16, bf16 or fp8: "
+                 "Tensor Cores run low-precision contractions");
   bool validating = validate.getNumOccurrences() > 0;
   ValidationSteps checks;
   if (validating) {

@@ -3,6 +3,7 @@
 #ifndef AMP_INTERFACES_TENSORCORESHAPEINTERFACE_H
 #define AMP_INTERFACES_TENSORCORESHAPEINTERFACE_H
 
+#include "mlir/IR/Builders.h"
 #include "mlir/IR/OpDefinition.h"
 #include "llvm/ADT/SmallVector.h"
 

@@ -35,6 +35,20 @@ def TensorCoreShapeOpInterface : OpInterface<"TensorCoreShapeOpInterface"> {
         no contraction or convolution).
       }],
       "::llvm::SmallVector<::amp::TensorCoreDim>", "getTensorCoreDims">,
+    InterfaceMethod<[{
+        Builds, at `builder`'s insertion point, the op over operands padded
+        with zeros so that each dimension `getTensorCoreDims` lists has the
+        size in `sizes` (one per dimension, each at least its own), and
+        slices its results back to their types. Zeros add nothing to a
+        product's or a convolution's sums, so the users of the values
+        returned (one per result) see what the op's results held. The
+        caller replaces the op with them. Failure (the default) when the
+        op cannot be padded; nothing is built then.
+      }],
+      "::mlir::FailureOr<::llvm::SmallVector<::mlir::Value>>",
+      "padTensorCoreDims",
+      (ins "::mlir::OpBuilder &":$builder, "::llvm::ArrayRef<int64_t>":$sizes),
+      [{}], /*defaultImplementation=*/[{ return ::mlir::failure(); }]>,
   ];
 }
 

@@ -147,6 +147,51 @@ def AutoMixedPrecisionPass
                            "::mlir::tosa::TosaDialect"];
 }
 
+def PadForTensorCoresPass
+    : Pass<"amp-pad-for-tensor-cores", "::mlir::ModuleOp"> {
+  let summary = "Pads contractions' parameter-owned dimensions to Tensor "
+                "Core multiples with zeros, results sliced back";
+  let description = [{
+    Every contraction whose Tensor Core dimension misses the multiple (8
+    elements for f16/bf16 operands, 16 for FP8; see
+    `--amp-auto-mixed-precision`'s Tensor Core alignment) and is owned by a
+    parameter (a `tg.role = "param"` argument or a constant, through casts
+    and transposes: a classifier's classes, a vocabulary, a hidden width,
+    convolution channels) is rebuilt by its `TensorCoreShapeOpInterface` to
+    run on operands padded with zeros, and its results are sliced back.
+    The function's signature, the master weights' shapes and every value a
+    user sees are unchanged: zeros add nothing to a sum. Dimensions no
+    parameter owns (a batch of 30 rows) are the user's to change and stay.
+
+    Run it on the forward graph, before `--tg-autodiff`
+    (`pad-tensor-cores=true` in `--amp-pipeline` does): the gradients then
+    pass through the pad and the slice, the backward contractions run on
+    the padded shapes too, and the padded entries' gradients are zero. The
+    rebuilt op carries `amp.tensor_core_padded` (the sizes it had), which
+    `--amp-auto-mixed-precision`'s report gives as `tensor_core_padded`.
+
+    ```mlir
+    %y = tg.matmul %x, %w : tensor<32x784xf32>, tensor<784x10xf32>
+    // becomes
+    %p = tg.pad %w {high = array<i64: 0, 6>, low = array<i64: 0, 0>} : tensor<784x10xf32>
+    %m = tg.matmul %x, %p {amp.tensor_core_padded = {N = 10 : i64}} : tensor<32x784xf32>, tensor<784x16xf32>
+    %y = tg.slice %m {offsets = array<i64: 0, 0>, sizes = array<i64: 32, 10>} : tensor<32x16xf32>
+    ```
+  }];
+  let options = [
+    Option<"precision", "precision", "std::string", /*default=*/"\"f16\"",
+           "The contractions' operand type: f16 or bf16 (multiples of 8) "
+           "or fp8 (multiples of 16)">,
+    Option<"remarks", "remarks", "bool", /*default=*/"false",
+           "Emit a remark per padded contraction">,
+  ];
+  let statistics = [
+    Statistic<"numPadded", "contractions-padded",
+              "Contractions rebuilt on padded shapes">,
+  ];
+  let dependentDialects = ["::amp::tg::TGDialect"];
+}
+
 def ValidationProbesPass : Pass<"amp-validation-probes", "::mlir::ModuleOp"> {
   let summary = "Measures every op the precision pass would convert against "
                 "its f32 result, in one run";

@@ -72,6 +72,12 @@ struct AmpPipelineOptions
   Option<bool> remarks{*this, "remarks",
                        llvm::cl::desc("Emit a remark per decision"),
                        llvm::cl::init(false)};
+  // --amp-pad-for-tensor-cores, before autodiff.
+  Option<bool> padTensorCores{
+      *this, "pad-tensor-cores",
+      llvm::cl::desc("Pad contractions' parameter-owned dimensions to Tensor "
+                     "Core multiples (--amp-pad-for-tensor-cores)"),
+      llvm::cl::init(false)};
   Option<bool> tensorCoreSummary{
       *this, "tensor-core-summary",
       llvm::cl::desc("One remark: how many contractions meet Tensor Core "

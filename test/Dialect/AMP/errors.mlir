@@ -98,8 +98,16 @@ func.func @bad_color(%x: tensor<4xf32>) {
 // -----
 
 func.func @unknown_attribute(%x: tensor<4xf32>) {
-  // expected-error @+1 {{unknown amp attribute 'amp.colour' (expected amp.precision or amp.color)}}
+  // expected-error @+1 {{unknown amp attribute 'amp.colour' (expected amp.precision, amp.color or amp.tensor_core_padded)}}
   %y = tg.relu %x {amp.colour = "deny"} : tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @bad_padded_sizes(%x: tensor<4x8xf32>, %w: tensor<8x8xf32>) {
+  // expected-error @+1 {{'amp.tensor_core_padded' must be a dictionary of sizes > 0 by dimension name, got {N = 0 : i64}}}
+  %y = tg.matmul %x, %w {amp.tensor_core_padded = {N = 0 : i64}} : tensor<4x8xf32>, tensor<8x8xf32>
   return
 }
 

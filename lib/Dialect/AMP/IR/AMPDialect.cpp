@@ -38,6 +38,21 @@ static LogicalResult verifyEnumAttr(Operation *op, NamedAttribute attr,
   return diag << ", got " << attr.getValue();
 }
 
+/// amp.tensor_core_padded: {dimension = size it had, ...}, sizes > 0.
+static LogicalResult verifyPaddedSizes(Operation *op, NamedAttribute attr) {
+  auto sizes = dyn_cast<DictionaryAttr>(attr.getValue());
+  bool valid = sizes && llvm::all_of(sizes, [](NamedAttribute dim) {
+                 auto size = dyn_cast<IntegerAttr>(dim.getValue());
+                 return size && size.getValue().isStrictlyPositive();
+               });
+  if (valid)
+    return success();
+  return op->emitError() << "'" << attr.getName().getValue()
+                         << "' must be a dictionary of sizes > 0 by "
+                            "dimension name, got "
+                         << attr.getValue();
+}
+
 LogicalResult AMPDialect::verifyRegionResultAttribute(Operation *op, unsigned,
                                                       unsigned result,
                                                       NamedAttribute attr) {
@@ -67,6 +82,9 @@ LogicalResult AMPDialect::verifyOperationAttribute(Operation *op,
     return verifyEnumAttr(op, attr, {"f32", "f16", "bf16"});
   if (name == kColorAttrName)
     return verifyEnumAttr(op, attr, {"allow", "infer", "clear", "deny"});
+  if (name == kTensorCorePaddedAttrName)
+    return verifyPaddedSizes(op, attr);
   return op->emitError() << "unknown amp attribute '" << name
-                         << "' (expected amp.precision or amp.color)";
+                         << "' (expected amp.precision, amp.color or "
+                            "amp.tensor_core_padded)";
 }

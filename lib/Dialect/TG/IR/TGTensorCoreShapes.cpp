@@ -61,6 +61,11 @@ struct TGTensorCoreShape
   SmallVector<TensorCoreDim> getTensorCoreDims(Operation *op) const {
     return dimsOf(cast<OpT>(op));
   }
+  FailureOr<SmallVector<Value>>
+  padTensorCoreDims(Operation *op, OpBuilder &builder,
+                    ArrayRef<int64_t> sizes) const {
+    return tg::padTensorCoreDims(op, builder, sizes);
+  }
 };
 
 template <typename... Ops> void attach(MLIRContext *ctx) {

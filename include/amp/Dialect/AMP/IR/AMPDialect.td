@@ -24,7 +24,10 @@ def AMP_Dialect : Dialect {
     The dialect also owns the discardable attributes `amp.precision`
     (`"f32"`, `"f16"` or `"bf16"`: forces an op's precision) and `amp.color`
     (`"allow"`, `"infer"`, `"clear"` or `"deny"`: written by the pass when
-    asked to annotate). Both are verified wherever they appear. On function
+    asked to annotate), and `amp.tensor_core_padded` (a dictionary from a
+    Tensor Core dimension's name to the size it had, each > 0: written by
+    `--amp-pad-for-tensor-cores` on the contraction it rebuilt). All are
+    verified wherever they appear. On function
     results, `amp.probe` (a dictionary: `kind` = `"result"`, `"arithmetic"`,
     `"input"` or `"gradient"`, the probe's `id`, and the probed `op`, `loc`, `index` and
     `precision`) says what a result written by `--amp-validation-probes`
@@ -43,6 +46,8 @@ def AMP_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral kPrecisionAttrName = "amp.precision";
     static constexpr ::llvm::StringLiteral kColorAttrName = "amp.color";
     static constexpr ::llvm::StringLiteral kProbeAttrName = "amp.probe";
+    static constexpr ::llvm::StringLiteral kTensorCorePaddedAttrName =
+        "amp.tensor_core_padded";
   }];
 }
 

@@ -51,6 +51,11 @@ void attachPrecisionPolicy(mlir::MLIRContext *context);
 /// Attaches TensorCoreShapeOpInterface to tg's matrix products and
 /// convolutions (called when the dialect loads).
 void attachTensorCoreShapes(mlir::MLIRContext *context);
+/// TensorCoreShapeOpInterface::padTensorCoreDims for a tg product or
+/// convolution (TGTensorCorePadding.cpp).
+mlir::FailureOr<llvm::SmallVector<mlir::Value>>
+padTensorCoreDims(mlir::Operation *op, mlir::OpBuilder &builder,
+                  llvm::ArrayRef<int64_t> sizes);
 } // namespace amp::tg
 
 #endif // AMP_DIALECT_TG_IR_TG_H
