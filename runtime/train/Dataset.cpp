@@ -117,9 +117,13 @@ uint32_t bigEndian(const uint8_t *p) {
          (uint32_t(p[2]) << 8) | uint32_t(p[3]);
 }
 
-/// Reads an IDX header of `size` bytes and checks its magic number.
-Status readHeader(IdxFile &file, uint8_t *header, size_t size, uint32_t magic,
-                  const char *kind) {
+/// Opens IDX file `name` of `dir`, reads its header of `size` bytes and
+/// checks its magic number (`kind` names the file's kind for the error).
+Status openWithHeader(IdxFile &file, const std::string &dir,
+                      const std::string &name, uint8_t *header, size_t size,
+                      uint32_t magic, const char *kind) {
+  if (Status bad = file.open(dir, name))
+    return bad;
   size_t got = 0;
   if (Status bad = file.read(header, size, got))
     return bad;
@@ -210,9 +214,8 @@ Status readImages(const std::string &dir, const std::string &name,
                   int64_t features, Split &split) {
   IdxFile file;
   uint8_t header[16];
-  if (Status bad = file.open(dir, name))
-    return bad;
-  if (Status bad = readHeader(file, header, 16, 0x00000803, "image"))
+  if (Status bad =
+          openWithHeader(file, dir, name, header, 16, 0x00000803, "image"))
     return bad;
   uint32_t count = bigEndian(header + 4);
   uint32_t rows = bigEndian(header + 8), cols = bigEndian(header + 12);
@@ -255,9 +258,8 @@ Status readLabels(const std::string &dir, const std::string &name,
                   Split &split) {
   IdxFile file;
   uint8_t header[8];
-  if (Status bad = file.open(dir, name))
-    return bad;
-  if (Status bad = readHeader(file, header, 8, 0x00000801, "label"))
+  if (Status bad =
+          openWithHeader(file, dir, name, header, 8, 0x00000801, "label"))
     return bad;
   uint32_t count = bigEndian(header + 4);
   if ((int64_t)count != split.count)
