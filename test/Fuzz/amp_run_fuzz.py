@@ -18,8 +18,8 @@ must
     ERROR, Stack dump, Assertion, ...) or an `error:` with nothing after it;
   - leave every file it reads byte-identical, and touch no path but the
     outputs it was asked for (no temporary files left behind);
-  - refuse a flag given an empty value (--report=, --lr=), --lower-options=
-    and --validate= aside;
+  - refuse a flag given an empty value (--report=, --lr=), --lower-options=,
+    --validate= and booleans (true, as the bare flag) aside;
   - write each output whole or not at all, and every output it was asked
     for when it succeeds (JSON parses; the object is ELF and has a manifest
     that gives its size and FNV-1a hash).
@@ -1156,9 +1156,11 @@ def check_stderr(case, status, stderr):
     return problems
 
 
-# Flags whose empty value means something: no lowering options, and the
-# default number of validation steps.
-EMPTY_MEANS_DEFAULT = ("lower-options", "validate")
+# Flags whose empty value means something: no lowering options, the
+# default number of validation steps, and a boolean's true (LLVM's and
+# amp-train's `--flag=`, as the bare flag).
+EMPTY_MEANS_DEFAULT = ("lower-options", "validate", "data-parallel",
+                       "reduce-amax")
 
 
 def check_refusals(case, status):
