@@ -53,6 +53,14 @@ DictionaryAttr paddedFrom(MLIRContext *ctx, ArrayRef<TensorCoreDim> dims,
   return b.getDictionaryAttr(from);
 }
 
+/// The ops a builder creates.
+struct CreatedOps : OpBuilder::Listener {
+  void notifyOperationInserted(Operation *op, OpBuilder::InsertPoint) override {
+    ops.push_back(op);
+  }
+  SmallVector<Operation *> ops;
+};
+
 struct PadForTensorCoresPass
     : amp::impl::PadForTensorCoresPassBase<PadForTensorCoresPass> {
   using Base::Base;
@@ -81,6 +89,8 @@ struct PadForTensorCoresPass
     SmallVector<TensorCoreDim> dims = op.getTensorCoreDims();
     SmallVector<int64_t> sizes = paddedSizes(dims, *alignment);
     OpBuilder builder(op);
+    CreatedOps created;
+    builder.setListener(&created);
     FailureOr<SmallVector<Value>> replacements =
         op.padTensorCoreDims(builder, sizes);
     if (failed(replacements)) {
@@ -90,9 +100,11 @@ struct PadForTensorCoresPass
             << alignment->describeMisaligned() << ") but cannot be padded";
       return;
     }
+    // The rebuilt contraction is the op of the original's kind among those
+    // the model built (the rest are pads and slices).
     DictionaryAttr from = paddedFrom(op->getContext(), dims, sizes);
-    for (Value value : *replacements)
-      if (Operation *padded = findPadded(value, op))
+    for (Operation *padded : created.ops)
+      if (padded->getName() == op->getName())
         padded->setAttr(AMPDialect::kTensorCorePaddedAttrName, from);
     if (remarks)
       emitRemark(op.getLoc())
@@ -112,16 +124,6 @@ struct PadForTensorCoresPass
         text += (text.empty() ? "" : ", ") + dim.name.str() + " " +
                 std::to_string(dim.size) + " -> " + std::to_string(size);
     return text;
-  }
-
-  /// The new contraction behind `value` (a slice of it, or itself).
-  static Operation *findPadded(Value value, Operation *original) {
-    Operation *producer = value.getDefiningOp();
-    while (producer && producer->getName() != original->getName() &&
-           producer->getNumOperands() >= 1)
-      producer = producer->getOperand(0).getDefiningOp();
-    return producer && producer->getName() == original->getName() ? producer
-                                                                  : nullptr;
   }
 };
 

@@ -84,6 +84,19 @@ func.func @conv_backward(%dy: tensor<2x20x6x6xf32>,
   return %dx : tensor<2x3x8x8xf32>
 }
 
+// The filter's gradient (NHWC: filters OHWI) grows on both channel axes
+// and is sliced back; a parameter-shaped input owns the input channels.
+// REMARK: remark: amp: padded for Tensor Cores (multiples of 8): input_channels 3 -> 8
+// CHECK-LABEL: func.func @filter_gradient
+// CHECK: %[[X:.*]] = tg.pad %arg0 {high = array<i64: 0, 0, 0, 5>, low = array<i64: 0, 0, 0, 0>} : tensor<2x8x8x3xf32>
+// CHECK: %[[DW:.*]] = tg.conv2d_backward_filter %[[X]], %arg1 {amp.tensor_core_padded = {input_channels = 3 : i64}} : tensor<2x8x8x8xf32>, tensor<2x6x6x16xf32> -> tensor<16x3x3x8xf32>
+// CHECK: tg.slice %[[DW]] {offsets = array<i64: 0, 0, 0, 0>, sizes = array<i64: 16, 3, 3, 3>} : tensor<16x3x3x8xf32>
+func.func @filter_gradient(%x: tensor<2x8x8x3xf32> {tg.role = "param"},
+                           %dy: tensor<2x6x6x16xf32>) -> tensor<16x3x3x3xf32> {
+  %dw = tg.conv2d_backward_filter %x, %dy : tensor<2x8x8x3xf32>, tensor<2x6x6x16xf32> -> tensor<16x3x3x3xf32>
+  return %dw : tensor<16x3x3x3xf32>
+}
+
 // Misaligned dimensions no parameter owns are left alone: activations
 // (computed values) and the batch.
 // CHECK-LABEL: func.func @left_alone

@@ -13,6 +13,8 @@
 #include "amp/Dialect/TG/IR/TG.h"
 #include "amp/Interfaces/TensorCoreShapeInterface.h"
 #include "llvm/ADT/TypeSwitch.h"
+#include <array>
+#include <type_traits>
 
 using namespace mlir;
 
@@ -55,7 +57,8 @@ template <typename ProductOp>
 FailureOr<SmallVector<Value>> padProduct(ProductOp op, OpBuilder &b,
                                          ArrayRef<int64_t> sizes) {
   SmallVector<amp::TensorCoreDim> dims =
-      cast<amp::TensorCoreShapeOpInterface>(op.getOperation()).getTensorCoreDims();
+      cast<amp::TensorCoreShapeOpInterface>(op.getOperation())
+          .getTensorCoreDims();
   int64_t dm = sizes[0] - dims[0].size, dn = sizes[1] - dims[1].size,
           dk = sizes[2] - dims[2].size;
   int64_t rank = op.getA().getType().getRank();
@@ -73,74 +76,64 @@ FailureOr<SmallVector<Value>> padProduct(ProductOp op, OpBuilder &b,
   return SmallVector<Value>{sliceTo(b, op.getLoc(), product, op.getType())};
 }
 
-/// The channel axis of an activation and the filter's input and output
-/// channel axes under `layout` (filters are OHWI for NHWC, OIHW for NCHW).
-struct ConvAxes {
-  int64_t channel, filterIn, filterOut = 0;
+/// Where a convolution's value holds the input and the output channels
+/// (-1: it holds none).
+struct ChannelAxes {
+  int64_t in = -1, out = -1;
 };
-ConvAxes convAxes(Layout layout) {
-  return layout == Layout::NHWC ? ConvAxes{3, 3} : ConvAxes{1, 1};
+
+/// The axes of a convolution's operands, then of its result, under its
+/// layout: activations hold channels on axis 3 (NHWC) or 1 (NCHW), and
+/// filters (OHWI, OIHW) their output channels on axis 0 and their input
+/// channels where activations hold theirs.
+template <typename ConvOp> std::array<ChannelAxes, 3> channelAxes(ConvOp op) {
+  int64_t channel = op.getLayout() == Layout::NHWC ? 3 : 1;
+  ChannelAxes input{channel, -1}, output{-1, channel}, filter{channel, 0};
+  if constexpr (std::is_same_v<ConvOp, Conv2DOp>)
+    return {input, filter, output}; // x, w -> y
+  else if constexpr (std::is_same_v<ConvOp, Conv2DBackwardInputOp>)
+    return {output, filter, input}; // dy, w -> dx
+  else
+    return {input, output, filter}; // x, dy -> dw
 }
 
-/// Input channels grown by `in`, output channels by `out`.
-FailureOr<SmallVector<Value>> padConv(Conv2DOp op, OpBuilder &b, int64_t in,
-                                      int64_t out) {
-  ConvAxes axes = convAxes(op.getLayout());
-  Location loc = op.getLoc();
-  Value x = padEnd(b, loc, op.getX(),
-                   extraFor(op.getX().getType(), {{axes.channel, in}}));
-  Value w = padEnd(b, loc, op.getW(),
-                   extraFor(op.getW().getType(),
-                            {{axes.filterIn, in}, {axes.filterOut, out}}));
-  Value y =
-      Conv2DOp::create(b, loc, x, w, op.getStridesAttr(), op.getPaddingAttr(),
-                       op.getDilationsAttr(), op.getLayoutAttr());
-  return SmallVector<Value>{sliceTo(b, loc, y, op.getType())};
+/// Zeros for a value whose channel axes are `axes`.
+SmallVector<int64_t> channelExtra(Type type, ChannelAxes axes, int64_t in,
+                                  int64_t out) {
+  SmallVector<std::pair<int64_t, int64_t>> grow;
+  if (axes.in >= 0)
+    grow.push_back({axes.in, in});
+  if (axes.out >= 0)
+    grow.push_back({axes.out, out});
+  return extraFor(type, grow);
 }
 
-FailureOr<SmallVector<Value>> padConv(Conv2DBackwardInputOp op, OpBuilder &b,
-                                      int64_t in, int64_t out) {
-  ConvAxes axes = convAxes(op.getLayout());
-  Location loc = op.getLoc();
-  Value dy = padEnd(b, loc, op.getDy(),
-                    extraFor(op.getDy().getType(), {{axes.channel, out}}));
-  Value w = padEnd(b, loc, op.getW(),
-                   extraFor(op.getW().getType(),
-                            {{axes.filterIn, in}, {axes.filterOut, out}}));
-  auto dxType = cast<RankedTensorType>(op.getType());
-  SmallVector<int64_t> shape(dxType.getShape());
-  shape[axes.channel] += in;
-  Value dx = Conv2DBackwardInputOp::create(
-      b, loc, dxType.clone(shape), dy, w, op.getStridesAttr(),
-      op.getPaddingAttr(), op.getDilationsAttr(), op.getLayoutAttr());
-  return SmallVector<Value>{sliceTo(b, loc, dx, dxType)};
-}
-
-FailureOr<SmallVector<Value>> padConv(Conv2DBackwardFilterOp op, OpBuilder &b,
-                                      int64_t in, int64_t out) {
-  ConvAxes axes = convAxes(op.getLayout());
-  Location loc = op.getLoc();
-  Value x = padEnd(b, loc, op.getX(),
-                   extraFor(op.getX().getType(), {{axes.channel, in}}));
-  Value dy = padEnd(b, loc, op.getDy(),
-                    extraFor(op.getDy().getType(), {{axes.channel, out}}));
-  auto dwType = cast<RankedTensorType>(op.getType());
-  SmallVector<int64_t> shape(dwType.getShape());
-  shape[axes.filterIn] += in;
-  shape[axes.filterOut] += out;
-  Value dw = Conv2DBackwardFilterOp::create(
-      b, loc, dwType.clone(shape), x, dy, op.getStridesAttr(),
-      op.getPaddingAttr(), op.getDilationsAttr(), op.getLayoutAttr());
-  return SmallVector<Value>{sliceTo(b, loc, dw, dwType)};
-}
-
-/// A convolution with its two channel dimensions grown to `sizes`.
+/// A convolution with its two channel dimensions grown to `sizes`: its two
+/// operands padded, the op cloned onto them with the grown result type, the
+/// result sliced back.
 template <typename ConvOp>
 FailureOr<SmallVector<Value>> padChannels(ConvOp op, OpBuilder &b,
                                           ArrayRef<int64_t> sizes) {
   SmallVector<amp::TensorCoreDim> dims =
-      cast<amp::TensorCoreShapeOpInterface>(op.getOperation()).getTensorCoreDims();
-  return padConv(op, b, sizes[0] - dims[0].size, sizes[1] - dims[1].size);
+      cast<amp::TensorCoreShapeOpInterface>(op.getOperation())
+          .getTensorCoreDims();
+  int64_t in = sizes[0] - dims[0].size, out = sizes[1] - dims[1].size;
+  std::array<ChannelAxes, 3> axes = channelAxes(op);
+  Location loc = op.getLoc();
+  SmallVector<Value> operands;
+  for (auto [operand, operandAxes] :
+       llvm::zip(op->getOperands(), ArrayRef(axes).take_front(2)))
+    operands.push_back(
+        padEnd(b, loc, operand,
+               channelExtra(operand.getType(), operandAxes, in, out)));
+  auto type = cast<RankedTensorType>(op.getType());
+  SmallVector<int64_t> shape(type.getShape());
+  for (auto [size, by] : llvm::zip(shape, channelExtra(type, axes[2], in, out)))
+    size += by;
+  Operation *padded = b.clone(*op.getOperation());
+  padded->setOperands(operands);
+  padded->getResult(0).setType(type.clone(shape));
+  return SmallVector<Value>{sliceTo(b, loc, padded->getResult(0), type)};
 }
 
 } // namespace
