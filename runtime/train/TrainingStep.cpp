@@ -222,6 +222,11 @@ Expected<TrainingStep::Outcome> TrainingStep::run(StepFn step,
   std::vector<void *> raw(sig.results.size(), nullptr);
   auto t0 = std::chrono::steady_clock::now();
   int32_t status = step(context, (void **)argPtrs.data(), raw.data());
+  // A device step returns once its work is queued: it is timed to the end
+  // of that work, as PyTorch's rows bracket each step with
+  // torch.cuda.synchronize() (a no-op on the CPU).
+  amprt_status finished =
+      status == AMPRT_OK ? amprt_synchronize(context) : AMPRT_OK;
   out.seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
           .count();
@@ -235,6 +240,8 @@ Expected<TrainingStep::Outcome> TrainingStep::run(StepFn step,
   out.transientBytes = peak - liveAfter;
   if (status != AMPRT_OK)
     return failure(amprt_context_error(context));
+  if (finished != AMPRT_OK)
+    return failure(amprt_last_error());
 
   Expected<float> lossValue = readScalar(results[loss].get());
   if (!lossValue)

@@ -1,8 +1,8 @@
 //===- EmulatedDevice.cpp - The device backend's ops on the host, for tests
 //===//
 //
-// libamprt_emulated_device.so is a CUDA backend table (common/DeviceBackend.h) whose
-// memory is host memory and whose executor is HostExec: every op but the
+// libamprt_emulated_device.so is a CUDA backend table (common/DeviceBackend.h)
+// whose memory is host memory and whose executor is HostExec: every op but the
 // contractions runs the code the CUDA backend runs (BackendTable.h over
 // DeviceOps.h and Kernels.h), in host loops. Pointing AMPRT_CUDA_LIBRARY
 // at it makes AMPRT_DEVICE_CUDA contexts work on machines without a GPU,
@@ -15,8 +15,10 @@
 #include "device/BackendTable.h"
 #include "device/Fp8Gemm.h"
 #include "device/HostExec.h"
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <thread>
 
 using namespace amprt;
 
@@ -57,8 +59,21 @@ size_t memoryCapacity(const amprt_context *) {
   amprt_memory_capacity(cpuContext(), &bytes);
   return bytes;
 }
+/// AMPRT_EMULATED_SYNC_MS=N makes each synchronising call wait N ms, as
+/// on a GPU still running queued work, so tests can tell what a timer
+/// stopped before the device finished.
+void waitAsABusyDevice() {
+  static const long ms = [] {
+    const char *v = std::getenv("AMPRT_EMULATED_SYNC_MS");
+    return v ? std::strtol(v, nullptr, 10) : 0L;
+  }();
+  if (ms > 0)
+    std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+}
+
 /// Synchronising calls report an index fault as the CUDA backend's do.
 amprt_status synchronize(amprt_context *ctx) {
+  waitAsABusyDevice();
   device::HostExec exec(ctx);
   return device::takeIndexFault(exec);
 }
@@ -140,7 +155,7 @@ amprt_status conv(amprt_context *ctx, ConvKind kind, const amprt_tensor *first,
 template <typename QA, typename QB, typename U> struct TnFp8GemmKernel {
   const QA *a;
   const QB *b;
-  const float *factors;
+  const float *aFactor, *bFactor;
   U *c;
   int64_t m, n, k;
   void operator()(int64_t i) const {
@@ -151,7 +166,7 @@ template <typename QA, typename QB, typename U> struct TnFp8GemmKernel {
     for (int64_t l = 0; l < k; ++l)
       sum += load(aRow, l) * load(bRow, l);
     using C = typename Compute<U>::type;
-    store(c, i, (C)(factors[0] * factors[1] * sum));
+    store(c, i, (C)(*aFactor * *bFactor * sum));
   }
 };
 
@@ -164,8 +179,10 @@ amprt_status scaledMatmul(amprt_context *ctx, const amprt_tensor *a,
                           amprt_tensor *c, int64_t m, int64_t n, int64_t k,
                           int64_t batch, bool *ran) {
   *ran = false;
-  if (!device::fp8GemmTakes(a, b, m, n, k, batch))
+  if (const char *refusal = device::fp8GemmRefusal(a, b, m, n, k, batch)) {
+    ctx->scaledMatmulFallback = refusal;
     return AMPRT_OK;
+  }
   device::HostExec exec(ctx);
   device::Fp8Operands<device::HostExec> operands(exec);
   AMPRT_CHECK(operands.stage(a, scaleA, b, scaleB, ta, tb, m, n, k, batch));
@@ -179,7 +196,7 @@ amprt_status scaledMatmul(amprt_context *ctx, const amprt_tensor *a,
         launched = exec.launch(
             TnFp8GemmKernel<QA, QB, U>{static_cast<const QA *>(operands.a()),
                                        static_cast<const QB *>(operands.b()),
-                                       operands.factors(),
+                                       operands.aFactor(), operands.bFactor(),
                                        static_cast<U *>(c->data), m, n, k},
             batch * m * n);
       });
