@@ -124,6 +124,8 @@ amprt_status amprt_scaled_matmul(amprt_context *ctx, const amprt_tensor *a,
                                  const amprt_tensor *scale_b, int transpose_a,
                                  int transpose_b, amprt_tensor *c) {
   const char *op = "amprt_scaled_matmul";
+  if (ctx)
+    ctx->scaledMatmulFallback.clear();
   AMPRT_CHECK(checkOperands(op, ctx,
                             {{"a", a},
                              {"scale_a", scale_a},
@@ -138,13 +140,18 @@ amprt_status amprt_scaled_matmul(amprt_context *ctx, const amprt_tensor *a,
   GemmShape g;
   AMPRT_CHECK(
       gemmShape(op, a, b, transpose_a, transpose_b, a->shape.size() > 2, c, g));
-  // A device with FP8 GEMMs multiplies the FP8 tensors themselves.
+  // A device with FP8 GEMMs multiplies the FP8 tensors themselves; when it
+  // does not, it says why in ctx->scaledMatmulFallback.
   if (auto *fp8Gemm = opsFor(ctx)->scaledMatmul) {
     bool ran = false;
     AMPRT_CHECK(fp8Gemm(ctx, a, scale_a, b, scale_b, transpose_a, transpose_b,
                         c, g.m, g.n, g.k, g.batch, &ran));
     if (ran)
       return AMPRT_OK;
+    if (ctx->scaledMatmulFallback.empty())
+      ctx->scaledMatmulFallback = "the device's FP8 GEMM did not take it";
+  } else {
+    ctx->scaledMatmulFallback = "the CPU backend has no FP8 GEMM";
   }
   // Elsewhere each operand is dequantized into c's type (exact with
   // power-of-two scales) for the backend's GEMM, which accumulates in f32;
@@ -174,3 +181,9 @@ amprt_status amprt_scaled_matmul(amprt_context *ctx, const amprt_tensor *a,
 }
 
 } // extern "C"
+
+const char *amprt_scaled_matmul_fallback(const amprt_context *ctx) {
+  return ctx && !ctx->scaledMatmulFallback.empty()
+             ? ctx->scaledMatmulFallback.c_str()
+             : nullptr;
+}

@@ -547,15 +547,17 @@ void measureAmpGemm(Gpu &gpu, Precision p, int64_t n, const Row *f32Row,
       return;
     }
   }
-  if (p == Precision::FP8)
-    row.ampNote = gpu.device.major * 10 + gpu.device.minor >= 89
-                      ? "cuBLASLt FP8 GEMM"
-                      : "dequantized, bf16 GEMM (before sm_89)";
   amprt_dtype dtype = p == Precision::F16    ? AMPRT_F16
                       : p == Precision::BF16 ? AMPRT_BF16
                                              : AMPRT_F32;
   row.ampError = p == Precision::FP8 ? timeAmpFp8(gpu, n, seconds)
                                      : timeAmpMatmul(gpu, dtype, n, seconds);
+  // Which path the FP8 product took, as the runtime says.
+  if (p == Precision::FP8 && row.ampError.empty()) {
+    const char *fallback = amprt_scaled_matmul_fallback(gpu.ctx);
+    row.ampNote = fallback ? std::string("dequantized, bf16 GEMM: ") + fallback
+                           : "cuBLASLt FP8 GEMM";
+  }
   if (row.ampError.empty())
     row.amp = tflops(2.0 * n * n * n, seconds);
 }

@@ -1,4 +1,5 @@
-//===- Runtime.h - Contexts, tensors and checks behind the C API --*- C++ -*-===//
+//===- Runtime.h - Contexts, tensors and checks behind the C API --*- C++
+//-*-===//
 
 #ifndef AMPRT_COMMON_RUNTIME_H
 #define AMPRT_COMMON_RUNTIME_H
@@ -30,6 +31,9 @@ struct amprt_context {
   /// a kernel was handed it since the last synchronising call read it.
   void *indexFault = nullptr;
   bool indexFaultPending = false;
+  /// Why the last amprt_scaled_matmul dequantized its operands instead of
+  /// multiplying them as FP8; empty when it did not.
+  std::string scaledMatmulFallback;
 };
 
 struct amprt_tensor {
@@ -70,8 +74,8 @@ amprt_status checkFloat(const char *op, const char *name,
                         const amprt_tensor *t);
 amprt_status checkSameDtype(const char *op, const char *name,
                             const amprt_tensor *t, amprt_dtype dtype);
-amprt_status checkShape(const char *op, const char *name,
-                        const amprt_tensor *t, const Shape &expected);
+amprt_status checkShape(const char *op, const char *name, const amprt_tensor *t,
+                        const Shape &expected);
 amprt_status checkScalar(const char *op, const char *name,
                          const amprt_tensor *t, amprt_dtype dtype);
 /// NumPy broadcast of `a` and `b` into `out`; false when incompatible.

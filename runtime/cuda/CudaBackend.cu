@@ -93,6 +93,7 @@ amprt_status initContext(amprt_context *ctx, int index) {
       cublasDestroy(h->blas);
     if (h->lt)
       cublasLtDestroy(h->lt);
+    cudaFree(h->ltWorkspace);
 #ifdef AMPRT_HAVE_CUDNN
     if (h->dnn)
       cudnnDestroy(h->dnn);
@@ -113,6 +114,7 @@ void destroyContext(amprt_context *ctx) {
   if (auto *h = static_cast<Handles *>(ctx->cudaHandles)) {
     cublasDestroy(h->blas);
     cublasLtDestroy(h->lt);
+    cudaFree(h->ltWorkspace);
 #ifdef AMPRT_HAVE_CUDNN
     cudnnDestroy(h->dnn);
 #endif

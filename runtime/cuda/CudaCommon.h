@@ -36,10 +36,21 @@ using ConvKey = std::tuple<int, int, int, std::vector<int64_t>>;
 
 #endif
 
+/// An FP8 GEMM problem: the operand and result types, m, n, k, batch and
+/// the workspace the algorithm may use.
+using Fp8GemmKey =
+    std::tuple<int, int, int, int64_t, int64_t, int64_t, int64_t, size_t>;
+
 /// What a CUDA context holds besides its stream (ctx->cudaHandles).
 struct Handles {
   cublasHandle_t blas = nullptr;
   cublasLtHandle_t lt = nullptr; // FP8 GEMMs (CudaFp8Gemm.cu)
+  /// cuBLASLt's workspace, made by the first FP8 GEMM and kept for the
+  /// context's life (as PyTorch keeps one per handle): outside the tensor
+  /// pool's statistics, like the workspace cuBLAS keeps in its handle.
+  void *ltWorkspace = nullptr;
+  /// The heuristic's algorithm for each FP8 GEMM problem that has run.
+  std::map<Fp8GemmKey, cublasLtMatmulAlgo_t> fp8Algorithms;
 #ifdef AMPRT_HAVE_CUDNN
   cudnnHandle_t dnn = nullptr;
   std::map<ConvKey, ConvAlgorithm> convAlgorithms;

@@ -8,7 +8,8 @@
 // cuBLASLt's A is our b (k x n, transposed), its B our a (k x m) and its D
 // our c (n x m). A product it does not take -- an older GPU, sizes that
 // are not multiples of 16, two E5M2 operands, no algorithm for the types
-// -- is left to the C API's dequantizing path.
+// -- is left to the C API's dequantizing path, with the reason in
+// ctx->scaledMatmulFallback (amprt_scaled_matmul_fallback).
 //
 //===----------------------------------------------------------------------===//
 
@@ -93,12 +94,38 @@ amprt_status describe(LtCall &call, const amprt_tensor *a,
   return layout(&call.d, resultType(c->dtype), n, m, batch);
 }
 
+/// The context's cuBLASLt workspace, made on first use; its size, or 0
+/// when the device has no memory for it (the heuristic then picks among
+/// the algorithms that need none).
+size_t workspaceOf(amprt_context *ctx, void *&workspace) {
+  Handles &h = handles(ctx);
+  if (!h.ltWorkspace &&
+      cudaMalloc(&h.ltWorkspace, kWorkspaceBytes) != cudaSuccess) {
+    cudaGetLastError();
+    h.ltWorkspace = nullptr;
+  }
+  workspace = h.ltWorkspace;
+  return workspace ? kWorkspaceBytes : 0;
+}
+
+/// What the heuristic said when it offered no algorithm.
+std::string noAlgorithm(cublasStatus_t status, int count,
+                        cublasStatus_t state) {
+  std::string why = std::string("cuBLASLt's heuristic offered no FP8 "
+                                "algorithm (") +
+                    cublasGetStatusString(status) + ", " +
+                    std::to_string(count) + " results";
+  if (count > 0)
+    why += std::string(", state ") + cublasGetStatusString(state);
+  return why + ")";
+}
+
 /// The heuristic's first algorithm within `workspace` bytes that adds
 /// split-K partial sums in f32, the compute type (as the cuBLAS handle's
 /// math mode asks: INPLACE and OUTPUT_TYPE would add them in the result's
 /// type); `found` false when it has none for these types and sizes.
-amprt_status chooseAlgorithm(amprt_context *ctx, LtCall &call, size_t workspace,
-                             cublasLtMatmulAlgo_t &algo, bool &found) {
+amprt_status askHeuristic(amprt_context *ctx, LtCall &call, size_t workspace,
+                          cublasLtMatmulAlgo_t &algo, bool &found) {
   cublasLtMatmulPreference_t pref = nullptr;
   AMPRT_CUDA_CHECK(cublasLtMatmulPreferenceCreate(&pref), kOp);
   uint64_t bytes = workspace;
@@ -118,10 +145,27 @@ amprt_status chooseAlgorithm(amprt_context *ctx, LtCall &call, size_t workspace,
   cublasLtMatmulPreferenceDestroy(pref);
   found = status == CUBLAS_STATUS_SUCCESS && count > 0 &&
           result.state == CUBLAS_STATUS_SUCCESS;
+  if (!found && (status == CUBLAS_STATUS_SUCCESS ||
+                 status == CUBLAS_STATUS_NOT_SUPPORTED))
+    ctx->scaledMatmulFallback = noAlgorithm(status, count, result.state);
   if (status == CUBLAS_STATUS_NOT_SUPPORTED)
     return AMPRT_OK;
   algo = result.algo;
   return check(status, kOp);
+}
+
+/// The algorithm of the last call of this problem that ran, else the
+/// heuristic's (the heuristic costs more host time than a small GEMM).
+amprt_status chooseAlgorithm(amprt_context *ctx, LtCall &call,
+                             const Fp8GemmKey &key, cublasLtMatmulAlgo_t &algo,
+                             bool &found) {
+  auto &known = handles(ctx).fp8Algorithms;
+  if (auto it = known.find(key); it != known.end()) {
+    algo = it->second;
+    found = true;
+    return AMPRT_OK;
+  }
+  return askHeuristic(ctx, call, std::get<7>(key), algo, found);
 }
 
 } // namespace
@@ -133,35 +177,47 @@ amprt::cuda::scaledMatmul(amprt_context *ctx, const amprt_tensor *a,
                           amprt_tensor *c, int64_t m, int64_t n, int64_t k,
                           int64_t batch, bool *ran) {
   *ran = false;
-  if (ctx->ccMajor * 10 + ctx->ccMinor < 89 ||
-      !device::fp8GemmTakes(a, b, m, n, k, batch))
+  if (ctx->ccMajor * 10 + ctx->ccMinor < 89) {
+    ctx->scaledMatmulFallback =
+        "FP8 GEMMs need sm_89 or later; this GPU is sm_" +
+        std::to_string(ctx->ccMajor * 10 + ctx->ccMinor);
     return AMPRT_OK;
+  }
+  if (const char *refusal = device::fp8GemmRefusal(a, b, m, n, k, batch)) {
+    ctx->scaledMatmulFallback = refusal;
+    return AMPRT_OK;
+  }
   CudaExec exec(ctx);
-  device::Scratch<CudaExec> workspace(exec, kWorkspaceBytes);
-  size_t workspaceBytes = workspace.as<void>() ? kWorkspaceBytes : 0;
+  void *workspace = nullptr;
+  size_t workspaceBytes = workspaceOf(ctx, workspace);
   device::Fp8Operands<CudaExec> operands(exec);
   AMPRT_CHECK(operands.stage(a, scaleA, b, scaleB, ta, tb, m, n, k, batch));
   LtCall call;
   AMPRT_CHECK(describe(call, a, b, c, m, n, k, batch));
   // The scales are part of the problem the heuristic is asked about.
-  AMPRT_CHECK(setDesc(call, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER,
-                      operands.factors() + 1));
   AMPRT_CHECK(
-      setDesc(call, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, operands.factors()));
+      setDesc(call, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, operands.bFactor()));
+  AMPRT_CHECK(
+      setDesc(call, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, operands.aFactor()));
+  Fp8GemmKey key{a->dtype, b->dtype, c->dtype, m, n, k, batch, workspaceBytes};
   cublasLtMatmulAlgo_t algo;
   bool found = false;
-  AMPRT_CHECK(chooseAlgorithm(ctx, call, workspaceBytes, algo, found));
+  AMPRT_CHECK(chooseAlgorithm(ctx, call, key, algo, found));
   if (!found)
     return AMPRT_OK;
   float one = 1, zero = 0;
-  cublasStatus_t status = cublasLtMatmul(
-      handles(ctx).lt, call.desc, &one, operands.b(), call.a, operands.a(),
-      call.b, &zero, c->data, call.d, c->data, call.d, &algo,
-      workspace.as<void>(), workspaceBytes, streamOf(ctx));
+  cublasStatus_t status =
+      cublasLtMatmul(handles(ctx).lt, call.desc, &one, operands.b(), call.a,
+                     operands.a(), call.b, &zero, c->data, call.d, c->data,
+                     call.d, &algo, workspace, workspaceBytes, streamOf(ctx));
   // An algorithm the heuristic offered may still turn the call down.
-  if (status == CUBLAS_STATUS_NOT_SUPPORTED)
+  if (status == CUBLAS_STATUS_NOT_SUPPORTED) {
+    ctx->scaledMatmulFallback = "cublasLtMatmul turned down the heuristic's "
+                                "FP8 algorithm (CUBLAS_STATUS_NOT_SUPPORTED)";
     return AMPRT_OK;
+  }
   AMPRT_CHECK(check(status, kOp));
+  handles(ctx).fp8Algorithms.emplace(key, algo); // cache only what ran
   *ran = true;
   return AMPRT_OK;
 }

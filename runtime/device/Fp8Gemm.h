@@ -7,8 +7,8 @@
 // This stages any call in that layout -- an operand whose flag differs is
 // transposed into scratch, one byte per element -- and puts the factors
 // that dequantize each operand (1 / scale) in device memory, where the
-// GEMM reads them. A product it does not take (fp8GemmTakes false) runs
-// the dequantizing path of the C API instead.
+// GEMM reads them. A product it does not take (fp8GemmRefusal says why)
+// runs the dequantizing path of the C API instead.
 //
 //===----------------------------------------------------------------------===//
 
@@ -21,27 +21,38 @@
 
 namespace amprt::device {
 
-/// The factors 1 / scale that dequantize two FP8 operands (exact for the
-/// power-of-two scales amprt_fp8_scale chooses), as amprt_dequantize
-/// computes them.
+/// Where the factors 1 / scale that dequantize two FP8 operands lie in
+/// their scratch: a's first, b's kFactorStride floats on, each 256-byte
+/// aligned as a tensor of its own would be (the GEMM reads each through
+/// its own scale pointer).
+constexpr int64_t kFactorStride = 256 / sizeof(float);
+
+/// The factors (exact for the power-of-two scales amprt_fp8_scale
+/// chooses), as amprt_dequantize computes them.
 struct Fp8FactorsKernel {
   const float *scaleA, *scaleB;
-  float *factors; // [factor of a, factor of b]
+  float *factors; // factor of a at 0, of b at kFactorStride
   AMPRT_HD void operator()(int64_t) const {
     factors[0] = 1.0f / *scaleA;
-    factors[1] = 1.0f / *scaleB;
+    factors[kFactorStride] = 1.0f / *scaleB;
   }
 };
 
-/// Whether a TN FP8 GEMM takes this product: 16-byte rows (k and n
-/// multiples of 16), not both operands E5M2 (no such kernel), and sizes
-/// within the 32-bit integers GEMM libraries take.
-inline bool fp8GemmTakes(const amprt_tensor *a, const amprt_tensor *b,
-                         int64_t m, int64_t n, int64_t k, int64_t batch) {
+/// Why a TN FP8 GEMM does not take this product, or null when it does: it
+/// needs 16-byte rows (k and n multiples of 16), not both operands E5M2
+/// (no such kernel), and sizes within the 32-bit integers GEMM libraries
+/// take.
+inline const char *fp8GemmRefusal(const amprt_tensor *a, const amprt_tensor *b,
+                                  int64_t m, int64_t n, int64_t k,
+                                  int64_t batch) {
   auto fits = [](int64_t v) { return v > 0 && v <= INT_MAX; };
-  bool bothE5M2 = a->dtype == AMPRT_F8E5M2 && b->dtype == AMPRT_F8E5M2;
-  return !bothE5M2 && k % 16 == 0 && n % 16 == 0 && fits(m) && fits(n) &&
-         fits(k) && fits(batch);
+  if (a->dtype == AMPRT_F8E5M2 && b->dtype == AMPRT_F8E5M2)
+    return "both operands are E5M2, which no FP8 GEMM multiplies";
+  if (k % 16 != 0 || n % 16 != 0)
+    return "k and n must be multiples of 16 for an FP8 GEMM";
+  if (!fits(m) || !fits(n) || !fits(k) || !fits(batch))
+    return "a size is past the 32-bit integers GEMM libraries take";
+  return nullptr;
 }
 
 /// The operands of one scaled product in the TN layout, and their factors.
@@ -56,7 +67,8 @@ public:
                      bool tb, int64_t m, int64_t n, int64_t k, int64_t batch) {
     AMPRT_CHECK(kContiguous(a, ta, m, k, batch, aCopy, aData));
     AMPRT_CHECK(kContiguous(b, !tb, n, k, batch, bCopy, bData));
-    factorCopy = std::make_unique<Scratch<Exec>>(e, 2 * sizeof(float));
+    factorCopy =
+        std::make_unique<Scratch<Exec>>(e, (kFactorStride + 1) * sizeof(float));
     AMPRT_CHECK(factorCopy->status("amprt_scaled_matmul"));
     return e.launch(Fp8FactorsKernel{static_cast<const float *>(scaleA->data),
                                      static_cast<const float *>(scaleB->data),
@@ -66,8 +78,9 @@ public:
 
   const void *a() const { return aData; }
   const void *b() const { return bData; }
-  /// The factor of a, then b's, on the device.
-  const float *factors() const { return factorCopy->template as<float>(); }
+  /// The factors of a and of b, on the device.
+  const float *aFactor() const { return factorCopy->template as<float>(); }
+  const float *bFactor() const { return aFactor() + kFactorStride; }
 
 private:
   /// `x` as [batch, rows, k]: itself, or its last two dimensions swapped
