@@ -133,10 +133,12 @@ def tests_part(kit):
         return skipped("the build failed")
     junit = os.path.join(kit.out, "ctest.xml")
     env = {"AMP_REQUIRE_CUDA": "0" if kit.gpu_reason else "1"}
+    only = os.environ.get("KIT_TESTS")
     rc, seconds = kit.sh(["ctest", "-j",
                           str(os.cpu_count() or 2), "--timeout", "300",
-                          "--output-junit", junit], "tests.log", env=env,
-                         cwd=kit.build)
+                          "--output-junit", junit]
+                         + (["-R", only] if only else []), "tests.log",
+                         env=env, cwd=kit.build)
     counts = inventory.junit_counts(junit)
     result = {"seconds": round(seconds, 1), **counts}
     if rc is None:
@@ -159,9 +161,16 @@ def amp_train(kit, model, precision, device, steps, log, timeout=None,
     args += [f"--steps={steps}"] if steps else [f"--epochs={model['epochs']}"]
     rc, _ = kit.sh(args, log, timeout=timeout, env=env)
     if rc != 0:
-        return None, ("ran past its time limit" if rc is None else
+        return None, (out_of_time(kit) if rc is None else
                       f"amp-train exit {rc}: " + kit.tail(log, 3))
     return read_json(out), None
+
+
+def out_of_time(kit):
+    """Why a command was stopped: the whole run's budget, or its own
+    time limit."""
+    return ("out of time (KIT_BUDGET_S)" if kit.left() < 1
+            else "ran past its time limit")
 
 
 def data_dir(kit):
@@ -350,7 +359,7 @@ def torch_run(kit, model, mode):
     framework = "torch.compile" if mode == "compile" else "pytorch-eager"
     row = {"model": model["name"], "device": "cuda", "framework": framework}
     if rc != 0:
-        why = ("ran past its time limit" if rc is None else
+        why = (out_of_time(kit) if rc is None else
                f"exit {rc}: " + kit.tail("torch-training.log", 3))
         return [{**row, "status": "failed", "reason": why}]
     got = read_json(out)
@@ -375,6 +384,8 @@ def script(name):
     return os.path.join(KIT_DIR, "kit", name)
 
 
+# The parts every run has (KIT_PARTS chooses among the others).
+ALWAYS = ("inventory", "build")
 PARTS = [("inventory", inventory_part), ("build", build_part),
          ("tests", tests_part), ("cpu_training", cpu_training_part),
          ("gemm", gemm_part), ("gpu_speed", gpu_speed_part),

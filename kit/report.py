@@ -107,7 +107,7 @@ GEMM_COLUMNS = [("op", "op"), ("framework", "framework"), ("m", "m"),
                 ("torch TFLOP/s", "torch_tflops"),
                 ("amp / best raw", "amp_over_raw"),
                 ("fraction of peak", "fraction_of_peak"),
-                ("error", "error")]
+                ("amp note", "amp_note"), ("error", "error")]
 
 
 def markdown(report):

@@ -13,14 +13,29 @@ rest still run. Writes OUT/report.md, OUT/report.json and OUT/logs/.
 
 Environment: KIT_BUDGET_S (seconds for everything, default 540),
 KIT_JOBS (build jobs, default the core count), KIT_NO_GPU=1 (run the CPU
-half only, as on a machine without a GPU).
+half only, as on a machine without a GPU), KIT_PARTS (a comma-separated
+list of the parts to run after the inventory and the build, which always
+run; the others are reported as skipped), KIT_TESTS (a ctest -R regular
+expression: the tests part runs only those).
 """
 import os
 import sys
 import time
 
 import report
-from parts import Kit, PARTS
+from parts import ALWAYS, Kit, PARTS, skipped
+
+
+def chosen_parts(listed):
+    """The parts KIT_PARTS names (all when unset), with those that always
+    run; ValueError for a name that is no part."""
+    if not listed:
+        return {name for name, _ in PARTS}
+    names = {n.strip() for n in listed.split(",") if n.strip()}
+    unknown = names - {name for name, _ in PARTS}
+    if unknown:
+        raise ValueError(", ".join(sorted(unknown)))
+    return names | set(ALWAYS)
 
 
 def main(argv):
@@ -39,6 +54,13 @@ def main(argv):
         sys.stderr.write("run.py: KIT_BUDGET_S must be a number of seconds\n")
         return 2
     try:
+        chosen = chosen_parts(os.environ.get("KIT_PARTS"))
+    except ValueError as e:
+        parts = ", ".join(name for name, _ in PARTS)
+        sys.stderr.write(f"run.py: KIT_PARTS names no part {e} (the parts: "
+                         f"{parts})\n")
+        return 2
+    try:
         kit = Kit(out, time.monotonic() + budget)
     except (OSError, ValueError) as e:
         sys.stderr.write(f"run.py: cannot read the kit's kit.json ({e}); "
@@ -46,7 +68,8 @@ def main(argv):
         return 1
     results = {}
     for name, part in PARTS:
-        results[name] = kit.run_part(name, part)
+        results[name] = (kit.run_part(name, part) if name in chosen
+                         else skipped("not in KIT_PARTS"))
     report.write(out, kit.facts, results)
     print(f"run.py: report in {out}/report.md and {out}/report.json")
     failed = [n for n, r in results.items() if r.get("status") == "failed"]

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The GPU kit's refusals: gpu-kit.sh with no folder, with a folder that
-# exists (left as it was), and run.sh with no OUT or outside a kit.
+# exists (left as it was), and run.sh with no OUT, outside a kit, or with
+# KIT_PARTS naming no part.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d "${TMPDIR:-/tmp}/amp-kit-refusals.XXXXXX")
@@ -25,4 +26,6 @@ expect 1 "exists; remove it or name another folder" \
 [ "$(cat "$work/kit/file")" = mine ] || { echo "FAIL: DIR changed"; status=1; }
 expect 2 "usage:" "$here/run.sh"
 expect 1 "cannot read the kit's kit.json" "$here/run.sh" "$work/out"
+expect 2 "KIT_PARTS names no part nonsense" \
+  env KIT_PARTS=gemm,nonsense "$here/run.sh" "$work/out"
 exit $status
