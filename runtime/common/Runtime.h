@@ -1,5 +1,4 @@
-//===- Runtime.h - Contexts, tensors and checks behind the C API --*- C++
-//-*-===//
+//===- Runtime.h - Contexts, tensors and checks behind the C API --*- C++ -*-===//
 
 #ifndef AMPRT_COMMON_RUNTIME_H
 #define AMPRT_COMMON_RUNTIME_H
@@ -74,8 +73,8 @@ amprt_status checkFloat(const char *op, const char *name,
                         const amprt_tensor *t);
 amprt_status checkSameDtype(const char *op, const char *name,
                             const amprt_tensor *t, amprt_dtype dtype);
-amprt_status checkShape(const char *op, const char *name, const amprt_tensor *t,
-                        const Shape &expected);
+amprt_status checkShape(const char *op, const char *name,
+                        const amprt_tensor *t, const Shape &expected);
 amprt_status checkScalar(const char *op, const char *name,
                          const amprt_tensor *t, amprt_dtype dtype);
 /// NumPy broadcast of `a` and `b` into `out`; false when incompatible.

@@ -1,8 +1,8 @@
 //===- EmulatedDevice.cpp - The device backend's ops on the host, for tests
 //===//
 //
-// libamprt_emulated_device.so is a CUDA backend table (common/DeviceBackend.h)
-// whose memory is host memory and whose executor is HostExec: every op but the
+// libamprt_emulated_device.so is a CUDA backend table (common/DeviceBackend.h) whose
+// memory is host memory and whose executor is HostExec: every op but the
 // contractions runs the code the CUDA backend runs (BackendTable.h over
 // DeviceOps.h and Kernels.h), in host loops. Pointing AMPRT_CUDA_LIBRARY
 // at it makes AMPRT_DEVICE_CUDA contexts work on machines without a GPU,

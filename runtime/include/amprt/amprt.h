@@ -25,9 +25,9 @@ typedef enum amprt_status {
   AMPRT_ERROR_SHAPE = 2,            /* shapes do not fit the op */
   AMPRT_ERROR_DTYPE = 3,            /* element types do not fit the op */
   AMPRT_ERROR_OUT_OF_MEMORY = 4,
-  AMPRT_ERROR_DEVICE = 5,      /* no such device, or a device failure */
-  AMPRT_ERROR_UNSUPPORTED = 6, /* valid, but not on this backend */
-  AMPRT_ERROR_INDEX = 7,       /* an index or label out of range */
+  AMPRT_ERROR_DEVICE = 5,           /* no such device, or a device failure */
+  AMPRT_ERROR_UNSUPPORTED = 6,      /* valid, but not on this backend */
+  AMPRT_ERROR_INDEX = 7,            /* an index or label out of range */
   AMPRT_STATUS_MAX_ENUM = 0x7FFFFFFF
 } amprt_status;
 
@@ -62,12 +62,7 @@ typedef enum amprt_layout {
   AMPRT_LAYOUT_MAX_ENUM = 0x7FFFFFFF
 } amprt_layout;
 typedef enum amprt_predicate {
-  AMPRT_EQ = 0,
-  AMPRT_NE,
-  AMPRT_LT,
-  AMPRT_LE,
-  AMPRT_GT,
-  AMPRT_GE,
+  AMPRT_EQ = 0, AMPRT_NE, AMPRT_LT, AMPRT_LE, AMPRT_GT, AMPRT_GE,
   AMPRT_PREDICATE_MAX_ENUM = 0x7FFFFFFF
 } amprt_predicate;
 
@@ -149,7 +144,8 @@ amprt_status amprt_context_create(amprt_device device, int index,
 void amprt_context_destroy(amprt_context *ctx);
 /* Compute capability for CUDA (major, minor); 0, 0 on the CPU. */
 amprt_status amprt_context_device(const amprt_context *ctx,
-                                  amprt_device *device, int *major, int *minor);
+                                  amprt_device *device, int *major,
+                                  int *minor);
 /* Waits for the context's queued work. On a CUDA context this call and
  * amprt_tensor_read also report an index or label out of range that a
  * gather, gather_grad or cross-entropy met since the last of them
@@ -196,8 +192,8 @@ amprt_status amprt_context_status(const amprt_context *ctx);
 const char *amprt_context_error(const amprt_context *ctx);
 void amprt_context_clear_status(amprt_context *ctx);
 /* amprt_tensor_create returning the handle (null on failure, recorded). */
-amprt_tensor *amprt_tensor_new(amprt_context *ctx, int32_t dtype, int32_t rank,
-                               const int64_t *shape);
+amprt_tensor *amprt_tensor_new(amprt_context *ctx, int32_t dtype,
+                               int32_t rank, const int64_t *shape);
 /* A tensor of `shape` over x's elements in the same order (the same element
    count), sharing x's storage instead of copying it: valid while x is, and
    neither may be written while the other is read. Releasing the view frees
@@ -352,16 +348,14 @@ amprt_status amprt_conv2d_bias_act(
     const amprt_tensor *bias, const int64_t *strides, const int64_t *padding,
     const int64_t *dilations, amprt_layout layout, amprt_activation act,
     double alpha, amprt_tensor *pre, amprt_tensor *y);
-amprt_status
-amprt_conv2d_backward_input(amprt_context *ctx, const amprt_tensor *dy,
-                            const amprt_tensor *w, const int64_t *strides,
-                            const int64_t *padding, const int64_t *dilations,
-                            amprt_layout layout, amprt_tensor *dx);
-amprt_status
-amprt_conv2d_backward_filter(amprt_context *ctx, const amprt_tensor *x,
-                             const amprt_tensor *dy, const int64_t *strides,
-                             const int64_t *padding, const int64_t *dilations,
-                             amprt_layout layout, amprt_tensor *dw);
+amprt_status amprt_conv2d_backward_input(
+    amprt_context *ctx, const amprt_tensor *dy, const amprt_tensor *w,
+    const int64_t *strides, const int64_t *padding, const int64_t *dilations,
+    amprt_layout layout, amprt_tensor *dx);
+amprt_status amprt_conv2d_backward_filter(
+    amprt_context *ctx, const amprt_tensor *x, const amprt_tensor *dy,
+    const int64_t *strides, const int64_t *padding, const int64_t *dilations,
+    amprt_layout layout, amprt_tensor *dw);
 
 /* --- Bias, pooling, normalization ---------------------------------------- */
 
@@ -385,43 +379,39 @@ amprt_status amprt_avg_pool2d(amprt_context *ctx, const amprt_tensor *x,
                               const int64_t *padding, amprt_layout layout,
                               amprt_tensor *y);
 amprt_status amprt_max_pool2d_grad(amprt_context *ctx, const amprt_tensor *dy,
-                                   const amprt_tensor *x, const amprt_tensor *y,
+                                   const amprt_tensor *x,
+                                   const amprt_tensor *y,
                                    const int64_t *window,
                                    const int64_t *strides,
-                                   const int64_t *padding, amprt_layout layout,
-                                   amprt_tensor *dx);
+                                   const int64_t *padding,
+                                   amprt_layout layout, amprt_tensor *dx);
 amprt_status amprt_avg_pool2d_grad(amprt_context *ctx, const amprt_tensor *dy,
                                    const int64_t *window,
                                    const int64_t *strides,
-                                   const int64_t *padding, amprt_layout layout,
-                                   amprt_tensor *dx);
+                                   const int64_t *padding,
+                                   amprt_layout layout, amprt_tensor *dx);
 amprt_status amprt_batch_norm(amprt_context *ctx, const amprt_tensor *x,
                               const amprt_tensor *scale,
                               const amprt_tensor *offset, double epsilon,
                               amprt_layout layout, amprt_tensor *y,
                               amprt_tensor *mean, amprt_tensor *inv_std);
-amprt_status amprt_batch_norm_grad(amprt_context *ctx, const amprt_tensor *dy,
-                                   const amprt_tensor *x,
-                                   const amprt_tensor *scale,
-                                   const amprt_tensor *mean,
-                                   const amprt_tensor *inv_std,
-                                   amprt_layout layout, amprt_tensor *dx,
-                                   amprt_tensor *dscale, amprt_tensor *doffset);
+amprt_status amprt_batch_norm_grad(
+    amprt_context *ctx, const amprt_tensor *dy, const amprt_tensor *x,
+    const amprt_tensor *scale, const amprt_tensor *mean,
+    const amprt_tensor *inv_std, amprt_layout layout, amprt_tensor *dx,
+    amprt_tensor *dscale, amprt_tensor *doffset);
 amprt_status amprt_layer_norm(amprt_context *ctx, const amprt_tensor *x,
                               const amprt_tensor *gamma,
                               const amprt_tensor *beta, double epsilon,
                               amprt_tensor *y, amprt_tensor *mean,
                               amprt_tensor *inv_std);
-amprt_status amprt_layer_norm_grad(amprt_context *ctx, const amprt_tensor *dy,
-                                   const amprt_tensor *x,
-                                   const amprt_tensor *gamma,
-                                   const amprt_tensor *mean,
-                                   const amprt_tensor *inv_std,
-                                   amprt_tensor *dx, amprt_tensor *dgamma,
-                                   amprt_tensor *dbeta);
+amprt_status amprt_layer_norm_grad(
+    amprt_context *ctx, const amprt_tensor *dy, const amprt_tensor *x,
+    const amprt_tensor *gamma, const amprt_tensor *mean,
+    const amprt_tensor *inv_std, amprt_tensor *dx, amprt_tensor *dgamma,
+    amprt_tensor *dbeta);
 
-/* --- Softmax and loss ------------------------------------------------------
- */
+/* --- Softmax and loss ------------------------------------------------------ */
 
 amprt_status amprt_softmax(amprt_context *ctx, const amprt_tensor *x,
                            int64_t axis, amprt_tensor *y);
@@ -430,7 +420,8 @@ amprt_status amprt_log_softmax(amprt_context *ctx, const amprt_tensor *x,
 amprt_status amprt_softmax_grad(amprt_context *ctx, const amprt_tensor *dy,
                                 const amprt_tensor *y, int64_t axis,
                                 amprt_tensor *dx);
-amprt_status amprt_log_softmax_grad(amprt_context *ctx, const amprt_tensor *dy,
+amprt_status amprt_log_softmax_grad(amprt_context *ctx,
+                                    const amprt_tensor *dy,
                                     const amprt_tensor *y, int64_t axis,
                                     amprt_tensor *dx);
 /* labels: i32/i64 [N] class indices, or a float [N, C] distribution. */
@@ -488,21 +479,19 @@ amprt_status amprt_grad_seed(amprt_context *ctx, amprt_tensor *seed);
 /* --- Optimizer (f32 or f64 operands; lr is a rank-0 f32 tensor) ----------- */
 
 amprt_status amprt_sgd_update(amprt_context *ctx, const amprt_tensor *param,
-                              const amprt_tensor *grad, const amprt_tensor *lr,
-                              amprt_tensor *new_param);
-amprt_status
-amprt_momentum_update(amprt_context *ctx, const amprt_tensor *param,
-                      const amprt_tensor *grad, const amprt_tensor *velocity,
-                      const amprt_tensor *lr, double momentum, int nesterov,
-                      amprt_tensor *new_param, amprt_tensor *new_velocity);
+                              const amprt_tensor *grad,
+                              const amprt_tensor *lr, amprt_tensor *new_param);
+amprt_status amprt_momentum_update(
+    amprt_context *ctx, const amprt_tensor *param, const amprt_tensor *grad,
+    const amprt_tensor *velocity, const amprt_tensor *lr, double momentum,
+    int nesterov, amprt_tensor *new_param, amprt_tensor *new_velocity);
 /* step: rank-0 i64, the 1-based step number for bias correction. */
-amprt_status amprt_adam_update(amprt_context *ctx, const amprt_tensor *param,
-                               const amprt_tensor *grad, const amprt_tensor *m,
-                               const amprt_tensor *v, const amprt_tensor *step,
-                               const amprt_tensor *lr, double beta1,
-                               double beta2, double epsilon,
-                               double weight_decay, amprt_tensor *new_param,
-                               amprt_tensor *new_m, amprt_tensor *new_v);
+amprt_status amprt_adam_update(
+    amprt_context *ctx, const amprt_tensor *param, const amprt_tensor *grad,
+    const amprt_tensor *m, const amprt_tensor *v, const amprt_tensor *step,
+    const amprt_tensor *lr, double beta1, double beta2, double epsilon,
+    double weight_decay, amprt_tensor *new_param, amprt_tensor *new_m,
+    amprt_tensor *new_v);
 amprt_status amprt_clip_by_global_norm(amprt_context *ctx,
                                        const amprt_tensor *const *grads,
                                        int count, double max_norm,
@@ -518,8 +507,9 @@ amprt_status amprt_scale(amprt_context *ctx, const amprt_tensor *x,
 amprt_status amprt_unscale(amprt_context *ctx, const amprt_tensor *g,
                            const amprt_tensor *scale, amprt_tensor *y);
 /* finite: rank-0 i1. */
-amprt_status amprt_all_finite(amprt_context *ctx, const amprt_tensor *const *gs,
-                              int count, amprt_tensor *finite);
+amprt_status amprt_all_finite(amprt_context *ctx,
+                              const amprt_tensor *const *gs, int count,
+                              amprt_tensor *finite);
 /* Unscale every gradient and check it for inf/NaN in one pass. */
 amprt_status amprt_unscale_all_finite(amprt_context *ctx,
                                       const amprt_tensor *const *gs, int count,
