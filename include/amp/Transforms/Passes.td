@@ -177,6 +177,16 @@ def PadForTensorCoresPass
     %m = tg.matmul %x, %p {amp.tensor_core_padded = {N = 10 : i64}} : tensor<32x784xf32>, tensor<784x16xf32>
     %y = tg.slice %m {offsets = array<i64: 0, 0>, sizes = array<i64: 32, 10>} : tensor<32x16xf32>
     ```
+
+    Other compilers' forms are padded in their own ops: linalg's
+    contractions and convolutions (named or generic) with `tensor.pad` and
+    `tensor.extract_slice`, TOSA's `matmul` and convolutions with
+    `tosa.pad` and `tosa.slice`, so a TOSA graph stays TOSA. A linalg op
+    whose padded reduction (K, input channels) is not a sum of products of
+    cast operands (zeros would change it), whose padded dimension is made of
+    several loops or is read through an index expression, and a TOSA op
+    with non-zero zero points or a dynamic result keep their shape; with
+    `remarks=true` the pass says so.
   }];
   let options = [
     Option<"precision", "precision", "std::string", /*default=*/"\"f16\"",
@@ -189,7 +199,9 @@ def PadForTensorCoresPass
     Statistic<"numPadded", "contractions-padded",
               "Contractions rebuilt on padded shapes">,
   ];
-  let dependentDialects = ["::amp::tg::TGDialect"];
+  let dependentDialects = ["::amp::tg::TGDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::tensor::TensorDialect"];
 }
 
 def ValidationProbesPass : Pass<"amp-validation-probes", "::mlir::ModuleOp"> {

@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "TensorCorePadding.h"
 #include "TensorCoreShapes.h"
 #include "amp/Interfaces/TensorCoreShapeInterface.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -18,9 +19,12 @@ namespace {
 
 /// A dimension made of `loops`: its size, and the inputs whose indexing
 /// maps use one of them.
-amp::TensorCoreDim dimOf(linalg::LinalgOp op, StringRef name,
-                         ArrayRef<unsigned> loops, ArrayRef<int64_t> ranges) {
-  amp::TensorCoreDim dim{name, 0, {}};
+amp::LinalgTensorCoreDim dimOf(linalg::LinalgOp op, StringRef name,
+                               ArrayRef<unsigned> loops,
+                               ArrayRef<int64_t> ranges) {
+  amp::LinalgTensorCoreDim found{{name, 0, {}},
+                                 SmallVector<unsigned, 2>(loops)};
+  amp::TensorCoreDim &dim = found.dim;
   SmallVector<int64_t> sizes;
   for (unsigned loop : loops)
     sizes.push_back(ranges[loop]);
@@ -31,10 +35,13 @@ amp::TensorCoreDim dimOf(linalg::LinalgOp op, StringRef name,
                      [&](unsigned loop) { return map.isFunctionOfDim(loop); }))
       dim.operands.push_back(input->getOperandNumber());
   }
-  return dim;
+  return found;
 }
 
-SmallVector<amp::TensorCoreDim> linalgDims(linalg::LinalgOp op) {
+} // namespace
+
+SmallVector<amp::LinalgTensorCoreDim>
+amp::linalgTensorCoreDims(linalg::LinalgOp op) {
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   if (linalg::isaConvolutionOpInterface(op)) {
     FailureOr<linalg::ConvolutionDimensions> conv =
@@ -54,12 +61,24 @@ SmallVector<amp::TensorCoreDim> linalgDims(linalg::LinalgOp op) {
           dimOf(op, "K", product->k, ranges)};
 }
 
+namespace {
+
 template <typename OpT>
 struct LinalgTensorCoreShape
     : amp::TensorCoreShapeOpInterface::ExternalModel<LinalgTensorCoreShape<OpT>,
                                                      OpT> {
   SmallVector<amp::TensorCoreDim> getTensorCoreDims(Operation *op) const {
-    return linalgDims(cast<linalg::LinalgOp>(op));
+    SmallVector<amp::TensorCoreDim> dims;
+    for (const amp::LinalgTensorCoreDim &found :
+         amp::linalgTensorCoreDims(cast<linalg::LinalgOp>(op)))
+      dims.push_back(found.dim);
+    return dims;
+  }
+  FailureOr<SmallVector<Value>>
+  padTensorCoreDims(Operation *op, OpBuilder &builder,
+                    ArrayRef<int64_t> sizes) const {
+    return amp::padLinalgTensorCoreDims(cast<linalg::LinalgOp>(op), builder,
+                                        sizes);
   }
 };
 

@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "TensorCorePadding.h"
 #include "TensorCoreShapes.h"
 #include "amp/Interfaces/TensorCoreShapeInterface.h"
 #include "mlir/Dialect/Tosa/IR/TosaOps.h"
@@ -29,6 +30,11 @@ struct MatMulShape
       return {};
     return {{"M", a[1], {0}}, {"N", b[2], {1}}, {"K", a[2], {0, 1}}};
   }
+  FailureOr<SmallVector<Value>>
+  padTensorCoreDims(Operation *op, OpBuilder &builder,
+                    ArrayRef<int64_t> sizes) const {
+    return amp::padTosaTensorCoreDims(op, builder, sizes);
+  }
 };
 
 template <typename OpT>
@@ -43,6 +49,11 @@ struct ConvShape
              filter = conv.getWeightMutable().getOperandNumber();
     return {{"input_channels", weight.back(), {input, filter}},
             {"output_channels", weight.front(), {filter}}};
+  }
+  FailureOr<SmallVector<Value>>
+  padTensorCoreDims(Operation *op, OpBuilder &builder,
+                    ArrayRef<int64_t> sizes) const {
+    return amp::padTosaTensorCoreDims(op, builder, sizes);
   }
 };
 

@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
 """Compares the memrefs two upstream runs printed (printMemrefF32).
 
-usage: compare_outputs.py REFERENCE MIXED [--tolerance T]
+usage: compare_outputs.py REFERENCE MIXED [--tolerance T | --same]
 
 Both must print the same shapes; the largest difference, relative to the
 largest magnitude of the reference, must stay within T (f16 inputs with
 f32 accumulation: about 1e-2). The mixed run must differ from the
-reference somewhere, or it did not run in low precision at all.
+reference somewhere, or it did not run in low precision at all. With
+--same the two must be equal bit for bit (a rewrite that keeps the
+precision, such as Tensor Core padding).
 """
 import re
 import sys
@@ -31,6 +33,10 @@ def read(path):
 def main():
     args = sys.argv[1:]
     tolerance = 1e-2
+    same = "--same" in args
+    if same:
+        args.remove("--same")
+        tolerance = 0.0
     if "--tolerance" in args:
         i = args.index("--tolerance")
         tolerance = float(args[i + 1])
@@ -50,8 +56,9 @@ def main():
         print(f"[{rs}]: largest difference {worst:.2e} of the largest value "
               f"(tolerance {tolerance:.0e})")
         if not worst <= tolerance:
-            sys.exit("mixed precision is too far from the f32 reference")
-    if not any_difference:
+            sys.exit("mixed precision is too far from the f32 reference"
+                     if not same else "the two runs differ")
+    if not any_difference and not same:
         sys.exit("the mixed run equals the f32 run: nothing ran in low "
                  "precision")
 
