@@ -82,6 +82,18 @@ def speed_goals(facts, runs):
                        compile_pairs, 1.0)]
 
 
+def padding_goal(facts, runs):
+    """The large models' padded steps (--pad-tensor-cores) against their
+    unpadded ones: padding is for Tensor Cores, so it must not cost."""
+    large = [m["name"] for m in facts["kit"]["models"] if not m["small"]]
+    pairs = [(f"{model} {p}", step_ms(runs, model, "amp", p),
+              step_ms(runs, model, "amp-padded", p))
+             for model in large
+             for p in facts["kit"].get("padded_precisions", [])]
+    return ratio_goal("Tensor Core padding does not slow the large models' "
+                      "steps (unpadded / padded step time)", pairs, 1.0)
+
+
 def accuracy_goal(facts, runs):
     """Test accuracy on the GPU within one point of docs/results.md's CPU
     runs (which vary by half a point with the order of sums)."""
@@ -103,4 +115,5 @@ def evaluate(facts, results, runs, gemm):
     if "kit" not in facts:
         return []
     return ([tests_goal(facts, results)] + gemm_goals(gemm)
-            + speed_goals(facts, runs) + [accuracy_goal(facts, runs)])
+            + speed_goals(facts, runs) + [padding_goal(facts, runs),
+                                          accuracy_goal(facts, runs)])

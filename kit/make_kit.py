@@ -21,6 +21,9 @@ import tempfile
 
 LIMIT_BYTES = 48 * 1024 * 1024
 PRECISIONS = ["f32", "f16", "bf16", "fp8"]
+# The large models' steps again with --pad-tensor-cores, for the padded
+# rows beside the unpadded ones.
+PADDED_PRECISIONS = ["f16", "bf16"]
 CPU_STEPS = 20
 DATA = "/usr/share/datasets/fashion-mnist"
 GTEST = "/usr/src/googletest/googletest"
@@ -129,6 +132,21 @@ def compile_steps(root, build, kit, scratch):
                  f"--emit-obj={os.path.join(kit, 'steps', name + '.o')}",
                  f"--report={report}"],
                 env={"AMPRT_DNNL": "0", "AMPRT_BLAS": "0"} if small else None)
+        if "example" not in model:
+            compile_padded(amp_run, source, model, kit, scratch)
+
+
+def compile_padded(amp_run, source, model, kit, scratch):
+    """The model's steps with its parameter-owned dimensions padded to
+    Tensor Core multiples (NAME-PRECISION-padded.o)."""
+    for precision in PADDED_PRECISIONS:
+        name = f"{model['name']}-{precision}-padded"
+        print(f"gpu-kit: compiling {name}", flush=True)
+        run([amp_run, source, f"--precision={precision}", "--pad-tensor-cores",
+             "--steps=1", "--seed=1", f"--lr={model['lr']}",
+             "--data=synthetic",
+             f"--emit-obj={os.path.join(kit, 'steps', name + '.o')}",
+             f"--report={os.path.join(scratch, name + '.json')}"])
 
 
 def cpu_accuracy(root):
@@ -171,6 +189,7 @@ def write_spec(root, kit):
         entry["torch_steps"] = 300 if entry["small"] else 200
         models.append(entry)
     spec = {"made": made(root), "precisions": PRECISIONS,
+            "padded_precisions": PADDED_PRECISIONS,
             "cpu_steps": CPU_STEPS, "models": models,
             "cpu_accuracy": cpu_accuracy(root)}
     with open(os.path.join(kit, "kit.json"), "w") as f:

@@ -149,11 +149,13 @@ def tests_part(kit):
 
 
 def amp_train(kit, model, precision, device, steps, log, timeout=None,
-              env=None):
-    """Trains the kit's compiled step; returns (report dict or None, why)."""
-    step = os.path.join(KIT_DIR, "steps", f"{model['name']}-{precision}.o")
+              env=None, variant=""):
+    """Trains the kit's compiled step (NAME-PRECISION[VARIANT].o); returns
+    (report dict or None, why)."""
+    step = os.path.join(KIT_DIR, "steps",
+                        f"{model['name']}-{precision}{variant}.o")
     out = os.path.join(kit.out, "runs", f"amp-{model['name']}-{precision}"
-                       f"-{device}.json")
+                       f"{variant}-{device}.json")
     os.makedirs(os.path.dirname(out), exist_ok=True)
     args = [kit.binary("amp-train"), step, f"--device={device}",
             f"--data=fashion-mnist:{data_dir(kit)}", "--seed=1",
@@ -188,16 +190,16 @@ def data_dir(kit):
     return plain
 
 
-def amp_row(model, precision, device, **fields):
+def amp_row(model, precision, device, framework="amp", **fields):
     """A row of report.json's training runs for one of amp's runs."""
-    return {"model": model["name"], "framework": "amp",
+    return {"model": model["name"], "framework": framework,
             "precision": precision, "device": device, **fields}
 
 
-def run_row(model, precision, device, report):
+def run_row(model, precision, device, report, framework="amp"):
     """One row of report.json's training runs from an amp-train report."""
     times = [s["time_ms"] for s in report["per_step"]][WARMUP_STEPS:]
-    return amp_row(model, precision, device,
+    return amp_row(model, precision, device, framework,
                    batch=report["batch"], steps=report["steps"],
                    skipped_steps=report["skipped_steps"],
                    final_loss=report["final_loss"],
@@ -284,25 +286,31 @@ def gemm_part(kit):
     return failed("; ".join(problems), **result) if problems else ok(**result)
 
 
-def gpu_runs(kit, models, steps_of, log, timeout):
-    """Each model in every precision on the GPU, as report rows; a run
-    that does not fit in the time left is skipped, not failed."""
+def gpu_runs(kit, models, steps_of, log, timeout, precisions=None,
+             variant=""):
+    """Each model in every precision (or `precisions`) on the GPU, as
+    report rows; a run that does not fit in the time left is skipped, not
+    failed. The "-padded" variant's rows are framework "amp-padded"."""
     runs, problems = [], []
+    framework = "amp" + variant
     for model in models:
-        for precision in kit.facts["kit"]["precisions"]:
+        for precision in precisions or kit.facts["kit"]["precisions"]:
             if kit.left() < 5:
-                runs.append(amp_row(model, precision, "cuda",
+                runs.append(amp_row(model, precision, "cuda", framework,
                                     status="skipped",
                                     reason="out of time (KIT_BUDGET_S)"))
                 continue
             report, why = amp_train(kit, model, precision, "cuda",
-                                    steps_of(model), log, timeout)
+                                    steps_of(model), log, timeout,
+                                    variant=variant)
             if report is None:
-                runs.append(amp_row(model, precision, "cuda",
+                runs.append(amp_row(model, precision, "cuda", framework,
                                     status="failed", reason=why))
-                problems.append(f"{model['name']} {precision}: {why}")
+                problems.append(f"{model['name']} {precision}{variant}: "
+                                f"{why}")
             else:
-                runs.append(run_row(model, precision, "cuda", report))
+                runs.append(run_row(model, precision, "cuda", report,
+                                    framework))
     result = {"runs": runs}
     return failed("; ".join(problems), **result) if problems else ok(**result)
 
@@ -313,6 +321,17 @@ def gpu_speed_part(kit):
     models = [m for m in kit.facts["kit"]["models"] if not m["small"]]
     return gpu_runs(kit, models, lambda m: m["gpu_steps"], "gpu-speed.log",
                     timeout=120)
+
+
+@needs_gpu
+def gpu_padding_part(kit):
+    """The large models' steps padded for Tensor Cores
+    (--pad-tensor-cores), beside gpu_speed's unpadded rows."""
+    models = [m for m in kit.facts["kit"]["models"] if not m["small"]]
+    return gpu_runs(kit, models, lambda m: m["gpu_steps"], "gpu-padding.log",
+                    timeout=120,
+                    precisions=kit.facts["kit"].get("padded_precisions", []),
+                    variant="-padded")
 
 
 @needs_gpu
@@ -389,5 +408,6 @@ ALWAYS = ("inventory", "build")
 PARTS = [("inventory", inventory_part), ("build", build_part),
          ("tests", tests_part), ("cpu_training", cpu_training_part),
          ("gemm", gemm_part), ("gpu_speed", gpu_speed_part),
+         ("gpu_padding", gpu_padding_part),
          ("torch_training", torch_training_part),
          ("gpu_accuracy", gpu_accuracy_part)]

@@ -16,7 +16,7 @@ from files import write_json, write_text
 
 def training_runs(results):
     runs = []
-    for name in ("cpu_training", "gpu_speed", "gpu_accuracy",
+    for name in ("cpu_training", "gpu_speed", "gpu_padding", "gpu_accuracy",
                  "torch_training"):
         part = results.get(name, {})
         if "runs" in part:
