@@ -24,7 +24,7 @@ namespace amprt::device {
 
 /// Bumped whenever the table or the context it shares (amprt_context)
 /// changes, so a stale library is refused.
-constexpr int kBackendVersion = 7;
+constexpr int kBackendVersion = 8;
 
 using Tensor = amprt_tensor;
 using Ctx = amprt_context;
