@@ -373,6 +373,7 @@ public:
     callChecked(AMPRT_ENTRY(amprt_momentum_update), ctx, h(o.getParam()),
                 h(o.getGrad()), h(o.getVelocity()), h(o.getLr()),
                 constF64(o.getMomentum().convertToDouble()),
+                constF64(o.getWeightDecay().convertToDouble()),
                 constI32(o.getNesterov()), out[0], out[1]);
     return success();
   }

@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Dispatch.h"
+#include <cmath>
 #include <tuple>
 
 using namespace amprt;
@@ -47,7 +48,8 @@ amprt_status amprt_sgd_update(amprt_context *ctx, const amprt_tensor *param,
 amprt_status
 amprt_momentum_update(amprt_context *ctx, const amprt_tensor *param,
                       const amprt_tensor *grad, const amprt_tensor *velocity,
-                      const amprt_tensor *lr, double momentum, int nesterov,
+                      const amprt_tensor *lr, double momentum,
+                      double weight_decay, int nesterov,
                       amprt_tensor *new_param, amprt_tensor *new_velocity) {
   const char *op = "amprt_momentum_update";
   AMPRT_CHECK(stateCheck(op, ctx,
@@ -59,8 +61,13 @@ amprt_momentum_update(amprt_context *ctx, const amprt_tensor *param,
                          lr));
   if (!(momentum >= 0))
     return fail(AMPRT_ERROR_INVALID_ARGUMENT, "%s: momentum must be >= 0", op);
+  if (!(weight_decay >= 0) || weight_decay == INFINITY)
+    return fail(AMPRT_ERROR_INVALID_ARGUMENT,
+                "%s: weight_decay must be finite and >= 0, got %g", op,
+                weight_decay);
   AMPRT_RUN(ctx, momentum(ctx, param, grad, velocity, lr, momentum,
-                          nesterov != 0, new_param, new_velocity));
+                          weight_decay, nesterov != 0, new_param,
+                          new_velocity));
 }
 
 amprt_status amprt_adam_update(amprt_context *ctx, const amprt_tensor *param,

@@ -24,7 +24,7 @@ namespace amprt::device {
 
 /// Bumped whenever the table or the context it shares (amprt_context)
 /// changes, so a stale library is refused.
-constexpr int kBackendVersion = 8;
+constexpr int kBackendVersion = 9;
 
 using Tensor = amprt_tensor;
 using Ctx = amprt_context;
@@ -117,7 +117,8 @@ struct Activation {
           Tensor *newParam))                                                   \
   X(momentum, (Ctx *, const Tensor *param, const Tensor *grad,                 \
                const Tensor *velocity, const Tensor *lr, double momentum,      \
-               bool nesterov, Tensor *newParam, Tensor *newVelocity))          \
+               double weightDecay, bool nesterov, Tensor *newParam,            \
+               Tensor *newVelocity))                                           \
   X(adam, (Ctx *, const Tensor *param, const Tensor *grad, const Tensor *m,    \
            const Tensor *v, const Tensor *step, const Tensor *lr,              \
            double beta1, double beta2, double epsilon, double weightDecay,     \

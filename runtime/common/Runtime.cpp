@@ -235,6 +235,7 @@ const device::Backend *device::backend() {
 extern "C" {
 
 const char *amprt_last_error(void) { return lastError.c_str(); }
+int amprt_abi_version(void) { return AMPRT_ABI_VERSION; }
 
 const char *amprt_status_string(amprt_status status) {
   switch (status) {

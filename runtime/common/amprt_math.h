@@ -255,9 +255,13 @@ AMPRT_HD inline void sgdStep(C &param, C grad, C lr) {
   param = param - lr * grad;
 }
 
+/// torch.optim.SGD's momentum step: weight decay joins the gradient first
+/// (skipped at 0, so a non-finite parameter does not turn the step NaN).
 template <typename C>
 AMPRT_HD inline void momentumStep(C &param, C &velocity, C grad, C lr,
-                                  C momentum, bool nesterov) {
+                                  C momentum, C weightDecay, bool nesterov) {
+  if (weightDecay != 0)
+    grad = grad + weightDecay * param;
   velocity = momentum * velocity + grad;
   C step = nesterov ? grad + momentum * velocity : velocity;
   param = param - lr * step;

@@ -156,7 +156,8 @@ amprt_status sgd(Ctx *ctx, const Tensor *param, const Tensor *grad,
 
 amprt_status momentum(Ctx *ctx, const Tensor *param, const Tensor *grad,
                       const Tensor *velocity, const Tensor *lr, double momentum,
-                      bool nesterov, Tensor *new_param, Tensor *new_velocity) {
+                      double weightDecay, bool nesterov, Tensor *new_param,
+                      Tensor *new_velocity) {
   // A local copy: the loop can keep it in a register.
   float rate = *static_cast<const float *>(lr->data);
   return device::withState(param->dtype, [&](auto tag) {
@@ -165,7 +166,7 @@ amprt_status momentum(Ctx *ctx, const Tensor *param, const Tensor *grad,
         device::MomentumKernel<T>{static_cast<const T *>(param->data),
                                   static_cast<const T *>(grad->data),
                                   static_cast<const T *>(velocity->data), &rate,
-                                  momentum, nesterov != 0,
+                                  momentum, weightDecay, nesterov != 0,
                                   static_cast<T *>(new_param->data),
                                   static_cast<T *>(new_velocity->data)},
         param->numel);

@@ -159,9 +159,10 @@ template <typename Exec> struct Ops {
   AMPRT_TABLE_OP(momentum,
                  (amprt_context * ctx, const Tensor *param, const Tensor *grad,
                   const Tensor *velocity, const Tensor *lr, double momentum,
-                  bool nesterov, Tensor *newParam, Tensor *newVelocity),
-                 momentum(exec, param, grad, velocity, lr, momentum, nesterov,
-                          newParam, newVelocity))
+                  double weightDecay, bool nesterov, Tensor *newParam,
+                  Tensor *newVelocity),
+                 momentum(exec, param, grad, velocity, lr, momentum,
+                          weightDecay, nesterov, newParam, newVelocity))
   AMPRT_TABLE_OP(adam,
                  (amprt_context * ctx, const Tensor *param, const Tensor *grad,
                   const Tensor *m, const Tensor *v, const Tensor *step,

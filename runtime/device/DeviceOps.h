@@ -993,7 +993,8 @@ amprt_status sgd(Exec &e, const amprt_tensor *param, const amprt_tensor *grad,
 template <typename Exec>
 amprt_status momentum(Exec &e, const amprt_tensor *param,
                       const amprt_tensor *grad, const amprt_tensor *velocity,
-                      const amprt_tensor *lr, double momentum, bool nesterov,
+                      const amprt_tensor *lr, double momentum,
+                      double weightDecay, bool nesterov,
                       amprt_tensor *newParam, amprt_tensor *newVelocity) {
   return withState(param->dtype, [&](auto tag) {
     using T = decltype(tag);
@@ -1001,7 +1002,7 @@ amprt_status momentum(Exec &e, const amprt_tensor *param,
                                       static_cast<const T *>(grad->data),
                                       static_cast<const T *>(velocity->data),
                                       static_cast<const float *>(lr->data),
-                                      momentum, nesterov,
+                                      momentum, weightDecay, nesterov,
                                       static_cast<T *>(newParam->data),
                                       static_cast<T *>(newVelocity->data)},
                     param->numel);

@@ -1013,12 +1013,13 @@ template <typename T> struct SgdKernel {
 template <typename T> struct MomentumKernel {
   const T *param, *grad, *velocity;
   const float *lr;
-  double momentum;
+  double momentum, weightDecay;
   bool nesterov;
   T *newParam, *newVelocity;
   AMPRT_HD void operator()(int64_t i) const {
     double p = param[i], v = velocity[i];
-    momentumStep(p, v, (double)grad[i], (double)*lr, momentum, nesterov);
+    momentumStep(p, v, (double)grad[i], (double)*lr, momentum, weightDecay,
+                 nesterov);
     newParam[i] = (T)p;
     newVelocity[i] = (T)v;
   }

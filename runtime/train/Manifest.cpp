@@ -49,6 +49,7 @@ json::Value Manifest::toJson() const {
                               {"bytes", objectBytes},
                               {"fnv1a64", objectFingerprint}}},
       {"target", json::Object{{"triple", triple}, {"cpu", cpu}}},
+      {"runtime_abi", runtimeAbi},
       {"source", source},
       {"precision", precision},
       {"loss_scaling",
@@ -224,6 +225,7 @@ Status readHeader(const Fields &top, Manifest &m) {
     return target.status();
   AMPTRAIN_READ(m.triple, target->string("triple"));
   AMPTRAIN_READ(m.cpu, target->string("cpu"));
+  AMPTRAIN_READ(m.runtimeAbi, top.integer("runtime_abi"));
   return Status::success();
 }
 
@@ -341,6 +343,13 @@ Status checkObject(const Manifest &manifest, const std::string &path) {
                    std::to_string(manifest.objectBytes) + " bytes, " +
                    manifest.objectFingerprint +
                    "): compile the step and its manifest again together");
+  if (manifest.runtimeAbi != amprt_abi_version())
+    return failure("'" + path + "' calls the runtime C API of version " +
+                   std::to_string(manifest.runtimeAbi) +
+                   "; this runtime's is version " +
+                   std::to_string(amprt_abi_version()) +
+                   ": compile the step again with the amp-run of this "
+                   "runtime's build");
   return Status::success();
 }
 

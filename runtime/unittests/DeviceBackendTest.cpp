@@ -923,9 +923,15 @@ TEST_F(DeviceBackendTest, OptimizersAndLossScaling) {
     check(
         [&](amprt_context *ctx, bool d) {
           return amprt_momentum_update(ctx, p.on(d), g.on(d), v.on(d), lr.on(d),
-                                       0.9, 1, np.on(d), nv.on(d));
+                                       0.9, 0, 1, np.on(d), nv.on(d));
         },
         {&np, &nv}, tolerance(t), name("momentum", t));
+    check(
+        [&](amprt_context *ctx, bool d) {
+          return amprt_momentum_update(ctx, p.on(d), g.on(d), v.on(d), lr.on(d),
+                                       0.9, 5e-4, 0, np.on(d), nv.on(d));
+        },
+        {&np, &nv}, tolerance(t), name("momentum with weight decay", t));
     check(
         [&](amprt_context *ctx, bool d) {
           return amprt_adam_update(ctx, p.on(d), g.on(d), m.on(d), sq.on(d),

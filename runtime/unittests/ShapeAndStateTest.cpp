@@ -299,13 +299,24 @@ TEST(RuntimeState, OptimizersMatchTheirFormulas) {
   ASSERT_EQ(amprt_sgd_update(rt.ctx, p, g, lr, out), AMPRT_OK);
   expectNear(rt.read(out), {0.95, -2.025}, 1e-7, "sgd");
   Tensor v = rt.make(AMPRT_F32, {2}, {1.0, 0.0}), nv = rt.make(AMPRT_F32, {2});
-  ASSERT_EQ(amprt_momentum_update(rt.ctx, p, g, v, lr, 0.9, 1, out, nv),
+  ASSERT_EQ(amprt_momentum_update(rt.ctx, p, g, v, lr, 0.9, 0, 1, out, nv),
             AMPRT_OK);
   // v' = 0.9 v + g; nesterov step = g + 0.9 v'.
   expectNear(rt.read(nv), {1.4, 0.25}, 1e-7, "momentum velocity");
   expectNear(rt.read(out),
              {1 - 0.1 * (0.5 + 0.9 * 1.4), -2 - 0.1 * (0.25 + 0.9 * 0.25)},
              1e-6, "nesterov");
+  // torch.optim.SGD's weight decay joins the gradient: g + 0.01 param.
+  ASSERT_EQ(amprt_momentum_update(rt.ctx, p, g, v, lr, 0.9, 0.01, 0, out, nv),
+            AMPRT_OK);
+  expectNear(rt.read(nv), {0.9 + 0.5 + 0.01, 0.25 - 0.02}, 1e-7,
+             "velocity with weight decay");
+  expectNear(rt.read(out), {1 - 0.1 * 1.41, -2 - 0.1 * 0.23}, 1e-6,
+             "momentum with weight decay");
+  EXPECT_EQ(amprt_momentum_update(rt.ctx, p, g, v, lr, 0.9, -1, 0, out, nv),
+            AMPRT_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(amprt_last_error()).find("weight_decay"),
+            std::string::npos);
   Tensor m = rt.make(AMPRT_F32, {2}, {0, 0}),
          s = rt.make(AMPRT_F32, {2}, {0, 0});
   Tensor step = rt.make(AMPRT_I64, {}, {1});

@@ -60,3 +60,13 @@ func.func @codes(%a: tensor<4xf32>, %b: tensor<4xf32>, %x: tensor<2x3x4x4xf32>, 
   %s = tg.silu %a : tensor<4xf32>
   return %c, %y, %s : tensor<4xi1>, tensor<2x3x4x4xf32>, tensor<4xf32>
 }
+
+// SGD momentum passes its momentum, weight decay and Nesterov flag by value.
+// CHECK-LABEL: func.func @momentum
+// CHECK-DAG: %[[M:.*]] = arith.constant 9.000000e-01 : f64
+// CHECK-DAG: %[[WD:.*]] = arith.constant 5.000000e-04 : f64
+// CHECK: call @amprt_momentum_update(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[M]], %[[WD]], %{{.*}}, %{{.*}}, %{{.*}}) : (!llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, f64, f64, i32, !llvm.ptr, !llvm.ptr) -> i32
+func.func @momentum(%w: tensor<16xf32>, %g: tensor<16xf32>, %v: tensor<16xf32>, %lr: tensor<f32>) -> (tensor<16xf32>, tensor<16xf32>) {
+  %w2, %v2 = tg.momentum_update %w, %g, %v, %lr {momentum = 0.9 : f64, weight_decay = 5.0e-4 : f64, nesterov = true} : tensor<16xf32>
+  return %w2, %v2 : tensor<16xf32>, tensor<16xf32>
+}

@@ -19,6 +19,12 @@
 extern "C" {
 #endif
 
+/* The version of the entries' signatures and meanings, raised whenever one
+ * changes. A step compiled ahead of time records the version it calls
+ * (its manifest's runtime_abi), and amp-train refuses to run it on a
+ * runtime of another. */
+#define AMPRT_ABI_VERSION 2
+
 typedef enum amprt_status {
   AMPRT_OK = 0,
   AMPRT_ERROR_INVALID_ARGUMENT = 1, /* null pointer, bad attribute value */
@@ -116,6 +122,9 @@ typedef struct amprt_tensor amprt_tensor;
 /* The message of the last failed call on this thread ("" if none). */
 const char *amprt_last_error(void);
 const char *amprt_status_string(amprt_status status);
+/* AMPRT_ABI_VERSION of the runtime library in use (not of the header a
+ * caller was compiled with). */
+int amprt_abi_version(void);
 
 /* --- Devices and contexts ----------------------------------------------- */
 
@@ -481,10 +490,14 @@ amprt_status amprt_grad_seed(amprt_context *ctx, amprt_tensor *seed);
 amprt_status amprt_sgd_update(amprt_context *ctx, const amprt_tensor *param,
                               const amprt_tensor *grad,
                               const amprt_tensor *lr, amprt_tensor *new_param);
+/* torch.optim.SGD with momentum (no dampening): g = grad + weight_decay *
+ * param (when weight_decay is not 0), v' = momentum * v + g, param' = param
+ * - lr * v' (nesterov: param - lr * (g + momentum * v')). */
 amprt_status amprt_momentum_update(
     amprt_context *ctx, const amprt_tensor *param, const amprt_tensor *grad,
     const amprt_tensor *velocity, const amprt_tensor *lr, double momentum,
-    int nesterov, amprt_tensor *new_param, amprt_tensor *new_velocity);
+    double weight_decay, int nesterov, amprt_tensor *new_param,
+    amprt_tensor *new_velocity);
 /* step: rank-0 i64, the 1-based step number for bias correction. */
 amprt_status amprt_adam_update(
     amprt_context *ctx, const amprt_tensor *param, const amprt_tensor *grad,

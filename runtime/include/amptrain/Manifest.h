@@ -13,6 +13,7 @@
 #ifndef AMPTRAIN_MANIFEST_H
 #define AMPTRAIN_MANIFEST_H
 
+#include "amprt/amprt.h"
 #include "amptrain/Fp8Scales.h"
 #include "amptrain/Json.h"
 #include "amptrain/StepSpec.h"
@@ -21,7 +22,7 @@ namespace amp::train {
 
 struct Manifest {
   /// The version this build writes and reads.
-  static constexpr int64_t kVersion = 2;
+  static constexpr int64_t kVersion = 3;
   static constexpr const char *kFormat = "amp-step-manifest";
 
   /// The object file, as written: its name (relative to the manifest's
@@ -31,6 +32,8 @@ struct Manifest {
   std::string objectFingerprint;
   /// The code's target: an LLVM triple and CPU ("x86-64" runs on any).
   std::string triple, cpu;
+  /// The runtime C API the code calls (AMPRT_ABI_VERSION when compiled).
+  int64_t runtimeAbi = AMPRT_ABI_VERSION;
   /// The compiled source and how it was compiled.
   std::string source, precision;
   std::string lossScaling = "none"; // none, static or dynamic
@@ -61,7 +64,8 @@ struct Manifest {
 Expected<std::pair<int64_t, std::string>>
 fingerprintFile(const std::string &path);
 
-/// Fails unless the object at `path` is the one `manifest` describes.
+/// Fails unless the object at `path` is the one `manifest` describes and
+/// calls the runtime C API this process has (amprt_abi_version()).
 Status checkObject(const Manifest &manifest, const std::string &path);
 
 } // namespace amp::train

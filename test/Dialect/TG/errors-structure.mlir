@@ -227,6 +227,14 @@ func.func @momentum_negative(%w: tensor<4xf32>, %lr: tensor<f32>) {
 
 // -----
 
+func.func @momentum_weight_decay_negative(%w: tensor<4xf32>, %lr: tensor<f32>) {
+  // expected-error @+1 {{'tg.momentum_update' op weight_decay must be finite and >= 0, got -1.000000e-04}}
+  %n, %v = tg.momentum_update %w, %w, %w, %lr {weight_decay = -1.0e-4 : f64} : tensor<4xf32>
+  return
+}
+
+// -----
+
 func.func @adam_beta(%w: tensor<4xf32>, %s: tensor<i64>, %lr: tensor<f32>) {
   // expected-error @+1 {{'tg.adam_update' op beta2 must be in [0, 1), got 1.000000e+00}}
   %n, %m, %v = tg.adam_update %w, %w, %w, %w, %s, %lr {beta2 = 1.0 : f64} : tensor<4xf32>

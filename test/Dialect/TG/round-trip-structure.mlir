@@ -84,6 +84,8 @@ func.func @optimizer(%w: tensor<784x128xf32>, %g: tensor<784x128xf32>, %v: tenso
   %w1 = tg.sgd_update %w, %g, %lr : tensor<784x128xf32>
   // CHECK: tg.momentum_update %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} {momentum = {{.*}} : f64, nesterov = true} : tensor<784x128xf32>
   %w2, %v2 = tg.momentum_update %w, %g, %v, %lr {momentum = 0.99 : f64, nesterov = true} : tensor<784x128xf32>
+  // CHECK: tg.momentum_update %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} {weight_decay = 5.000000e-04 : f64} : tensor<784x128xf32>
+  %w4, %v4 = tg.momentum_update %w, %g, %v, %lr {weight_decay = 5.0e-4 : f64} : tensor<784x128xf32>
   // CHECK: tg.adam_update %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} {beta1 = 8.000000e-01 : f64, weight_decay = 1.000000e-02 : f64} : tensor<784x128xf32>
   // GENERIC: "tg.adam_update"{{.*}} : (tensor<784x128xf32>, tensor<784x128xf32>, tensor<784x128xf32>, tensor<784x128xf32>, tensor<i64>, tensor<f32>) -> (tensor<784x128xf32>, tensor<784x128xf32>, tensor<784x128xf32>)
   %w3, %m3, %v3 = tg.adam_update %w, %g, %m, %v, %step, %lr {beta1 = 0.8 : f64, weight_decay = 0.01 : f64} : tensor<784x128xf32>

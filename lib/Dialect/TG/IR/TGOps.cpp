@@ -14,6 +14,7 @@
 #include "llvm/ADT/SmallSet.h"
 #include "llvm/Support/CheckedArithmetic.h"
 #include "llvm/Support/raw_ostream.h"
+#include <cmath>
 
 using namespace mlir;
 
@@ -819,6 +820,9 @@ LogicalResult MomentumUpdateOp::verify() {
   if (getMomentum().convertToDouble() < 0.0)
     return emitOpError("momentum must be >= 0, got ")
            << getMomentum().convertToDouble();
+  double decay = getWeightDecay().convertToDouble();
+  if (!(decay >= 0.0) || std::isinf(decay))
+    return emitOpError("weight_decay must be finite and >= 0, got ") << decay;
   return success();
 }
 

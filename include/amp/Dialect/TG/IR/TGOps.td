@@ -876,18 +876,22 @@ def TG_SgdUpdateOp : TG_Op<"sgd_update",
 def TG_MomentumUpdateOp : TG_Op<"momentum_update",
     [AllTypesMatch<["param", "grad", "velocity", "new_param",
                     "new_velocity"]>]> {
-  let summary = "SGD with (optionally Nesterov) momentum";
+  let summary = "SGD with (optionally Nesterov) momentum and weight decay";
   let description = [{
-    `v' = momentum * v + grad`; `param' = param - lr * v'`, or with
-    `nesterov`, `param' = param - lr * (grad + momentum * v')`.
+    torch.optim.SGD's step (no dampening): `g = grad + weight_decay *
+    param` (L2 weight decay, added to the gradient; default 0),
+    `v' = momentum * v + g`, `param' = param - lr * v'`, or with
+    `nesterov`, `param' = param - lr * (g + momentum * v')`. Under loss
+    scaling the gradient is unscaled before the decay joins it.
 
     ```mlir
-    %w2, %v2 = tg.momentum_update %w, %dw, %v, %lr {momentum = 9.000000e-01 : f64} : tensor<784x128xf32>
+    %w2, %v2 = tg.momentum_update %w, %dw, %v, %lr {momentum = 9.000000e-01 : f64, weight_decay = 5.000000e-04 : f64} : tensor<784x128xf32>
     ```
   }];
   let arguments = (ins TG_WideFloatTensor:$param, TG_WideFloatTensor:$grad,
                    TG_WideFloatTensor:$velocity, TG_F32Scalar:$lr,
                    DefaultValuedOptionalAttr<F64Attr, "0.9">:$momentum,
+                   DefaultValuedOptionalAttr<F64Attr, "0.0">:$weight_decay,
                    DefaultValuedOptionalAttr<BoolAttr, "false">:$nesterov);
   let results = (outs TG_WideFloatTensor:$new_param,
                  TG_WideFloatTensor:$new_velocity);
