@@ -181,12 +181,16 @@ def PadForTensorCoresPass
     Other compilers' forms are padded in their own ops: linalg's
     contractions and convolutions (named or generic) with `tensor.pad` and
     `tensor.extract_slice`, TOSA's `matmul` and convolutions with
-    `tosa.pad` and `tosa.slice`, so a TOSA graph stays TOSA. A linalg op
-    whose padded reduction (K, input channels) is not a sum of products of
-    cast operands (zeros would change it), whose padded dimension is made of
-    several loops or is read through an index expression, and a TOSA op
-    with non-zero zero points or a dynamic result keep their shape; with
-    `remarks=true` the pass says so.
+    `tosa.pad` and `tosa.slice`, so a TOSA graph stays TOSA. The first
+    operand's zeros are -0.0, so each added term is -0.0 and every sum keeps
+    its bits, a sum of -0.0 included. A linalg op whose body could trap on
+    zeros (not pure and speculatable), whose padded reduction (K, input
+    channels) is not a sum of products of cast operands with the
+    accumulator only widened, whose padded dimension is made of several
+    loops, read through an index expression or of elements with no zero,
+    and a TOSA op with non-zero zero points, a dynamic result or a dynamic
+    size on an axis to grow keep their shape; with `remarks=true` the pass
+    says so.
   }];
   let options = [
     Option<"precision", "precision", "std::string", /*default=*/"\"f16\"",

@@ -4,10 +4,15 @@
 // appending zeros along every operand axis its indexing map reads with that
 // loop alone (tensor.pad), running a clone of the op on the padded operands,
 // and cutting each result back to its old sizes (tensor.extract_slice).
-// A grown parallel loop only adds results that are cut away. A grown
-// reduction loop adds terms to each sum, so it is done only where each term
-// is a product of values that zeros keep at zero: the body is a sum of
-// products whose factors reach the block's arguments through casts alone.
+// A grown parallel loop only adds results that are cut away, so the body
+// must be safe to run on zeros (pure and speculatable: no division that
+// would trap). A grown reduction loop adds terms to each sum, so it is
+// done only where each term is a product of values that zeros keep at
+// zero: the body is a sum of products whose factors reach the block's
+// arguments through casts alone, and the accumulator reaches the sum
+// through widening casts only (a truncation there would round every extra
+// step's sum again). The first input's zeros are -0.0, so each added term
+// is -0.0 and every sum keeps its bits, -0.0 included.
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,6 +20,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/StructuredOpsUtils.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 using namespace mlir;
 
@@ -29,6 +35,38 @@ bool keepsZeros(Operation &op) {
       op);
 }
 
+/// Whether the body may run on padded zeros: every op in it is pure and
+/// speculatable (an integer division by a padded zero would trap).
+bool safeOnZeros(linalg::LinalgOp op) {
+  Block *body = op.getBlock();
+  return body && llvm::all_of(body->without_terminator(), [](Operation &inner) {
+           return isPure(&inner) && isSpeculatable(&inner);
+         });
+}
+
+/// Whether `value` is `arg`, widened by casts that lose nothing.
+bool widens(Value value, BlockArgument arg) {
+  while (Operation *cast = value.getDefiningOp()) {
+    if (!isa<arith::ExtFOp, arith::ExtSIOp, arith::ExtUIOp>(cast))
+      return false;
+    value = cast->getOperand(0);
+  }
+  return value == arg;
+}
+
+/// The sum the body yields, through the casts after it.
+Operation *yieldedSum(Block &body) {
+  Value value = body.getTerminator()->getOperand(0);
+  while (Operation *def = value.getDefiningOp()) {
+    if (isa<arith::AddFOp, arith::AddIOp>(def))
+      return def;
+    if (def->getNumOperands() != 1)
+      return nullptr;
+    value = def->getOperand(0);
+  }
+  return nullptr;
+}
+
 /// Whether zeros appended along a reduction loop leave every sum as it was.
 bool zerosAddNothing(linalg::LinalgOp op) {
   Block *body = op.getBlock();
@@ -36,9 +74,27 @@ bool zerosAddNothing(linalg::LinalgOp op) {
     return (isa<arith::MulFOp>(mul) && isa<arith::AddFOp>(add)) ||
            (isa<arith::MulIOp>(mul) && isa<arith::AddIOp>(add));
   };
-  return body && op.getNumDpsInits() == 1 &&
-         linalg::detail::isContractionBody(*body, mulAdd) &&
-         llvm::all_of(*body, keepsZeros);
+  if (!body || op.getNumDpsInits() != 1 ||
+      !linalg::detail::isContractionBody(*body, mulAdd) ||
+      !llvm::all_of(*body, keepsZeros))
+    return false;
+  Operation *sum = yieldedSum(*body);
+  BlockArgument acc = body->getArgument(op.getNumDpsInputs());
+  return sum && llvm::any_of(sum->getOperands(),
+                             [&](Value v) { return widens(v, acc); });
+}
+
+/// The value appended to `operand` (0 for the first input of a padded
+/// reduction, -0.0 where it is a float), or null for an element type with
+/// no zero.
+Value padValue(OpBuilder &b, Location loc, Value operand, bool negativeZero) {
+  Type element = cast<RankedTensorType>(operand.getType()).getElementType();
+  if (auto real = dyn_cast<FloatType>(element))
+    return arith::ConstantOp::create(
+        b, loc, b.getFloatAttr(real, negativeZero ? -0.0 : 0.0));
+  if (isa<IntegerType>(element))
+    return arith::ConstantOp::create(b, loc, b.getIntegerAttr(element, 0));
+  return {};
 }
 
 /// Zeros to append per axis of `operand`, whose map is `map`, for the loops
@@ -59,18 +115,20 @@ axisGrowth(AffineMap map, const DenseMap<unsigned, int64_t> &grow) {
   return extra;
 }
 
-/// `value` with `extra[axis]` zeros appended along each axis.
-Value padEnd(OpBuilder &b, Location loc, Value value, ArrayRef<int64_t> extra) {
-  if (llvm::all_of(extra, [](int64_t e) { return e == 0; }))
+bool grows(ArrayRef<int64_t> extra) {
+  return llvm::any_of(extra, [](int64_t e) { return e != 0; });
+}
+
+/// `value` with `extra[axis]` copies of `zero` appended along each axis.
+Value padEnd(OpBuilder &b, Location loc, Value value, ArrayRef<int64_t> extra,
+             bool negativeZero) {
+  if (!grows(extra))
     return value;
-  auto type = cast<RankedTensorType>(value.getType());
   SmallVector<OpFoldResult> low(extra.size(), b.getIndexAttr(0)), high;
   for (int64_t e : extra)
     high.push_back(b.getIndexAttr(e));
-  Value zero = arith::ConstantOp::create(
-      b, loc, cast<TypedAttr>(b.getZeroAttr(type.getElementType())));
   return tensor::PadOp::create(b, loc, RankedTensorType(), value, low, high,
-                               zero);
+                               padValue(b, loc, value, negativeZero));
 }
 
 /// `value` cut back to the sizes of `like`, from its origin.
@@ -115,21 +173,25 @@ amp::padLinalgTensorCoreDims(linalg::LinalgOp op, OpBuilder &b,
   bool growsReduction = llvm::any_of(*grow, [&](auto loopAndBy) {
     return iterators[loopAndBy.first] == utils::IteratorType::reduction;
   });
-  if (growsReduction && !zerosAddNothing(op))
+  if (!safeOnZeros(op) || (growsReduction && !zerosAddNothing(op)))
     return failure();
   // Every operand's growth first, so that nothing is built on failure.
   SmallVector<SmallVector<int64_t>> growth;
   for (OpOperand &operand : op->getOpOperands()) {
     FailureOr<SmallVector<int64_t>> extra =
         axisGrowth(op.getMatchingIndexingMap(&operand), *grow);
-    if (failed(extra))
+    Type element = getElementTypeOrSelf(operand.get().getType());
+    if (failed(extra) ||
+        (grows(*extra) && !isa<FloatType, IntegerType>(element)))
       return failure();
     growth.push_back(*extra);
   }
   Location loc = op.getLoc();
   SmallVector<Value> operands;
   for (auto [operand, extra] : llvm::zip(op->getOpOperands(), growth))
-    operands.push_back(padEnd(b, loc, operand.get(), extra));
+    operands.push_back(padEnd(b, loc, operand.get(), extra,
+                              growsReduction &&
+                                  operand.getOperandNumber() == 0));
   SmallVector<Type> resultTypes;
   for (OpOperand &init : op.getDpsInitsMutable())
     resultTypes.push_back(operands[init.getOperandNumber()].getType());

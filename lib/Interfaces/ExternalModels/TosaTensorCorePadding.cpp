@@ -6,7 +6,10 @@
 // bias's when it holds one per channel, the output's last). Operands get
 // zeros appended (tosa.pad), the op is cloned onto them with the grown
 // result type, and the result is cut back (tosa.slice), so the graph stays
-// TOSA. Zeros add nothing to the sums; grown outputs are cut away.
+// TOSA. Zeros add nothing to the sums (the first operand's are -0.0 where
+// it is a float, so each added term is -0.0 and every sum keeps its bits);
+// grown outputs are cut away. An axis to grow must be static in every
+// operand that holds it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -27,8 +30,23 @@ Value constShape(OpBuilder &b, Location loc, ArrayRef<int64_t> values) {
       DenseIntElementsAttr::get(type, values));
 }
 
+/// The rank-1 constant tosa.pad appends: -0.0 for `negativeZero` floats,
+/// else zero.
+Value padConst(OpBuilder &b, Location loc, Value value, bool negativeZero) {
+  Type element = cast<RankedTensorType>(value.getType()).getElementType();
+  auto real = dyn_cast<FloatType>(element);
+  if (!real || !negativeZero)
+    return tosa::createPadConstTensor(b, loc, value);
+  auto type = RankedTensorType::get({1}, real);
+  return tosa::ConstOp::create(
+      b, loc, type,
+      DenseElementsAttr::get(type, APFloat::getZero(real.getFloatSemantics(),
+                                                    /*Negative=*/true)));
+}
+
 /// `value` with `extra[axis]` zeros appended along each axis.
-Value padEnd(OpBuilder &b, Location loc, Value value, ArrayRef<int64_t> extra) {
+Value padEnd(OpBuilder &b, Location loc, Value value, ArrayRef<int64_t> extra,
+             bool negativeZero) {
   if (llvm::all_of(extra, [](int64_t e) { return e == 0; }))
     return value;
   auto type = cast<RankedTensorType>(value.getType());
@@ -39,7 +57,16 @@ Value padEnd(OpBuilder &b, Location loc, Value value, ArrayRef<int64_t> extra) {
   }
   return tosa::PadOp::create(b, loc, type.clone(shape), value,
                              constShape(b, loc, padding),
-                             tosa::createPadConstTensor(b, loc, value));
+                             padConst(b, loc, value, negativeZero));
+}
+
+/// Whether every axis `grown` grows is static in `value`.
+bool staticWhereGrown(Value value, ArrayRef<int64_t> extra) {
+  auto type = cast<RankedTensorType>(value.getType());
+  for (auto [size, e] : llvm::zip(type.getShape(), extra))
+    if (e != 0 && ShapedType::isDynamic(size))
+      return false;
+  return true;
 }
 
 /// `value` cut back to `type`'s shape from its origin.
@@ -144,10 +171,14 @@ amp::padTosaTensorCoreDims(Operation *op, OpBuilder &b,
           .Default([](Operation *) { return failure(); });
   if (failed(grown))
     return failure();
+  for (auto [operand, extra] : llvm::zip(op->getOperands(), grown->operands))
+    if (!staticWhereGrown(operand, extra))
+      return failure();
   Location loc = op->getLoc();
   SmallVector<Value> operands;
-  for (auto [operand, extra] : llvm::zip(op->getOperands(), grown->operands))
-    operands.push_back(padEnd(b, loc, operand, extra));
+  for (auto [index, operand, extra] :
+       llvm::enumerate(op->getOperands(), grown->operands))
+    operands.push_back(padEnd(b, loc, operand, extra, index == 0));
   SmallVector<int64_t> shape(resultType.getShape());
   for (auto [size, e] : llvm::zip(shape, grown->result))
     size += e;

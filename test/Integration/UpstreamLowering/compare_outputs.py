@@ -7,8 +7,8 @@ Both must print the same shapes; the largest difference, relative to the
 largest magnitude of the reference, must stay within T (f16 inputs with
 f32 accumulation: about 1e-2). The mixed run must differ from the
 reference somewhere, or it did not run in low precision at all. With
---same the two must be equal bit for bit (a rewrite that keeps the
-precision, such as Tensor Core padding).
+--same the two must print the same numbers, sign of zero included (a
+rewrite that keeps the precision, such as Tensor Core padding).
 """
 import re
 import sys
@@ -24,9 +24,8 @@ def read(path):
     for block in blocks:
         sizes = re.search(r"sizes = \[([^\]]*)\]", block).group(1)
         data = block.split("data =", 1)[1]
-        values = [float(v) for v in re.findall(
-            r"-?(?:nan|inf|\d+\.?\d*(?:e[-+]?\d+)?)", data)]
-        out.append((sizes, values))
+        tokens = re.findall(r"-?(?:nan|inf|\d+\.?\d*(?:e[-+]?\d+)?)", data)
+        out.append((sizes, [float(v) for v in tokens], tokens))
     return out
 
 
@@ -47,9 +46,13 @@ def main():
     if len(reference) != len(mixed):
         sys.exit(f"{len(reference)} memrefs against {len(mixed)}")
     any_difference = False
-    for (rs, rv), (ms, mv) in zip(reference, mixed):
+    for (rs, rv, rt), (ms, mv, mt) in zip(reference, mixed):
         if rs != ms or len(rv) != len(mv):
             sys.exit(f"shapes differ: [{rs}] against [{ms}]")
+        if same and rt != mt:
+            first = next(i for i, (a, b) in enumerate(zip(rt, mt)) if a != b)
+            sys.exit(f"[{rs}]: element {first} is {rt[first]} against "
+                     f"{mt[first]}")
         scale = max(abs(v) for v in rv) or 1.0
         worst = max(abs(a - b) for a, b in zip(rv, mv)) / scale
         any_difference |= worst > 0

@@ -4,7 +4,8 @@
 // rebuilt on zero-padded operands (tensor.pad / tosa.pad) and cut back
 // (tensor.extract_slice / tosa.slice); upstream mlir-opt-22 lowers the
 // result and mlir-runner-22 runs it, and every output equals the unpadded
-// program's bit for bit (the zeros add +0 to each sum, in the same order).
+// program's bit for bit (the added terms are -0.0, in the same order, so
+// even a sum of -0.0, the third output, keeps its sign).
 // Then --amp-auto-mixed-precision on the padded program: within f16
 // tolerance of f32.
 // REQUIRES: upstream-mlir-runner
@@ -33,7 +34,7 @@
 
 // The data is marked as the input, so the weights, unmarked, are the
 // parameters that own the misaligned dimensions (as in amp-run's predict).
-func.func @linalg_forward(%x: tensor<4x12xf32> {tg.role = "input"}, %w: tensor<12x10xf32>, %img: tensor<1x6x6x3xf32> {tg.role = "input"}, %f: tensor<3x3x3x6xf32>) -> (tensor<4x10xf32>, tensor<1x4x4x6xf32>) {
+func.func @linalg_forward(%x: tensor<4x12xf32> {tg.role = "input"}, %w: tensor<12x10xf32>, %img: tensor<1x6x6x3xf32> {tg.role = "input"}, %f: tensor<3x3x3x6xf32>) -> (tensor<4x10xf32>, tensor<1x4x4x6xf32>, tensor<4x10xf32>) {
   %zero = arith.constant 0.0 : f32
   %e1 = tensor.empty() : tensor<4x10xf32>
   %f1 = linalg.fill ins(%zero : f32) outs(%e1 : tensor<4x10xf32>) -> tensor<4x10xf32>
@@ -41,7 +42,12 @@ func.func @linalg_forward(%x: tensor<4x12xf32> {tg.role = "input"}, %w: tensor<1
   %e2 = tensor.empty() : tensor<1x4x4x6xf32>
   %f2 = linalg.fill ins(%zero : f32) outs(%e2 : tensor<1x4x4x6xf32>) -> tensor<1x4x4x6xf32>
   %c = linalg.conv_2d_nhwc_hwcf ins(%img, %f : tensor<1x6x6x3xf32>, tensor<3x3x3x6xf32>) outs(%f2 : tensor<1x4x4x6xf32>) -> tensor<1x4x4x6xf32>
-  return %y, %c : tensor<4x10xf32>, tensor<1x4x4x6xf32>
+  %nz = arith.constant -0.0 : f32
+  %wz = arith.constant dense<-0.0> : tensor<12x10xf32>
+  %f3 = linalg.fill ins(%nz : f32) outs(%e1 : tensor<4x10xf32>) -> tensor<4x10xf32>
+  %zabs = math.absf %x : tensor<4x12xf32>
+  %z = linalg.matmul ins(%zabs, %wz : tensor<4x12xf32>, tensor<12x10xf32>) outs(%f3 : tensor<4x10xf32>) -> tensor<4x10xf32>
+  return %y, %c, %z : tensor<4x10xf32>, tensor<1x4x4x6xf32>, tensor<4x10xf32>
 }
 
 func.func @tosa_forward(%x: tensor<1x4x12xf32> {tg.role = "input"}, %w: tensor<1x12x10xf32>, %img: tensor<1x6x6x3xf32> {tg.role = "input"}, %f: tensor<6x3x3x3xf32>, %bias: tensor<6xf32>) -> (tensor<1x4x10xf32>, tensor<1x6x6x6xf32>) {
@@ -126,7 +132,7 @@ func.func @main() {
   %x3 = tensor.collapse_shape %xs [[0, 1], [2], [3]] : tensor<1x1x4x12xf32> into tensor<1x4x12xf32>
   %w3 = tensor.collapse_shape %wsq [[0, 1], [2], [3]] : tensor<1x1x12x10xf32> into tensor<1x12x10xf32>
   %bias = tensor.collapse_shape %bs [[0, 1, 2, 3]] : tensor<1x1x1x6xf32> into tensor<6xf32>
-  %y, %c = func.call @linalg_forward(%x, %w, %img, %f) : (tensor<4x12xf32>, tensor<12x10xf32>, tensor<1x6x6x3xf32>, tensor<3x3x3x6xf32>) -> (tensor<4x10xf32>, tensor<1x4x4x6xf32>)
+  %y, %c, %z = func.call @linalg_forward(%x, %w, %img, %f) : (tensor<4x12xf32>, tensor<12x10xf32>, tensor<1x6x6x3xf32>, tensor<3x3x3x6xf32>) -> (tensor<4x10xf32>, tensor<1x4x4x6xf32>, tensor<4x10xf32>)
   %ty, %tc = func.call @tosa_forward(%x3, %w3, %img, %fo, %bias) : (tensor<1x4x12xf32>, tensor<1x12x10xf32>, tensor<1x6x6x3xf32>, tensor<6x3x3x3xf32>, tensor<6xf32>) -> (tensor<1x4x10xf32>, tensor<1x6x6x6xf32>)
   %u1 = tensor.cast %y : tensor<4x10xf32> to tensor<*xf32>
   call @printMemrefF32(%u1) : (tensor<*xf32>) -> ()
@@ -136,6 +142,8 @@ func.func @main() {
   call @printMemrefF32(%u3) : (tensor<*xf32>) -> ()
   %u4 = tensor.cast %tc : tensor<1x6x6x6xf32> to tensor<*xf32>
   call @printMemrefF32(%u4) : (tensor<*xf32>) -> ()
+  %u5 = tensor.cast %z : tensor<4x10xf32> to tensor<*xf32>
+  call @printMemrefF32(%u5) : (tensor<*xf32>) -> ()
   return
 }
 func.func private @printMemrefF32(tensor<*xf32>) attributes {llvm.emit_c_interface}

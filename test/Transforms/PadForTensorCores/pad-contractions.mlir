@@ -29,7 +29,7 @@ func.func @head(%x: tensor<32x784xf32> {tg.role = "input"},
 // both operands and needs no slice; M (30 rows of a batch) is the user's.
 // REMARK: remark: amp: padded for Tensor Cores (multiples of 8): K 100 -> 104
 // CHECK-LABEL: func.func @hidden
-// CHECK: %[[X:.*]] = tg.pad %arg0 {high = array<i64: 0, 4>, low = array<i64: 0, 0>} : tensor<30x100xf32>
+// CHECK: %[[X:.*]] = tg.pad %arg0 {high = array<i64: 0, 4>, low = array<i64: 0, 0>, value = -0.000000e+00 : f64} : tensor<30x100xf32>
 // CHECK: %[[W:.*]] = tg.pad %arg1 {high = array<i64: 0, 4>, low = array<i64: 0, 0>} : tensor<64x100xf32>
 // CHECK: %[[M:.*]] = tg.matmul %[[X]], %[[W]] {amp.tensor_core_padded = {K = 100 : i64}, transpose_b = true} : tensor<30x104xf32>, tensor<64x104xf32>
 // CHECK-NOT: tg.slice
@@ -47,7 +47,7 @@ func.func @hidden(%x: tensor<30x100xf32> {tg.role = "input"},
 // REMARK: remark: amp: padded for Tensor Cores (multiples of 8): M 12 -> 16
 // CHECK-LABEL: func.func @through_cast
 // CHECK: %[[C:.*]] = amp.cast %arg0 : tensor<24x12xf32> to tensor<24x12xf16>
-// CHECK: %[[A:.*]] = tg.pad %[[C]] {high = array<i64: 0, 4>, low = array<i64: 0, 0>} : tensor<24x12xf16>
+// CHECK: %[[A:.*]] = tg.pad %[[C]] {high = array<i64: 0, 4>, low = array<i64: 0, 0>, value = -0.000000e+00 : f64} : tensor<24x12xf16>
 // CHECK-NOT: tg.pad
 // CHECK: %[[M:.*]] = tg.matmul %[[A]], %arg1 {amp.tensor_core_padded = {M = 12 : i64}, transpose_a = true} : tensor<24x16xf16>, tensor<24x8xf16>
 // CHECK: tg.slice %[[M]] {offsets = array<i64: 0, 0>, sizes = array<i64: 12, 8>} : tensor<16x8xf16>
@@ -62,7 +62,7 @@ func.func @through_cast(%p: tensor<24x12xf32> {tg.role = "param"},
 // filter), 20 output channels to 24 (the filter; the output is sliced).
 // REMARK: remark: amp: padded for Tensor Cores (multiples of 8): input_channels 3 -> 8, output_channels 20 -> 24
 // CHECK-LABEL: func.func @conv
-// CHECK: %[[X:.*]] = tg.pad %arg0 {high = array<i64: 0, 0, 0, 5>, low = array<i64: 0, 0, 0, 0>} : tensor<2x8x8x3xf32>
+// CHECK: %[[X:.*]] = tg.pad %arg0 {high = array<i64: 0, 0, 0, 5>, low = array<i64: 0, 0, 0, 0>, value = -0.000000e+00 : f64} : tensor<2x8x8x3xf32>
 // CHECK: %[[W:.*]] = tg.pad %arg1 {high = array<i64: 4, 0, 0, 5>, low = array<i64: 0, 0, 0, 0>} : tensor<20x3x3x3xf32>
 // CHECK: %[[Y:.*]] = tg.conv2d %[[X]], %[[W]] {amp.tensor_core_padded = {input_channels = 3 : i64, output_channels = 20 : i64}} : tensor<2x8x8x8xf32>, tensor<24x3x3x8xf32>
 // CHECK: tg.slice %[[Y]] {offsets = array<i64: 0, 0, 0, 0>, sizes = array<i64: 2, 6, 6, 20>} : tensor<2x6x6x24xf32>
@@ -88,7 +88,7 @@ func.func @conv_backward(%dy: tensor<2x20x6x6xf32>,
 // and is sliced back; a parameter-shaped input owns the input channels.
 // REMARK: remark: amp: padded for Tensor Cores (multiples of 8): input_channels 3 -> 8
 // CHECK-LABEL: func.func @filter_gradient
-// CHECK: %[[X:.*]] = tg.pad %arg0 {high = array<i64: 0, 0, 0, 5>, low = array<i64: 0, 0, 0, 0>} : tensor<2x8x8x3xf32>
+// CHECK: %[[X:.*]] = tg.pad %arg0 {high = array<i64: 0, 0, 0, 5>, low = array<i64: 0, 0, 0, 0>, value = -0.000000e+00 : f64} : tensor<2x8x8x3xf32>
 // CHECK: %[[DW:.*]] = tg.conv2d_backward_filter %[[X]], %arg1 {amp.tensor_core_padded = {input_channels = 3 : i64}} : tensor<2x8x8x8xf32>, tensor<2x6x6x16xf32> -> tensor<16x3x3x8xf32>
 // CHECK: tg.slice %[[DW]] {offsets = array<i64: 0, 0, 0, 0>, sizes = array<i64: 16, 3, 3, 3>} : tensor<16x3x3x8xf32>
 func.func @filter_gradient(%x: tensor<2x8x8x3xf32> {tg.role = "param"},

@@ -161,3 +161,78 @@ func.func @tosa_dynamic(%a: tensor<?x8x16xf32>, %b: tensor<?x16x10xf32> {tg.role
   %y = tosa.matmul %a, %b, %zp, %zp : (tensor<?x8x16xf32>, tensor<?x16x10xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<?x8x10xf32>
   return %y : tensor<?x8x10xf32>
 }
+
+// The accumulator read through a truncation (i32 -> i8 -> i32): each added
+// step would wrap the finished sum again, so K stays.
+// REMARK: remark: amp: misses Tensor Core alignment (K = 12 (pad to 16)) but cannot be padded
+// CHECK-LABEL: func.func @lossy_accumulator
+// CHECK-NOT: tensor.pad
+// CHECK: return
+func.func @lossy_accumulator(%x: tensor<8x12xi32>) -> tensor<8x8xi32> {
+  %w = arith.constant dense<11> : tensor<12x8xi32>
+  %z = arith.constant 0 : i32
+  %e = tensor.empty() : tensor<8x8xi32>
+  %acc = linalg.fill ins(%z : i32) outs(%e : tensor<8x8xi32>) -> tensor<8x8xi32>
+  %y = linalg.generic {indexing_maps = [#mk, #kn, #mn], iterator_types = ["parallel", "parallel", "reduction"]} ins(%x, %w : tensor<8x12xi32>, tensor<12x8xi32>) outs(%acc : tensor<8x8xi32>) {
+  ^bb0(%a: i32, %b: i32, %o: i32):
+    %o8 = arith.trunci %o : i32 to i8
+    %o32 = arith.extsi %o8 : i8 to i32
+    %p = arith.muli %a, %b : i32
+    %s = arith.addi %o32, %p : i32
+    linalg.yield %s : i32
+  } -> tensor<8x8xi32>
+  return %y : tensor<8x8xi32>
+}
+
+// A body that divides by the weight: grown N would divide by its zero
+// columns (a trap on x86), so even a parallel loop stays.
+// REMARK: remark: amp: misses Tensor Core alignment (M = 4 (pad to 8), N = 10 (pad to 16)) but cannot be padded
+// CHECK-LABEL: func.func @dividing_body
+// CHECK-NOT: tensor.pad
+// CHECK: return
+func.func @dividing_body(%x: tensor<4x16xi32>, %c: tensor<4x10xi32>) -> tensor<4x10xi32> {
+  %w = arith.constant dense<3> : tensor<16x10xi32>
+  %y = linalg.generic {indexing_maps = [#mk, #kn, #mn], iterator_types = ["parallel", "parallel", "reduction"]} ins(%x, %w : tensor<4x16xi32>, tensor<16x10xi32>) outs(%c : tensor<4x10xi32>) {
+  ^bb0(%a: i32, %b: i32, %o: i32):
+    %q = arith.divsi %a, %b : i32
+    %s = arith.addi %o, %q : i32
+    linalg.yield %s : i32
+  } -> tensor<4x10xi32>
+  return %y : tensor<4x10xi32>
+}
+
+// Complex elements have no zero constant here: N stays (no crash).
+// REMARK: remark: amp: misses Tensor Core alignment (N = 10 (pad to 16)) but cannot be padded
+// CHECK-LABEL: func.func @complex_product
+// CHECK-NOT: tensor.pad
+// CHECK: return
+func.func @complex_product(%x: tensor<16x16xcomplex<f32>>) -> tensor<16x10xcomplex<f32>> {
+  %w = arith.constant dense<(0.5, 0.0)> : tensor<16x10xcomplex<f32>>
+  %e = tensor.empty() : tensor<16x10xcomplex<f32>>
+  %y = linalg.matmul ins(%x, %w : tensor<16x16xcomplex<f32>>, tensor<16x10xcomplex<f32>>) outs(%e : tensor<16x10xcomplex<f32>>) -> tensor<16x10xcomplex<f32>>
+  return %y : tensor<16x10xcomplex<f32>>
+}
+
+// A TOSA axis to grow that is dynamic in one operand (the input's channels
+// here, the bias's there) cannot be padded to a static size: it stays.
+// REMARK: remark: amp: misses Tensor Core alignment (input_channels = 12 (pad to 16)) but cannot be padded
+// CHECK-LABEL: func.func @tosa_dynamic_channels
+// CHECK-NOT: tosa.pad
+// CHECK: return
+func.func @tosa_dynamic_channels(%x: tensor<1x8x8x?xf32>) -> tensor<1x8x8x16xf32> {
+  %w = "tosa.const"() <{values = dense<0.25> : tensor<16x3x3x12xf32>}> : () -> tensor<16x3x3x12xf32>
+  %bias = "tosa.const"() <{values = dense<0.1> : tensor<16xf32>}> : () -> tensor<16xf32>
+  %zp = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>
+  %y = tosa.conv2d %x, %w, %bias, %zp, %zp {acc_type = f32, dilation = array<i64: 1, 1>, pad = array<i64: 1, 1, 1, 1>, stride = array<i64: 1, 1>} : (tensor<1x8x8x?xf32>, tensor<16x3x3x12xf32>, tensor<16xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x8x8x16xf32>
+  return %y : tensor<1x8x8x16xf32>
+}
+// REMARK: remark: amp: misses Tensor Core alignment (output_channels = 10 (pad to 16)) but cannot be padded
+// CHECK-LABEL: func.func @tosa_dynamic_bias
+// CHECK-NOT: tosa.pad
+// CHECK: return
+func.func @tosa_dynamic_bias(%x: tensor<1x8x8x16xf32>, %bias: tensor<?xf32>) -> tensor<1x8x8x10xf32> {
+  %w = "tosa.const"() <{values = dense<0.25> : tensor<10x3x3x16xf32>}> : () -> tensor<10x3x3x16xf32>
+  %zp = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>
+  %y = tosa.conv2d %x, %w, %bias, %zp, %zp {acc_type = f32, dilation = array<i64: 1, 1>, pad = array<i64: 1, 1, 1, 1>, stride = array<i64: 1, 1>} : (tensor<1x8x8x16xf32>, tensor<10x3x3x16xf32>, tensor<?xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x8x8x10xf32>
+  return %y : tensor<1x8x8x10xf32>
+}

@@ -5,8 +5,10 @@
 // a padded dimension (tg.pad), the op runs on the padded shapes, and each
 // result is sliced back to its type (tg.slice). Zeros add nothing to a
 // product's or a convolution's sums, so every element the users read is
-// the same sum; tg-autodiff differentiates through the pad and the slice,
-// so gradients pass the same way and the padded entries' are zero.
+// the same sum; the first operand's zeros are -0.0, so each added term is
+// -0.0 and a sum of -0.0 stays -0.0 (with +0.0 it would become +0.0).
+// tg-autodiff differentiates through the pad and the slice, so gradients
+// pass the same way and the padded entries' are zero.
 //
 //===----------------------------------------------------------------------===//
 
@@ -22,14 +24,16 @@ namespace amp::tg {
 
 namespace {
 
-/// `value` with `extra[axis]` zeros appended along each axis; itself when
-/// there is nothing to add.
-Value padEnd(OpBuilder &b, Location loc, Value value, ArrayRef<int64_t> extra) {
+/// `value` with `extra[axis]` zeros (-0.0 for `negativeZero`) appended
+/// along each axis; itself when there is nothing to add.
+Value padEnd(OpBuilder &b, Location loc, Value value, ArrayRef<int64_t> extra,
+             bool negativeZero = false) {
   if (llvm::all_of(extra, [](int64_t e) { return e == 0; }))
     return value;
   SmallVector<int64_t> low(extra.size(), 0);
   return PadOp::create(b, loc, value, b.getDenseI64ArrayAttr(low),
-                       b.getDenseI64ArrayAttr(extra), b.getF64FloatAttr(0.0));
+                       b.getDenseI64ArrayAttr(extra),
+                       b.getF64FloatAttr(negativeZero ? -0.0 : 0.0));
 }
 
 /// `value` cut back to `type`'s shape from its origin; itself when the
@@ -67,7 +71,8 @@ FailureOr<SmallVector<Value>> padProduct(ProductOp op, OpBuilder &b,
   // a is [M, K] ([K, M] transposed), b is [K, N] ([N, K] transposed).
   Value a = padEnd(b, op.getLoc(), op.getA(),
                    extraFor(op.getA().getType(),
-                            {{ta ? last : prev, dm}, {ta ? prev : last, dk}}));
+                            {{ta ? last : prev, dm}, {ta ? prev : last, dk}}),
+                   /*negativeZero=*/true);
   Value bv = padEnd(b, op.getLoc(), op.getB(),
                     extraFor(op.getB().getType(),
                              {{tb ? last : prev, dk}, {tb ? prev : last, dn}}));
@@ -121,11 +126,12 @@ FailureOr<SmallVector<Value>> padChannels(ConvOp op, OpBuilder &b,
   std::array<ChannelAxes, 3> axes = channelAxes(op);
   Location loc = op.getLoc();
   SmallVector<Value> operands;
-  for (auto [operand, operandAxes] :
-       llvm::zip(op->getOperands(), ArrayRef(axes).take_front(2)))
+  for (auto [index, operand, operandAxes] :
+       llvm::enumerate(op->getOperands(), ArrayRef(axes).take_front(2)))
     operands.push_back(
         padEnd(b, loc, operand,
-               channelExtra(operand.getType(), operandAxes, in, out)));
+               channelExtra(operand.getType(), operandAxes, in, out),
+               /*negativeZero=*/index == 0));
   auto type = cast<RankedTensorType>(op.getType());
   SmallVector<int64_t> shape(type.getShape());
   for (auto [size, by] : llvm::zip(shape, channelExtra(type, axes[2], in, out)))
