@@ -264,7 +264,13 @@ public:
     callChecked(entry, ctx, h(o.getX()), constI64(o.getAxis()), out[0]);
     return success();
   }
-  LogicalResult lower(tg::SoftmaxOp o) { return lowerSoftmax(o); }
+  LogicalResult lower(tg::SoftmaxOp o) {
+    if (!o.getCausal())
+      return lowerSoftmax(o);
+    SmallVector<Value> out = newResults(o);
+    callChecked(AMPRT_ENTRY(amprt_causal_softmax), ctx, h(o.getX()), out[0]);
+    return success();
+  }
   LogicalResult lower(tg::LogSoftmaxOp o) { return lowerSoftmax(o); }
   template <typename OpT> LogicalResult lowerSoftmaxGrad(OpT o) {
     Operation *op = o;

@@ -348,6 +348,18 @@ amprt_status amprt_softmax(amprt_context *ctx, const amprt_tensor *x,
   AMPRT_RUN(ctx, softmax(ctx, 0, x, nullptr, s, y));
 }
 
+amprt_status amprt_causal_softmax(amprt_context *ctx, const amprt_tensor *x,
+                                  amprt_tensor *y) {
+  const char *op = "amprt_causal_softmax";
+  Split s;
+  AMPRT_CHECK(softmaxCheck(op, ctx, x, nullptr, y, -1, s));
+  if (x->shape.size() < 2)
+    return fail(AMPRT_ERROR_SHAPE,
+                "%s: x must be [..., queries, keys] (rank >= 2), got rank %zu",
+                op, x->shape.size());
+  AMPRT_RUN(ctx, causalSoftmax(ctx, x, x->shape[x->shape.size() - 2], y));
+}
+
 amprt_status amprt_log_softmax(amprt_context *ctx, const amprt_tensor *x,
                                int64_t axis, amprt_tensor *y) {
   Split s;

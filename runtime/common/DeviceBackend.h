@@ -24,7 +24,7 @@ namespace amprt::device {
 
 /// Bumped whenever the table or the context it shares (amprt_context)
 /// changes, so a stale library is refused.
-constexpr int kBackendVersion = 9;
+constexpr int kBackendVersion = 10;
 
 using Tensor = amprt_tensor;
 using Ctx = amprt_context;
@@ -97,6 +97,7 @@ struct Activation {
   /* Softmax and loss: softmax's kind is device::SoftmaxKind's value. */       \
   X(softmax, (Ctx *, int kind, const Tensor *a, const Tensor *b,               \
               const Split &s, Tensor *out))                                    \
+  X(causalSoftmax, (Ctx *, const Tensor *x, int64_t queries, Tensor *y))       \
   X(crossEntropy, (Ctx *, const char *op, const Tensor *logits,                \
                    const Tensor *labels, const Tensor *dloss, Tensor *out))    \
   /* Reductions and data movement. */                                          \

@@ -920,6 +920,12 @@ amprt_status softmax(Ctx *ctx, int kind, const Tensor *a, const Tensor *b,
   return f32.finish(device::softmax(exec, softmaxKind, aw, bw, s, outw));
 }
 
+amprt_status causalSoftmax(Ctx *, const Tensor *x, int64_t queries,
+                           Tensor *y) {
+  CpuExec exec(kRowGrain);
+  return device::causalSoftmax(exec, x, queries, y);
+}
+
 amprt_status crossEntropy(Ctx *ctx, const char *op, const Tensor *logits,
                           const Tensor *labels, const Tensor *dloss,
                           Tensor *out) {

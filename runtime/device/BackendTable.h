@@ -118,6 +118,10 @@ template <typename Exec> struct Ops {
                   const Tensor *b, const Split &s, Tensor *out),
                  softmax(exec, static_cast<device::SoftmaxKind>(kind), a, b, s,
                          out))
+  AMPRT_TABLE_OP(causalSoftmax,
+                 (amprt_context * ctx, const Tensor *x, int64_t queries,
+                  Tensor *y),
+                 causalSoftmax(exec, x, queries, y))
   AMPRT_TABLE_OP(crossEntropy,
                  (amprt_context * ctx, const char *op, const Tensor *logits,
                   const Tensor *labels, const Tensor *dloss, Tensor *out),
@@ -240,6 +244,7 @@ template <typename Exec> Backend makeBackend(const Platform &p) {
       O::layerNorm,
       O::layerNormGrad,
       O::softmax,
+      O::causalSoftmax,
       O::crossEntropy,
       O::reduce,
       O::broadcastTo,

@@ -939,6 +939,22 @@ amprt_status softmax(Exec &e, SoftmaxKind kind, const amprt_tensor *a,
   return status;
 }
 
+/// Softmax over the last axis of x [..., queries, keys] under a causal mask
+/// (CausalSoftmaxKernel).
+template <typename Exec>
+amprt_status causalSoftmax(Exec &e, const amprt_tensor *x, int64_t queries,
+                           amprt_tensor *y) {
+  int64_t keys = x->shape.back();
+  amprt_status status = AMPRT_OK;
+  AMPRT_FLOAT_DISPATCH(x->dtype, T, {
+    status = e.launch(
+        CausalSoftmaxKernel<T>{static_cast<const T *>(x->data),
+                               static_cast<T *>(y->data), keys, queries},
+        keys ? x->numel / keys : 0);
+  });
+  return status;
+}
+
 /// The forward (dloss null, out = loss) or the gradient (out = dlogits).
 template <typename Exec>
 amprt_status crossEntropy(Exec &e, const char *op, const amprt_tensor *logits,

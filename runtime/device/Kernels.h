@@ -711,6 +711,34 @@ constexpr bool isSoftmaxGrad(SoftmaxKind kind) {
          kind == SoftmaxKind::LogSoftmaxGrad;
 }
 
+/// Softmax of each contiguous row of a [..., queries, keys] tensor under a
+/// top-left causal mask: row r is query i = r % queries, which sees keys
+/// 0..i; their softmax is SoftmaxKernel's (exponentials of x - max in the
+/// compute type, sums in double, the same bits for an unmasked row) and
+/// the masked keys get 0. No -inf enters the data, so the mask is the same
+/// in f16 and bf16 as in f32, and softmax's gradient needs no mask of its
+/// own (y is 0 there).
+template <typename T> struct CausalSoftmaxKernel {
+  const T *x;
+  T *y;
+  int64_t keys, queries;
+  AMPRT_HD void operator()(int64_t r) const {
+    using C = typename Compute<T>::type;
+    int64_t seen = r % queries + 1 < keys ? r % queries + 1 : keys;
+    const T *xr = x + r * keys;
+    T *yr = y + r * keys;
+    double m = laneMax(seen, [&](int64_t j) { return (double)load(xr, j); });
+    auto e = [&](int64_t j) {
+      return m_expNonPositive((C)((double)load(xr, j) - m));
+    };
+    double inv = 1.0 / laneSum(seen, [&](int64_t j) { return (double)e(j); });
+    for (int64_t j = 0; j < seen; ++j)
+      store(yr, j, (C)((double)e(j) * inv));
+    for (int64_t j = seen; j < keys; ++j)
+      store(yr, j, (C)0);
+  }
+};
+
 /// Row r = (outer o, inner i): elements first + j * inner, j < axis.
 /// Forward kinds read `a` = x; gradients read `a` = dy and `b` = y. Sums
 /// are laneSums in double; the exponentials are in the compute type (for

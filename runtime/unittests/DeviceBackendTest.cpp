@@ -593,6 +593,10 @@ TEST_F(DeviceBackendTest, SoftmaxAndCrossEntropy) {
                 bool d) { return grad(ctx, dy.on(d), y.on(d), -2, dx.on(d)); },
             {&dx}, tolerance(t), name(opName, t) + " grad");
     }
+    Pair causal = output(t, {3, 7, 4});
+    check([&](amprt_context *ctx,
+              bool d) { return amprt_causal_softmax(ctx, x.on(d), causal.on(d)); },
+          {&causal}, tolerance(t), name("causal_softmax", t));
     Pair logits = random(t, {5, 10}, 83, -4, 4), dloss = random(t, {5}, 84);
     Pair dist = random(t, {5, 10}, 85, 0, 0.2);
     for (amprt_dtype labelType : {AMPRT_I32, AMPRT_I64, t}) {

@@ -439,6 +439,53 @@ TEST(RuntimeNN, SoftmaxFamilyAndCrossEntropy) {
 
 } // namespace
 
+// The causal softmax of scores [batch, queries, keys]: query i's row is the
+// softmax of its first i + 1 keys, bit for bit (the row cut to them
+// through amprt_softmax), and 0 past them, in every float type; queries
+// beyond the keys see them all. Its gradient is amprt_softmax_grad's: 0
+// at the masked keys whatever dy holds there.
+TEST(RuntimeNN, CausalSoftmaxSeesEachQuerysPrefix) {
+  Runtime rt;
+  for (amprt_dtype t : {AMPRT_F32, AMPRT_F16, AMPRT_BF16, AMPRT_F64})
+    for (auto [queries, keys] : {std::pair<int64_t, int64_t>{5, 5}, {7, 4}}) {
+      int64_t batch = 3, n = batch * queries * keys;
+      Tensor x = rt.make(t, {batch, queries, keys}, randomValues(n, 91, -6, 6)),
+             y = rt.make(t, {batch, queries, keys});
+      ASSERT_EQ(amprt_causal_softmax(rt.ctx, x, y), AMPRT_OK)
+          << amprt_last_error();
+      std::vector<double> xv = rt.read(x), yv = rt.read(y);
+      for (int64_t row = 0; row < batch * queries; ++row) {
+        int64_t seen = std::min(row % queries + 1, keys);
+        std::vector<double> prefix(xv.begin() + row * keys,
+                                   xv.begin() + row * keys + seen);
+        Tensor px = rt.make(t, {1, seen}, prefix), py = rt.make(t, {1, seen});
+        ASSERT_EQ(amprt_softmax(rt.ctx, px, -1, py), AMPRT_OK);
+        std::vector<double> want = rt.read(py);
+        for (int64_t j = 0; j < keys; ++j) {
+          double got = yv[row * keys + j];
+          std::string where = "dtype " + std::to_string((int)t) + " row " +
+                              std::to_string(row) + " key " +
+                              std::to_string(j);
+          if (j < seen)
+            EXPECT_EQ(got, want[j]) << where;
+          else
+            EXPECT_EQ(got, 0.0) << where;
+        }
+      }
+      Tensor dy = rt.make(t, {batch, queries, keys}, randomValues(n, 92, -1, 1)),
+             dx = rt.make(t, {batch, queries, keys});
+      ASSERT_EQ(amprt_softmax_grad(rt.ctx, dy, y, -1, dx), AMPRT_OK);
+      std::vector<double> dxv = rt.read(dx);
+      for (int64_t row = 0; row < batch * queries; ++row)
+        for (int64_t j = std::min(row % queries + 1, keys); j < keys; ++j)
+          EXPECT_EQ(dxv[row * keys + j], 0.0) << "grad row " << row;
+    }
+  Tensor flat = rt.make(AMPRT_F32, {4}), out = rt.make(AMPRT_F32, {4});
+  EXPECT_EQ(amprt_causal_softmax(rt.ctx, flat, out), AMPRT_ERROR_SHAPE);
+  EXPECT_NE(std::string(amprt_last_error()).find("[..., queries, keys]"),
+            std::string::npos);
+}
+
 // f32 softmax rows of every length through the lane sums' tails (half
 // width, scalar), the kept-exponentials limit (64) and beyond, against
 // double. Gaps past the f32 exponential's range give

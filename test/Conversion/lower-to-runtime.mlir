@@ -70,3 +70,13 @@ func.func @momentum(%w: tensor<16xf32>, %g: tensor<16xf32>, %v: tensor<16xf32>, 
   %w2, %v2 = tg.momentum_update %w, %g, %v, %lr {momentum = 0.9 : f64, weight_decay = 5.0e-4 : f64, nesterov = true} : tensor<16xf32>
   return %w2, %v2 : tensor<16xf32>, tensor<16xf32>
 }
+
+// A causal softmax calls its own entry, with no axis.
+// CHECK-LABEL: func.func @causal_softmax
+// CHECK: call @amprt_causal_softmax(%{{.*}}, %{{.*}}, %{{.*}}) : (!llvm.ptr, !llvm.ptr, !llvm.ptr) -> i32
+// CHECK-NOT: call @amprt_softmax(
+// CHECK: return
+func.func @causal_softmax(%s: tensor<2x4x4xf32>) -> tensor<2x4x4xf32> {
+  %p = tg.softmax %s {causal} : tensor<2x4x4xf32>
+  return %p : tensor<2x4x4xf32>
+}

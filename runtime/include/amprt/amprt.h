@@ -424,6 +424,11 @@ amprt_status amprt_layer_norm_grad(
 
 amprt_status amprt_softmax(amprt_context *ctx, const amprt_tensor *x,
                            int64_t axis, amprt_tensor *y);
+/* Softmax over the last axis of x [..., queries, keys] where query i sees
+ * keys 0..i only (a top-left causal mask, as torch's is_causal): the masked
+ * entries of y are 0. amprt_softmax_grad is its gradient. */
+amprt_status amprt_causal_softmax(amprt_context *ctx, const amprt_tensor *x,
+                                  amprt_tensor *y);
 amprt_status amprt_log_softmax(amprt_context *ctx, const amprt_tensor *x,
                                int64_t axis, amprt_tensor *y);
 amprt_status amprt_softmax_grad(amprt_context *ctx, const amprt_tensor *dy,

@@ -274,6 +274,22 @@ func.func @softmax_axis(%x: tensor<4x8xf32>) {
 
 // -----
 
+func.func @causal_softmax_axis(%x: tensor<4x8x8xf32>) {
+  // expected-error @+1 {{'tg.softmax' op causal softmax needs scores [..., queries, keys] (rank >= 2) and the last axis, got rank 3 and axis 1}}
+  %y = tg.softmax %x {axis = 1 : i64, causal} : tensor<4x8x8xf32>
+  return
+}
+
+// -----
+
+func.func @causal_softmax_rank(%x: tensor<8xf32>) {
+  // expected-error @+1 {{'tg.softmax' op causal softmax needs scores [..., queries, keys] (rank >= 2) and the last axis, got rank 1 and axis -1}}
+  %y = tg.softmax %x {causal} : tensor<8xf32>
+  return
+}
+
+// -----
+
 func.func @log_softmax_axis(%x: tensor<4x8xf32>) {
   // expected-error @+1 {{'tg.log_softmax' op axis -3 is out of range for rank 2 (expected [-2, 2))}}
   %y = tg.log_softmax %x {axis = -3 : i64} : tensor<4x8xf32>

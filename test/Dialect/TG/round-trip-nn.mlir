@@ -95,6 +95,8 @@ func.func @softmax_and_loss(%x: tensor<32x10xf32>, %labels: tensor<32xi32>,
                             %dist: tensor<32x10xf32>, %t: tensor<4x16x16xf32>) {
   // CHECK: tg.softmax %{{.*}} {axis = 1 : i64} : tensor<4x16x16xf32>
   %s = tg.softmax %t {axis = 1 : i64} : tensor<4x16x16xf32>
+  // CHECK: tg.softmax %{{.*}} {causal} : tensor<4x16x16xf32>
+  %sc = tg.softmax %t {causal} : tensor<4x16x16xf32>
   // CHECK: tg.softmax_grad %{{.*}}, %{{.*}} {axis = 1 : i64} : tensor<4x16x16xf32>
   %ds = tg.softmax_grad %s, %s {axis = 1 : i64} : tensor<4x16x16xf32>
   // CHECK: tg.log_softmax %{{.*}} : tensor<32x10xf32>

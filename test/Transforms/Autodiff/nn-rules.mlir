@@ -61,6 +61,19 @@ func.func @attention_pieces(%x: tensor<2x4x8xf32>, %g: tensor<8xf32>, %b: tensor
   return %d#0, %d#1, %d#2 : tensor<2x4x8xf32>, tensor<8xf32>, tensor<8xf32>
 }
 
+// A causal softmax's gradient is softmax_grad of its output (0 where the
+// mask hid a key, since y is 0 there).
+// CHECK-LABEL: func.func @causal_attention
+// CHECK: %[[P:.*]] = tg.softmax %{{.*}} {causal} : tensor<2x4x4xf32>
+// CHECK: tg.softmax_grad %{{.*}}, %[[P]] : tensor<2x4x4xf32>
+func.func @causal_attention(%s: tensor<2x4x4xf32>, %v: tensor<2x4x8xf32>) -> tensor<2x4x4xf32> {
+  %p = tg.softmax %s {causal} : tensor<2x4x4xf32>
+  %o = tg.batch_matmul %p, %v : tensor<2x4x4xf32>, tensor<2x4x8xf32>
+  %l = tg.reduce_sum %o {dims = array<i64: 0, 1, 2>} : tensor<2x4x8xf32>
+  %g = tg.gradients %l wrt %s : tensor<f32>, tensor<2x4x4xf32>
+  return %g : tensor<2x4x4xf32>
+}
+
 // The labels get no gradient; the logits get softmax_cross_entropy_grad.
 // CHECK-LABEL: func.func @cross_entropy
 // CHECK: %[[CE:.*]] = tg.softmax_cross_entropy %[[Z:.*]], %[[Y:.*]] :

@@ -485,7 +485,20 @@ static LogicalResult verifyAxis(Operation *op, int64_t axis) {
                        type.getRank(), "axis");
 }
 
-LogicalResult SoftmaxOp::verify() { return verifyAxis(*this, getAxis()); }
+LogicalResult SoftmaxOp::verify() {
+  if (failed(verifyAxis(*this, getAxis())))
+    return failure();
+  if (!getCausal())
+    return success();
+  int64_t rank = getX().getType().getRank();
+  int64_t given = static_cast<int64_t>(getAxis());
+  int64_t axis = given < 0 ? given + rank : given;
+  if (rank < 2 || axis != rank - 1)
+    return emitOpError("causal softmax needs scores [..., queries, keys] "
+                       "(rank >= 2) and the last axis, got rank ")
+           << rank << " and axis " << given;
+  return success();
+}
 LogicalResult LogSoftmaxOp::verify() { return verifyAxis(*this, getAxis()); }
 LogicalResult SoftmaxGradOp::verify() { return verifyAxis(*this, getAxis()); }
 LogicalResult LogSoftmaxGradOp::verify() {

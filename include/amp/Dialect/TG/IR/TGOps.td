@@ -549,16 +549,24 @@ class TG_AxisOp<string mnemonic, list<Trait> traits = []>
 }
 
 def TG_SoftmaxOp : TG_AxisOp<"softmax"> {
-  let summary = "softmax along one axis";
+  let summary = "softmax along one axis, optionally under a causal mask";
   let description = [{
     `y = exp(x - max) / sum(exp(x - max))` along `axis` (default -1; negative
     axes count from the end).
 
+    With `causal`, `x` is attention scores `[..., queries, keys]` and the
+    axis the last: query `i` attends to keys `0..i` only (a top-left causal
+    mask, as torch's `is_causal`), and `y` is 0 at the keys it does not
+    see. The mask is part of the op rather than a large negative added to
+    the scores, so it holds in f16 and bf16 (no -inf or -65504 in the
+    data), and `tg.softmax_grad` is its gradient unchanged.
+
     ```mlir
     %y = tg.softmax %x {axis = -1 : i64} : tensor<4x16x16xf32>
+    %p = tg.softmax %scores {causal} : tensor<32x4x128x128xf16>
     ```
   }];
-  let arguments = (ins TG_FloatTensor:$x, TG_Axis:$axis);
+  let arguments = (ins TG_FloatTensor:$x, TG_Axis:$axis, UnitAttr:$causal);
   let results = (outs TG_FloatTensor:$y);
   let assemblyFormat = "$x attr-dict `:` type($x)";
 }
