@@ -29,8 +29,9 @@ DATA = "/usr/share/datasets/fashion-mnist"
 GTEST = "/usr/src/googletest/googletest"
 
 # The three examples (docs/results.md's epochs and learning rates) and the
-# models that fill an H200: the width-1024 transformer block at batch 256
-# and the example CNN four times as wide at batch 512.
+# models that fill an H200: the width-1024 transformer block at batch 256,
+# the example CNN four times as wide at batch 512, and ResNet-18 at batch
+# 256. A generator is a script under amp's tree and its arguments.
 MODELS = [
     {"name": "mlp_adam", "example": "mlp_adam.mlir", "batch": 32,
      "lr": 0.001, "epochs": 10, "torch": {"model": "mlp_adam"}},
@@ -39,13 +40,17 @@ MODELS = [
     {"name": "transformer_block", "example": "transformer_block.mlir",
      "batch": 32, "lr": 0.05, "epochs": 2,
      "torch": {"model": "transformer_block"}},
-    {"name": "transformer_1024", "generator": ["transformer_model.py",
+    {"name": "transformer_1024", "generator": ["bench/transformer_model.py",
                                                "1024", "256"],
      "batch": 256, "lr": 0.01, "gpu_steps": 300,
      "torch": {"model": "transformer_block", "width": 1024}},
-    {"name": "cnn_wide", "generator": ["cnn_model.py", "4", "512"],
+    {"name": "cnn_wide", "generator": ["bench/cnn_model.py", "4", "512"],
      "batch": 512, "lr": 0.001, "gpu_steps": 300,
      "torch": {"model": "cnn", "width": 4}},
+    {"name": "resnet18", "generator": ["scripts/models/resnet.py",
+                                       "--batch=256"],
+     "batch": 256, "lr": 0.05, "gpu_steps": 100, "torch_steps": 100,
+     "torch": {"model": "resnet18"}},
 ]
 
 
@@ -104,7 +109,7 @@ def model_source(root, model, scratch):
                             model["example"])
     path = os.path.join(scratch, model["name"] + ".mlir")
     script, *args = model["generator"]
-    run([sys.executable, os.path.join(root, "bench", script), path, *args])
+    run([sys.executable, os.path.join(root, script), path, *args])
     return path
 
 
@@ -186,7 +191,7 @@ def write_spec(root, kit):
         entry = {k: v for k, v in m.items() if k not in ("example",
                                                           "generator")}
         entry["small"] = "example" in m
-        entry["torch_steps"] = 300 if entry["small"] else 200
+        entry.setdefault("torch_steps", 300 if entry["small"] else 200)
         models.append(entry)
     spec = {"made": made(root), "precisions": PRECISIONS,
             "padded_precisions": PADDED_PRECISIONS,

@@ -10,6 +10,9 @@ models.
 - transformer_block: python-bindings-free-examples/transformer_block.mlir
   and bench/transformer_model.py; width is the model width (32 = the
   example), the feed-forward 2x wide.
+- resnet18: python-bindings-free-examples/resnet18.mlir and
+  scripts/models/resnet.py; width is the first stage's channels (64 =
+  ResNet-18's).
 
 What the MLIR fixes and these follow (the tg op definitions in
 include/amp/Dialect/TG/IR/TGOps.td and amp-run's initialisers in
@@ -28,6 +31,9 @@ runtime/train/TrainingStep.cpp):
 - cnn.mlir: tg.momentum_update (momentum 0.9, v = 0.9 v + g, p -= lr v:
   torch.optim.SGD's momentum without dampening) for the convolutions and
   the dense layer, but plain tg.sgd_update for batch norm's gamma and beta.
+- resnet18.mlir: tg.momentum_update with weight_decay 5e-4 on every
+  parameter (torch.optim.SGD(momentum=0.9, weight_decay=5e-4)); its
+  convolutions have no bias.
 - transformer_block.mlir: plain SGD for every parameter; attention scores
   are scaled by 1/sqrt(width) rounded to 8 decimals, as the MLIR's constant.
 - The learning rate is amp-run's --lr default, 0.01, unless a caller
@@ -66,7 +72,8 @@ def he(*convs):
     for conv in convs:
         nn.init.kaiming_normal_(conv.weight, mode="fan_in",
                                 nonlinearity="relu")
-        nn.init.zeros_(conv.bias)
+        if conv.bias is not None:
+            nn.init.zeros_(conv.bias)
 
 
 class Mlp(nn.Module):
@@ -130,6 +137,60 @@ class Block(nn.Module):
         return self.cls(out.mean(1))
 
 
+def conv_bn(cin, cout, kernel, stride):
+    """A bias-free convolution (padding 1 for 3x3) and its batch norm."""
+    conv = nn.Conv2d(cin, cout, kernel, stride=stride, padding=kernel // 2,
+                     bias=False)
+    he(conv)
+    return nn.Sequential(conv, nn.BatchNorm2d(cout, eps=1e-5,
+                                              track_running_stats=False))
+
+
+class BasicBlock(nn.Module):
+    """conv 3x3, BN, ReLU, conv 3x3, BN, plus the input (through a 1x1
+    conv + BN where the shape changes), ReLU."""
+
+    def __init__(self, cin, cout, stride):
+        super().__init__()
+        self.a = conv_bn(cin, cout, 3, stride)
+        self.b = conv_bn(cout, cout, 3, 1)
+        self.proj = (conv_bn(cin, cout, 1, stride)
+                     if stride != 1 or cin != cout else nn.Identity())
+
+    def forward(self, x):
+        return F.relu(self.b(F.relu(self.a(x))) + self.proj(x))
+
+
+class ResNet(nn.Module):
+    """resnet18.mlir at first-stage width `width`: conv 3x3 (stride 1), BN,
+    ReLU; two BasicBlocks at width, 2, 4 and 8 x width with strides 1, 2,
+    2, 2; global average pool; linear to the classes."""
+
+    def __init__(self, width=64, blocks=(2, 2, 2, 2)):
+        super().__init__()
+        self.stem = conv_bn(1, width, 3, 1)
+        layers, cin = [], width
+        for stage, count in enumerate(blocks):
+            cout = width * 2 ** stage
+            for block in range(count):
+                layers.append(BasicBlock(cin, cout, 1 if stage == 0 or
+                                         block > 0 else 2))
+                cin = cout
+        self.layers = nn.Sequential(*layers)
+        self.fc = nn.Linear(cin, CLASSES)
+        glorot(self.fc)
+
+    def forward(self, x):
+        x = self.layers(F.relu(self.stem(x)))
+        return self.fc(x.mean((2, 3)))
+
+
+def resnet_sgd(model, lr):
+    """resnet18.mlir's momentum SGD with weight decay on every parameter."""
+    return torch.optim.SGD(model.parameters(), lr=lr, momentum=MOMENTUM,
+                           weight_decay=5e-4)
+
+
 def adam(model, lr):
     """mlp_adam.mlir's tg.adam_update on every parameter."""
     return torch.optim.Adam(model.parameters(), lr=lr, betas=(0.9, 0.999),
@@ -166,6 +227,8 @@ MODELS = {
     "cnn": Spec(Cnn, 1, (1, SIDE, SIDE), cnn_sgd,
                 "SGD(momentum=0.9; batch norm gamma/beta momentum=0)"),
     "transformer_block": Spec(Block, 32, (SIDE, SIDE), sgd, "SGD"),
+    "resnet18": Spec(ResNet, 64, (1, SIDE, SIDE), resnet_sgd,
+                     "SGD(momentum=0.9, weight_decay=5e-4)"),
 }
 
 
