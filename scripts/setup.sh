@@ -15,8 +15,9 @@ packages=(
   libgtest-dev
   # Runtime CPU backend: tuned BLAS and oneDNN; zlib reads the gzip IDX files.
   libopenblas-dev libdnnl-dev zlib1g-dev
-  # Real training data for amp-run.
-  dataset-fashion-mnist
+  # Real training data for amp-run: images, and English text (the Jargon
+  # File) for the language model.
+  dataset-fashion-mnist jargon-text
   # Data-parallel training: amp-run under mpirun (runtime/comm).
   openmpi-bin libopenmpi-dev
 )

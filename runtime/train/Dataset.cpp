@@ -1,116 +1,14 @@
 //===- Dataset.cpp - Fashion-MNIST IDX files and synthetic data -----------===//
 
 #include "amptrain/Dataset.h"
-#include "FileKind.h"
+#include "DataFile.h"
 #include <algorithm>
-#include <cerrno>
-#include <cstdio>
-#include <cstring>
 #include <new>
 #include <random>
-#include <sys/resource.h>
-#include <sys/stat.h>
-#include <unistd.h>
-#ifdef AMPTRAIN_HAVE_ZLIB
-#include <zlib.h>
-#endif
 
 namespace amp::train {
 
 namespace {
-
-/// An IDX file read front to back, plain or gzipped: the header is checked
-/// before the body is read, and no more than the header promises is held.
-class IdxFile {
-public:
-  IdxFile() = default;
-  IdxFile(const IdxFile &) = delete;
-  IdxFile &operator=(const IdxFile &) = delete;
-  ~IdxFile() {
-    if (plain)
-      std::fclose(plain);
-#ifdef AMPTRAIN_HAVE_ZLIB
-    if (gz)
-      gzclose(gz);
-#endif
-  }
-
-  /// Opens IDX file `name` of `dir`: the plain file when it is there, else
-  /// the gzipped one.
-  Status open(const std::string &dir, const std::string &name) {
-    path = dir + "/" + name;
-    bool gzipped = amprt::kindOf(path) == amprt::FileKind::Missing;
-    if (gzipped)
-      path += ".gz";
-    struct stat info;
-    if (stat(path.c_str(), &info) != 0)
-      return fail(std::string("cannot open: ") + std::strerror(errno));
-    if (!S_ISREG(info.st_mode))
-      return fail(amprt::kNotRegularFile);
-    bytes = uint64_t(info.st_size);
-    if (!gzipped)
-      plain = std::fopen(path.c_str(), "rb");
-#ifdef AMPTRAIN_HAVE_ZLIB
-    else
-      gz = gzopen(path.c_str(), "rb");
-#else
-    else
-      return fail("this build has no zlib: gunzip it first");
-#endif
-    if (!plain && !gz)
-      return fail(std::string("cannot open: ") + std::strerror(errno));
-    return Status::success();
-  }
-
-  /// Reads up to `size` bytes into `into`; `got` says how many, fewer only
-  /// at the end of the file.
-  Status read(uint8_t *into, size_t size, size_t &got) {
-    if (plain) {
-      got = std::fread(into, 1, size, plain);
-      if (got < size && std::ferror(plain))
-        return fail(std::string("read error: ") + std::strerror(errno));
-      return Status::success();
-    }
-    return readGzip(into, size, got);
-  }
-
-  /// The file's size on disk.
-  uint64_t size() const { return bytes; }
-  bool gzipped() const { return !plain; }
-
-  Status fail(const std::string &why) const {
-    return failure(path + ": " + why);
-  }
-
-private:
-  Status readGzip(uint8_t *into, size_t size, size_t &got) {
-#ifdef AMPTRAIN_HAVE_ZLIB
-    int n = gzread(gz, into, unsigned(size));
-    got = n > 0 ? size_t(n) : 0;
-    int error = Z_OK;
-    std::string message = gzerror(gz, &error);
-    if (n >= 0 && (error == Z_OK || error == Z_STREAM_END))
-      return Status::success();
-    if (message.rfind(path + ": ", 0) == 0) // zlib names the file too
-      message.erase(0, path.size() + 2);
-    if (error == Z_BUF_ERROR)
-      message = "truncated";
-    return fail("corrupt gzip data: " + message);
-#else
-    (void)into, (void)size, (void)got;
-    return fail("this build has no zlib");
-#endif
-  }
-
-  std::string path;
-  uint64_t bytes = 0;
-  std::FILE *plain = nullptr;
-#ifdef AMPTRAIN_HAVE_ZLIB
-  gzFile gz = nullptr;
-#else
-  void *gz = nullptr;
-#endif
-};
 
 uint32_t bigEndian(const uint8_t *p) {
   return (uint32_t(p[0]) << 24) | (uint32_t(p[1]) << 16) |
@@ -119,7 +17,7 @@ uint32_t bigEndian(const uint8_t *p) {
 
 /// Opens IDX file `name` of `dir`, reads its header of `size` bytes and
 /// checks its magic number (`kind` names the file's kind for the error).
-Status openWithHeader(IdxFile &file, const std::string &dir,
+Status openWithHeader(DataFile &file, const std::string &dir,
                       const std::string &name, uint8_t *header, size_t size,
                       uint32_t magic, const char *kind) {
   if (Status bad = file.open(dir, name))
@@ -135,27 +33,11 @@ Status openWithHeader(IdxFile &file, const std::string &dir,
   return Status::success();
 }
 
-/// The most memory a load may take, and who sets it: the machine's
-/// memory, or less where the process is limited (ulimit -v or -d).
-std::pair<uint64_t, const char *> memoryLimit() {
-  std::pair<uint64_t, const char *> limit = {UINT64_MAX, "this machine has"};
-  long pages = sysconf(_SC_PHYS_PAGES), pageSize = sysconf(_SC_PAGESIZE);
-  if (pages > 0 && pageSize > 0)
-    limit.first = uint64_t(pages) * uint64_t(pageSize);
-  for (int resource : {RLIMIT_AS, RLIMIT_DATA}) {
-    struct rlimit rl;
-    if (getrlimit(resource, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
-        uint64_t(rl.rlim_cur) < limit.first)
-      limit = {uint64_t(rl.rlim_cur), "this process may hold"};
-  }
-  return limit;
-}
-
 /// Refuses a header whose promise of `bodyBytes` after its `headerBytes`
 /// the file cannot keep, or whose loaded form (`loadedBytes`) would not fit
 /// in this machine's memory, before any of the body is read: a header may
 /// lie, and the body is then held whole.
-Status checkPromise(const IdxFile &file, const std::string &promise,
+Status checkPromise(const DataFile &file, const std::string &promise,
                     uint64_t headerBytes, uint64_t bodyBytes,
                     uint64_t loadedBytes) {
   uint64_t size = file.size() - headerBytes;
@@ -184,7 +66,7 @@ Status checkPromise(const IdxFile &file, const std::string &promise,
 /// handing each piece to `take` (which may refuse it), then checks that the
 /// file ends there.
 template <typename Take>
-Status readBody(IdxFile &file, uint64_t count, const std::string &promise,
+Status readBody(DataFile &file, uint64_t count, const std::string &promise,
                 Take take) {
   std::vector<uint8_t> piece(std::min<uint64_t>(count + 1, 1 << 20));
   for (uint64_t done = 0; done < count;) {
@@ -212,7 +94,7 @@ Status readBody(IdxFile &file, uint64_t count, const std::string &promise,
 /// 0, is the image size the other split has.
 Status readImages(const std::string &dir, const std::string &name,
                   int64_t features, Split &split) {
-  IdxFile file;
+  DataFile file;
   uint8_t header[16];
   if (Status bad =
           openWithHeader(file, dir, name, header, 16, 0x00000803, "image"))
@@ -256,7 +138,7 @@ Status readImages(const std::string &dir, const std::string &name,
 /// Reads IDX label file `name` of `dir` into `split`, whose images are read.
 Status readLabels(const std::string &dir, const std::string &name,
                   Split &split) {
-  IdxFile file;
+  DataFile file;
   uint8_t header[8];
   if (Status bad =
           openWithHeader(file, dir, name, header, 8, 0x00000801, "label"))

@@ -31,68 +31,6 @@ Status startState(Job &job, TrainingStep &step, const RunOptions &options,
   return Status::success();
 }
 
-Expected<std::vector<TensorPtr>>
-runEval(amprt_context *ctx, const EvalFunction &eval,
-        const std::vector<amprt_tensor *> &params, amprt_tensor *input) {
-  int inputIndex = eval.signature.lastArgWithRole(Role::Input);
-  std::vector<amprt_tensor *> args;
-  size_t p = 0;
-  for (size_t i = 0; i < params.size() + 1; ++i)
-    args.push_back((int)i == inputIndex ? input : params[p++]);
-  std::vector<void *> raw(eval.signature.results.size(), nullptr);
-  int32_t status = eval.fn(ctx, (void **)args.data(), raw.data());
-  std::vector<TensorPtr> results = ownResults(raw);
-  if (status != AMPRT_OK)
-    return failure(amprt_context_error(ctx));
-  return results;
-}
-
-/// The index of the highest of `n` scores.
-static int64_t argmax(const float *scores, int64_t n) {
-  return std::max_element(scores, scores + n) - scores;
-}
-
-/// The fraction of `test` that `eval` classifies right with `params`, and
-/// the number of examples scored.
-static Expected<std::pair<double, int64_t>>
-testAccuracy(amprt_context *ctx, const EvalFunction &eval,
-             const std::vector<amprt_tensor *> &params, const Split &test,
-             int64_t features) {
-  const FunctionSpec &sig = eval.signature;
-  int evalInput = sig.lastArgWithRole(Role::Input);
-  int logitsIndex = sig.lastResultWithRole(Role::Logits);
-  if (evalInput < 0 || logitsIndex < 0 || params.size() + 1 != sig.args.size())
-    return failure("@" + sig.name +
-                   " must take the params in order and an input (tg.role "
-                   "\"input\") and return tg.role \"logits\"");
-  const TensorSpec &inputType = sig.args[evalInput].type;
-  int64_t evalBatch = inputType.shape[0];
-  int64_t classes = sig.results[logitsIndex].type.shape[1];
-  int64_t correct = 0, seen = 0;
-  // The last batch wraps around to the first examples so every test
-  // example is scored once and batch statistics see real images.
-  std::vector<float> xEval(evalBatch * features);
-  for (int64_t start = 0; start < test.count; start += evalBatch) {
-    int64_t real = std::min(evalBatch, test.count - start);
-    for (int64_t b = 0; b < evalBatch; ++b)
-      std::copy_n(&test.x[((start + b) % test.count) * features], features,
-                  &xEval[b * features]);
-    Expected<TensorPtr> x = tensorFromFloats(ctx, inputType, xEval.data());
-    if (!x)
-      return x.status();
-    auto results = runEval(ctx, eval, params, x->get());
-    if (!results)
-      return failure("evaluation failed: " + results.message());
-    auto logits = readFloats(ctx, (*results)[logitsIndex].get());
-    if (!logits)
-      return failure("reading the logits: " + logits.message());
-    for (int64_t b = 0; b < real; ++b)
-      correct += argmax(&(*logits)[b * classes], classes) == test.y[start + b];
-    seen += real;
-  }
-  return std::make_pair(seen ? double(correct) / seen : 0.0, seen);
-}
-
 /// The sizes and times of a run, step by step.
 /// One step's line of the report: a few words, not a JSON object, so a
 /// long run's memory stays small (and none is kept without --report).
@@ -237,7 +175,7 @@ static Status writeReportFile(const std::string &path,
 static Status writeReport(const Job &job, const TrainingStep &step,
                           const Fp8ScaleTracker &fp8, const RunOptions &options,
                           const RunTotals &run, int64_t steps, int64_t batch,
-                          int64_t globalBatch, double accuracy) {
+                          int64_t globalBatch, const Evaluation &evaluation) {
   std::string path = options.reportPath;
   bool perRank = path.find("{rank}") != std::string::npos;
   for (size_t at; (at = path.find("{rank}")) != std::string::npos;)
@@ -269,8 +207,13 @@ static Status writeReport(const Job &job, const TrainingStep &step,
   if (job.parallel())
     report["data_parallel"] =
         parallelRecord(job, options, run, steps, globalBatch);
-  if (accuracy >= 0)
-    report["final_accuracy"] = accuracy;
+  if (evaluation.accuracy)
+    report["final_accuracy"] = *evaluation.accuracy;
+  if (evaluation.validationLoss) {
+    report["final_val_loss"] = *evaluation.validationLoss;
+    report["final_val_bits_per_byte"] = *evaluation.validationLoss / M_LN2;
+    report["val_windows"] = evaluation.scored;
+  }
   return writeReportFile(path, report, run, step.hasLossScale());
 }
 
@@ -286,6 +229,25 @@ Expected<int64_t> totalSteps(const RunOptions &options, int64_t perEpoch) {
   return total;
 }
 
+/// A model for --data=text: bytes in [batch, context] i32 or i64, and the
+/// next byte of each in [batch * context].
+static Status checkTextShapes(const TensorSpec &input,
+                              const TensorSpec &label) {
+  auto integer = [](const TensorSpec &t) {
+    return t.dtype == AMPRT_I32 || t.dtype == AMPRT_I64;
+  };
+  if (input.rank() != 2 || !integer(input) || input.shape[1] < 1)
+    return failure("--data=text needs an input of bytes [batch, context] "
+                   "(i32 or i64), got " +
+                   input.str());
+  int64_t tokens = input.shape[0] * input.shape[1];
+  if (label.rank() != 1 || label.shape[0] != tokens || !integer(label))
+    return failure("--data=text needs a label of the next bytes [" +
+                   std::to_string(tokens) + "] (batch x context), got " +
+                   label.str());
+  return Status::success();
+}
+
 Status checkBatch(const TrainingStep &step, const RunOptions &options) {
   const TensorSpec &input = step.inputType(), &label = step.labelType();
   if (input.rank() == 0 || input.shape[0] < 1)
@@ -295,6 +257,8 @@ Status checkBatch(const TrainingStep &step, const RunOptions &options) {
   if (options.batch && options.batch != batch)
     return failure("--batch=" + std::to_string(options.batch) +
                    " but the model's input batch is " + std::to_string(batch));
+  if (textFile(options.data))
+    return checkTextShapes(input, label);
   if (label.rank() != 1 || label.shape[0] != batch)
     return failure("the label argument must be [" + std::to_string(batch) +
                    "] class indices");
@@ -305,15 +269,14 @@ int trainSteps(Job &job, TrainingStep &step, const CompiledStep &compiled,
                const RunOptions &options) {
   if (Status bad = checkBatch(step, options))
     return job.fatal(bad);
-  const TensorSpec &input = step.inputType();
-  int64_t batch = input.shape[0], features = input.numel() / batch;
-  auto data = loadData(options, features, compiled.lossClasses);
-  if (!data)
-    return job.fatal(data.status());
+  int64_t batch = step.inputType().shape[0];
   std::mt19937 rng(options.seed);
   if (Status failed = startState(job, step, options, rng))
     return job.fatal(failed);
-  BatchSource batches(data->train, input, step.labelType(), job, rng);
+  auto data = prepareData(job, step, options, compiled.lossClasses, rng);
+  if (!data)
+    return job.fatal(data.status());
+  BatchSource &batches = *data->batches;
   auto total = totalSteps(options, batches.perEpoch());
   if (!total)
     return job.fatal(total.status());
@@ -335,7 +298,7 @@ int trainSteps(Job &job, TrainingStep &step, const CompiledStep &compiled,
     // the reason, over the last good parameters.
     if (run.stopped)
       if (Status bad = writeReport(job, step, fp8, options, run, s, batch,
-                                   batches.globalBatch(), -1))
+                                   batches.globalBatch(), Evaluation()))
         return job.fatal(bad);
     return job.fatal(failed);
   }
@@ -346,20 +309,15 @@ int trainSteps(Job &job, TrainingStep &step, const CompiledStep &compiled,
                         std::chrono::steady_clock::now() - wallStart)
                         .count();
 
-  double accuracy = -1;
-  if (compiled.eval && job.leader() && data->test.count == 0)
-    std::fprintf(stderr, "no test accuracy: the test split is empty\n");
-  else if (compiled.eval && job.leader()) { // rank 0 evaluates, once
-    auto scored = testAccuracy(job.context(), *compiled.eval, step.params(),
-                               data->test, features);
+  Evaluation evaluation;
+  if (compiled.eval && job.leader()) { // rank 0 evaluates, once
+    auto scored = evaluate(job.context(), *compiled.eval, step.params(), *data);
     if (!scored)
       return job.fatal(scored.status());
-    accuracy = scored->first;
-    std::fprintf(stderr, "test accuracy %.4f (%lld examples)\n", accuracy,
-                 (long long)scored->second);
+    evaluation = *scored;
   }
   if (Status failed = writeReport(job, step, fp8, options, run, *total, batch,
-                                  batches.globalBatch(), accuracy))
+                                  batches.globalBatch(), evaluation))
     return job.fatal(failed);
   if (amprt_comm_finalize() != AMPRT_OK)
     return job.fatal(amprt_last_error());

@@ -149,8 +149,19 @@ static std::optional<std::string> fashionMnistFolder(const std::string &name) {
   return name.substr(prefix.size() + 1);
 }
 
+std::optional<std::string> textFile(const std::string &data) {
+  const std::string prefix = "text";
+  if (data == prefix)
+    return std::string(kInstalledText);
+  if (data.compare(0, prefix.size() + 1, prefix + ":") != 0)
+    return std::nullopt;
+  return data.substr(prefix.size() + 1);
+}
+
 std::vector<FlagPath> dataInputs(const std::string &data) {
   std::vector<FlagPath> files;
+  if (std::optional<std::string> text = textFile(data))
+    files.push_back({"the data file", *text});
   std::optional<std::string> dir = fashionMnistFolder(data);
   if (!dir)
     return files;
@@ -175,7 +186,8 @@ Expected<Dataset> loadData(const RunOptions &options, int64_t features,
   }
   std::optional<std::string> dir = fashionMnistFolder(name);
   if (!dir)
-    return failure("--data must be synthetic or fashion-mnist[:DIR], got '" +
+    return failure("--data must be synthetic, fashion-mnist[:DIR] or "
+                   "text[:FILE], got '" +
                    name + "'");
   struct stat info;
   if (*dir == kInstalledFashionMnist && stat(dir->c_str(), &info) != 0)
@@ -193,9 +205,9 @@ Expected<Dataset> loadData(const RunOptions &options, int64_t features,
   return loaded;
 }
 
-BatchSource::BatchSource(const Split &train, const TensorSpec &input,
-                         const TensorSpec &label, const Job &job,
-                         std::mt19937 &rng)
+ExampleBatches::ExampleBatches(const Split &train, const TensorSpec &input,
+                               const TensorSpec &label, const Job &job,
+                               std::mt19937 &rng)
     : train(train), inputType(input), labelType(label), job(job), rng(rng),
       batch(input.shape[0]), ranks(job.size()),
       features(input.numel() / input.shape[0]),
@@ -204,7 +216,7 @@ BatchSource::BatchSource(const Split &train, const TensorSpec &input,
   std::iota(order.begin(), order.end(), 0);
 }
 
-Expected<std::pair<TensorPtr, TensorPtr>> BatchSource::next(int64_t s) {
+Expected<std::pair<TensorPtr, TensorPtr>> ExampleBatches::next(int64_t s) {
   int64_t slot = s % epochSteps;
   if (slot == 0)
     std::shuffle(order.begin(), order.end(), rng);
@@ -222,6 +234,55 @@ Expected<std::pair<TensorPtr, TensorPtr>> BatchSource::next(int64_t s) {
   if (!yt)
     return yt.status();
   return std::make_pair(std::move(*xt), std::move(*yt));
+}
+
+/// The text --data names, checked against a model of `context` bytes.
+static Expected<TextCorpus> loadTextData(const RunOptions &options,
+                                         int64_t context) {
+  std::string path = *textFile(options.data);
+  struct stat info;
+  if (path == kInstalledText && stat(path.c_str(), &info) != 0)
+    return failure(std::string("no text in ") + kInstalledText +
+                   ": install jargon-text, or give --data=text:FILE");
+  Expected<TextCorpus> text = loadText(path);
+  if (!text)
+    return text;
+  for (auto [part, bytes] : {std::pair<const char *, size_t>{
+                                 "training", text->train.size()},
+                             {"validation", text->validation.size()}})
+    if (int64_t(bytes) < context + 1)
+      return failure(path + ": its " + part + " part (" +
+                     std::to_string(bytes) + " bytes) is shorter than one " +
+                     "window of the model's context + 1 (" +
+                     std::to_string(context + 1) + " bytes)");
+  return text;
+}
+
+Expected<RunData> prepareData(const Job &job, const TrainingStep &step,
+                              const RunOptions &options, int64_t classes,
+                              std::mt19937 &rng) {
+  const TensorSpec &input = step.inputType(), &label = step.labelType();
+  RunData data;
+  if (textFile(options.data)) {
+    if (job.fault().kind == Fault::Inf)
+      return failure("--inject-fault=inf puts an infinity in a float "
+                     "input; --data=text feeds bytes");
+    Expected<TextCorpus> text = loadTextData(options, input.shape[1]);
+    if (!text)
+      return text.status();
+    data.text = std::make_unique<TextCorpus>(std::move(*text));
+    data.batches =
+        std::make_unique<TextBatches>(*data.text, input, label, job, rng);
+    return data;
+  }
+  Expected<Dataset> examples =
+      loadData(options, input.numel() / input.shape[0], classes);
+  if (!examples)
+    return examples.status();
+  data.examples = std::make_unique<Dataset>(std::move(*examples));
+  data.batches = std::make_unique<ExampleBatches>(data.examples->train, input,
+                                                  label, job, rng);
+  return data;
 }
 
 //===----------------------------------------------------------------------===//

@@ -493,13 +493,12 @@ int runValidation(train::Job &job, train::TrainingStep &step,
   if (train::Status bad = train::checkBatch(step, options))
     return job.fatal(bad);
   const train::TensorSpec &input = step.inputType();
-  auto data =
-      train::loadData(options, input.numel() / input.shape[0], v.lossClasses);
-  if (!data)
-    return job.fatal(data.status());
   if (train::Status failed = train::startState(job, step, options, rng))
     return job.fatal(failed);
-  train::BatchSource batches(data->train, input, step.labelType(), job, rng);
+  auto data = train::prepareData(job, step, options, v.lossClasses, rng);
+  if (!data)
+    return job.fatal(data.status());
+  train::BatchSource &batches = *data->batches;
   if (auto total = train::totalSteps(options, batches.perEpoch()); !total)
     return job.fatal(total.status());
   amp::run::Validation validation(precision, v.tolerances);
@@ -521,8 +520,8 @@ int runValidation(train::Job &job, train::TrainingStep &step,
     if (!readProbeValues(v.f32Probes, *f32Results, measured))
       return job.fatal(train::runtimeError("reading a probe"));
     if (v.f32Eval) {
-      auto evalResults =
-          train::runEval(job.context(), *v.f32Eval, step.params(), x.get());
+      auto evalResults = train::runEval(job.context(), *v.f32Eval,
+                                        step.params(), x.get(), y.get());
       if (!evalResults)
         return job.fatal("the f32 @" + v.f32Eval->signature.name +
                          " of --validate failed: " + evalResults.message());

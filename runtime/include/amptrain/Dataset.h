@@ -44,6 +44,22 @@ Dataset makeSynthetic(int64_t features, int64_t classes, int64_t trainCount,
 /// Whether gzipped IDX files can be read (the runtime found zlib).
 bool readsGzip();
 
+/// Text for a byte-level language model: a file's bytes, the first 90% to
+/// train on and the last 10% held out for validation.
+struct TextCorpus {
+  std::string train, validation;
+};
+
+/// The English text --data=text reads with no FILE: the Jargon File (1.7 MB),
+/// as Debian's jargon-text package installs it.
+inline constexpr const char *kInstalledText =
+    "/usr/share/doc/jargon-text/jargon.txt.gz";
+
+/// Reads the text at `path` (gzipped when its name ends in ".gz"): a
+/// regular file that is not empty and fits in memory, split 90/10. A
+/// missing, unreadable, corrupt or truncated file is a failure naming it.
+Expected<TextCorpus> loadText(const std::string &path);
+
 } // namespace amp::train
 
 #endif // AMPTRAIN_DATASET_H

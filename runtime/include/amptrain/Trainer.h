@@ -18,6 +18,8 @@
 #include "amptrain/TrainingStep.h"
 #include <cstdio>
 #include <functional>
+#include <memory>
+#include <optional>
 #include <random>
 
 namespace amp::train {
@@ -83,19 +85,32 @@ private:
 Expected<Dataset> loadData(const RunOptions &options, int64_t features,
                            int64_t classes);
 
-/// The batches of a run: each step reads one global batch of
+/// The text file --data=text[:FILE] names; none for other data.
+std::optional<std::string> textFile(const std::string &data);
+
+/// The batches of a run's steps (input and label tensors).
+class BatchSource {
+public:
+  virtual ~BatchSource() = default;
+  /// Steps in an epoch (0 when the data is smaller than a global batch).
+  virtual int64_t perEpoch() const = 0;
+  virtual int64_t globalBatch() const = 0;
+  /// The batch of step `s`.
+  virtual Expected<std::pair<TensorPtr, TensorPtr>> next(int64_t s) = 0;
+};
+
+/// Examples with class labels: each step reads one global batch of
 /// ranks * batch examples of the epoch's shuffled order (the same on every
 /// rank: same seed); rank r takes its r-th slice, so N ranks see what one
 /// process with an N times larger batch would.
-class BatchSource {
+class ExampleBatches : public BatchSource {
 public:
-  BatchSource(const Split &train, const TensorSpec &input,
-              const TensorSpec &label, const Job &job, std::mt19937 &rng);
-  /// Steps in an epoch (0 when the split is smaller than a global batch).
-  int64_t perEpoch() const { return epochSteps; }
-  int64_t globalBatch() const { return batch * ranks; }
-  /// The batch of step `s`, a fresh shuffle at each epoch's start.
-  Expected<std::pair<TensorPtr, TensorPtr>> next(int64_t s);
+  ExampleBatches(const Split &train, const TensorSpec &input,
+                 const TensorSpec &label, const Job &job, std::mt19937 &rng);
+  int64_t perEpoch() const override { return epochSteps; }
+  int64_t globalBatch() const override { return batch * ranks; }
+  /// A fresh shuffle at each epoch's start.
+  Expected<std::pair<TensorPtr, TensorPtr>> next(int64_t s) override;
 
 private:
   const Split &train;
@@ -107,8 +122,46 @@ private:
   std::vector<float> x, y;
 };
 
+/// Text for a model whose input is [batch, context] bytes and whose label
+/// is the next byte of each, [batch * context]: each step draws
+/// ranks * batch windows of context + 1 bytes at random (seeded) from the
+/// training text, and rank r takes its r-th batch of them. An epoch is as
+/// many steps as the training text has bytes per global batch.
+class TextBatches : public BatchSource {
+public:
+  TextBatches(const TextCorpus &text, const TensorSpec &input,
+              const TensorSpec &label, const Job &job, std::mt19937 &rng);
+  int64_t perEpoch() const override;
+  int64_t globalBatch() const override { return batch * ranks; }
+  Expected<std::pair<TensorPtr, TensorPtr>> next(int64_t s) override;
+
+private:
+  const TextCorpus &text;
+  TensorSpec inputType, labelType;
+  const Job &job;
+  std::mt19937 &rng;
+  int64_t batch, context, ranks;
+  std::vector<float> x, y;
+};
+
+/// A run's data and its batches: examples (Fashion-MNIST or synthetic),
+/// or text. Held by pointer: the batches refer to the data, which stays put
+/// when a RunData moves.
+struct RunData {
+  std::unique_ptr<Dataset> examples;
+  std::unique_ptr<TextCorpus> text;
+  std::unique_ptr<BatchSource> batches;
+};
+
+/// Loads --data for `step` (checked against its input and label) and makes
+/// the batches, drawn with `rng`.
+Expected<RunData> prepareData(const Job &job, const TrainingStep &step,
+                              const RunOptions &options, int64_t classes,
+                              std::mt19937 &rng);
+
 /// A compiled eval function: params in order and an input (tg.role
-/// "input"), returning logits (tg.role "logits").
+/// "input"), returning logits (tg.role "logits"); for text, params, input
+/// and label (tg.role "label"), returning the loss (tg.role "loss").
 struct EvalFunction {
   FunctionSpec signature;
   StepFn fn = nullptr;
@@ -143,10 +196,26 @@ Status startState(Job &job, TrainingStep &step, const RunOptions &options,
                   std::mt19937 &rng);
 
 /// Runs an eval function on `params` in order with `input` at its input
-/// argument, and owns its results.
+/// argument (and `label` at its label argument, where it has one), and
+/// owns its results.
 Expected<std::vector<TensorPtr>>
 runEval(amprt_context *ctx, const EvalFunction &eval,
-        const std::vector<amprt_tensor *> &params, amprt_tensor *input);
+        const std::vector<amprt_tensor *> &params, amprt_tensor *input,
+        amprt_tensor *label = nullptr);
+
+/// What rank 0's evaluation measured: test accuracy (examples) or
+/// validation loss (text), and how many examples or windows it scored.
+struct Evaluation {
+  std::optional<double> accuracy, validationLoss;
+  int64_t scored = 0;
+};
+
+/// Evaluates the trained `params` with `eval` on the run's held-out data:
+/// the test split's accuracy, or the mean loss over the validation text's
+/// non-overlapping windows of context + 1 bytes (whole batches of them).
+Expected<Evaluation> evaluate(amprt_context *ctx, const EvalFunction &eval,
+                              const std::vector<amprt_tensor *> &params,
+                              const RunData &data);
 
 /// Writes `bytes` to `path` (named by `flag` in errors): to a temporary
 /// file beside it, then renamed over it, so a failed write leaves what was

@@ -42,7 +42,7 @@
 // LISTSF32: amp-run: error: --lists-file needs --precision=f16, bf16 or fp8
 // LISTSMISSING: nowhere.json
 // LISTSMISSING: amp-run: error: the amp pipeline failed
-// DATA: amp-run: error: --data must be synthetic or fashion-mnist[:DIR], got 'cifar'
+// DATA: amp-run: error: --data must be synthetic, fashion-mnist[:DIR] or text[:FILE], got 'cifar'
 // BATCH: amp-run: error: --batch=64 but the model's input batch is 8
 // ENTRY: amp-run: error: no function @nope
 // DEVICE: amp-run: error: --device must be cpu or cuda, got 'tpu'
