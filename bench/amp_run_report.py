@@ -7,11 +7,15 @@ import subprocess
 import tempfile
 
 
-def run_report(amp_run, example, precision, steps, lr, warmup=5, device=None):
-    """Trains `example` for `steps` steps; returns the report and the median
-    step time in ms after `warmup` steps."""
+def run_report(amp_run, example, precision, steps, lr, warmup=5, device=None,
+               data=None):
+    """Trains `example` for `steps` steps (on --data=`data` when given);
+    returns the report and the median step time in ms after `warmup`
+    steps."""
     cmd = [amp_run, example, f"--precision={precision}", f"--steps={steps}",
            f"--lr={lr}", "--log-every=1000000"]
+    if data:
+        cmd.append(f"--data={data}")
     if device:
         cmd.append(f"--device={device}")
     with tempfile.TemporaryDirectory() as tmp:

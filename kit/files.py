@@ -1,21 +1,30 @@
 """The kit's one way of writing a file: through a temporary file in the
 same folder and a rename, so a reader never sees half of it."""
+import contextlib
 import json
 import os
 import tempfile
 
 
-def write_text(path, text):
+@contextlib.contextmanager
+def temporary_beside(path):
+    """A temporary path beside `path` for the caller to write; renamed over
+    `path` when the block ends without an error, removed when it raises."""
     fd, tmp = tempfile.mkstemp(dir=os.path.dirname(os.path.abspath(path)),
                                prefix=".tmp.")
+    os.close(fd)
     try:
-        os.fchmod(fd, 0o644)
-        with os.fdopen(fd, "w") as out:
-            out.write(text)
+        os.chmod(tmp, 0o644)
+        yield tmp
         os.replace(tmp, path)
     except BaseException:
         os.unlink(tmp)
         raise
+
+
+def write_text(path, text):
+    with temporary_beside(path) as tmp, open(tmp, "w") as out:
+        out.write(text)
 
 
 def write_json(path, value, indent=1, allow_nan=False):

@@ -11,6 +11,7 @@ write: it must not exist; the kit is made beside it and renamed into place
 when complete, so a failed run leaves nothing half-made under DIR.
 """
 import datetime
+import gzip
 import json
 import os
 import re
@@ -30,8 +31,10 @@ GTEST = "/usr/src/googletest/googletest"
 
 # The three examples (docs/results.md's epochs and learning rates) and the
 # models that fill an H200: the width-1024 transformer block at batch 256,
-# the example CNN four times as wide at batch 512, and ResNet-18 at batch
-# 256. A generator is a script under amp's tree and its arguments.
+# the example CNN four times as wide at batch 512, ResNet-18 at batch 256,
+# and the GPT character model at width 768 (12 layers, 12 heads, context
+# 256) at batch 32 on the Jargon File. A generator is a script under amp's
+# tree and its arguments; "data" is "text" for a language model.
 MODELS = [
     {"name": "mlp_adam", "example": "mlp_adam.mlir", "batch": 32,
      "lr": 0.001, "epochs": 10, "torch": {"model": "mlp_adam"}},
@@ -51,7 +54,13 @@ MODELS = [
                                        "--batch=256"],
      "batch": 256, "lr": 0.05, "gpu_steps": 100, "torch_steps": 100,
      "torch": {"model": "resnet18"}},
+    {"name": "gpt_768", "generator": ["scripts/models/gpt.py", "--width=768",
+                                      "--layers=12", "--heads=12",
+                                      "--context=256", "--batch=32"],
+     "batch": 32, "lr": 0.0003, "gpu_steps": 100, "torch_steps": 100,
+     "data": "text", "torch": {"model": "gpt_char", "width": 768}},
 ]
+TEXT = "/usr/share/doc/jargon-text/jargon.txt.gz"
 
 
 def fail(message):
@@ -130,13 +139,15 @@ def compile_steps(root, build, kit, scratch):
             report = (os.path.join(kit, "expected", name + ".json") if small
                       else os.path.join(scratch, name + ".json"))
             print(f"gpu-kit: compiling {name}", flush=True)
+            obj = f"--emit-obj={os.path.join(kit, 'steps', name + '.o')}"
+            if not small:  # compiled only: a CPU step of these takes minutes
+                run([amp_run, source, f"--precision={precision}",
+                     "--compile-only", obj])
+                continue
             run([amp_run, source, f"--precision={precision}",
-                 f"--steps={CPU_STEPS if small else 1}", "--seed=1",
-                 f"--lr={model['lr']}",
-                 "--data=" + ("fashion-mnist" if small else "synthetic"),
-                 f"--emit-obj={os.path.join(kit, 'steps', name + '.o')}",
-                 f"--report={report}"],
-                env={"AMPRT_DNNL": "0", "AMPRT_BLAS": "0"} if small else None)
+                 f"--steps={CPU_STEPS}", "--seed=1", f"--lr={model['lr']}",
+                 "--data=fashion-mnist", obj, f"--report={report}"],
+                env={"AMPRT_DNNL": "0", "AMPRT_BLAS": "0"})
         if "example" not in model:
             compile_padded(amp_run, source, model, kit, scratch)
 
@@ -148,10 +159,22 @@ def compile_padded(amp_run, source, model, kit, scratch):
         name = f"{model['name']}-{precision}-padded"
         print(f"gpu-kit: compiling {name}", flush=True)
         run([amp_run, source, f"--precision={precision}", "--pad-tensor-cores",
-             "--steps=1", "--seed=1", f"--lr={model['lr']}",
-             "--data=synthetic",
-             f"--emit-obj={os.path.join(kit, 'steps', name + '.o')}",
-             f"--report={os.path.join(scratch, name + '.json')}"])
+             "--compile-only",
+             f"--emit-obj={os.path.join(kit, 'steps', name + '.o')}"])
+
+
+def copy_text(kit):
+    """The Jargon File, unpacked (a GPU machine may have no zlib)."""
+    if not os.path.isfile(TEXT):
+        fail(f"no {TEXT} (apt install jargon-text)")
+    os.makedirs(os.path.join(kit, "data", "text"))
+    with gzip.open(TEXT, "rb") as f:
+        write_bytes(os.path.join(kit, "data", "text", "jargon.txt"), f.read())
+
+
+def write_bytes(path, data):
+    with open(path, "wb") as out:
+        out.write(data)
 
 
 def cpu_accuracy(root):
@@ -223,6 +246,7 @@ def main(argv):
             copy_sources(root, kit)
             compile_steps(root, build, kit, scratch)
         shutil.copytree(DATA, os.path.join(kit, "data", "fashion-mnist"))
+        copy_text(kit)
         write_spec(root, kit)
         size = size_of(kit)
         if size > LIMIT_BYTES:

@@ -158,7 +158,7 @@ def amp_train(kit, model, precision, device, steps, log, timeout=None,
                        f"{variant}-{device}.json")
     os.makedirs(os.path.dirname(out), exist_ok=True)
     args = [kit.binary("amp-train"), step, f"--device={device}",
-            f"--data=fashion-mnist:{data_dir(kit)}", "--seed=1",
+            f"--data={data_flag(kit, model)}", "--seed=1",
             f"--lr={model['lr']}", f"--report={out}"]
     args += [f"--steps={steps}"] if steps else [f"--epochs={model['epochs']}"]
     rc, _ = kit.sh(args, log, timeout=timeout, env=env)
@@ -173,6 +173,18 @@ def out_of_time(kit):
     time limit."""
     return ("out of time (KIT_BUDGET_S)" if kit.left() < 1
             else "ran past its time limit")
+
+
+def text_file():
+    """The kit's text for language models (unpacked Jargon File)."""
+    return os.path.join(KIT_DIR, "data", "text", "jargon.txt")
+
+
+def data_flag(kit, model):
+    """amp-train's --data for `model`: the kit's text or Fashion-MNIST."""
+    if model.get("data") == "text":
+        return f"text:{text_file()}"
+    return f"fashion-mnist:{data_dir(kit)}"
 
 
 def data_dir(kit):
@@ -206,7 +218,8 @@ def run_row(model, precision, device, report, framework="amp"):
                    step_ms=statistics.median(times) if times else None,
                    samples_per_s=report["samples_per_second"],
                    peak_bytes=report["peak_step_bytes"],
-                   test_accuracy=report.get("final_accuracy"))
+                   test_accuracy=report.get("final_accuracy"),
+                   val_loss=report.get("final_val_loss"))
 
 
 # The runtime's own loops under every product, as amp-run ran for expected/
@@ -370,7 +383,8 @@ def torch_run(kit, model, mode):
             f"--model={torch_model['model']}",
             f"--batch={model['batch']}", f"--steps={model['torch_steps']}",
             "--precision=f32,f16,bf16", f"--mode={mode}", "--device=cuda",
-            f"--data={os.path.join(KIT_DIR, 'data', 'fashion-mnist')}",
+            "--data=" + (f"text:{text_file()}" if model.get("data") == "text"
+                         else os.path.join(KIT_DIR, "data", "fashion-mnist")),
             f"--lr={model['lr']}", f"--json={out}"]
     if "width" in torch_model:  # else the script's default: the example's
         args.append(f"--width={torch_model['width']}")
@@ -392,7 +406,7 @@ def torch_row(row, got):
     return {**row, **{k: got.get(k) for k in
                       ("framework", "precision", "batch", "steps",
                        "final_loss", "step_ms", "samples_per_s",
-                       "peak_bytes", "test_accuracy")}}
+                       "peak_bytes", "test_accuracy", "val_loss")}}
 
 
 def python():

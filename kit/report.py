@@ -4,7 +4,8 @@ report.json: "machine" (inventory), "libraries" (what the build found),
 "parts" (each part's status and reason), "tests", "gemm" (rows, or
 {"skipped": reason}), "training_runs" (every run: amp on the CPU and the
 GPU, PyTorch on the GPU; model, framework, precision, device, final_loss,
-step_ms, samples_per_s, peak_bytes, test_accuracy, and status/reason
+step_ms, samples_per_s, peak_bytes, test_accuracy (val_loss for a
+language model), and status/reason
 when it did not finish) and "goals" (each goal's measured value and
 whether it was met; null when its part did not run).
 """
@@ -97,6 +98,7 @@ RUN_COLUMNS = [("model", "model"), ("framework", "framework"),
                ("step ms", "step_ms"), ("samples/s", "samples_per_s"),
                ("peak bytes", "peak_bytes"), ("final loss", "final_loss"),
                ("test accuracy", "test_accuracy"),
+               ("validation loss", "val_loss"),
                ("same losses as amp-run", "same_losses_as_amp_run"),
                ("status", "status"), ("reason", "reason")]
 GEMM_COLUMNS = [("op", "op"), ("framework", "framework"), ("m", "m"),

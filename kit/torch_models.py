@@ -13,6 +13,10 @@ models.
 - resnet18: python-bindings-free-examples/resnet18.mlir and
   scripts/models/resnet.py; width is the first stage's channels (64 =
   ResNet-18's).
+- gpt_char: python-bindings-free-examples/gpt_char.mlir and
+  scripts/models/gpt.py; width is the model width (256 = the example, 4
+  layers, 4 heads, context 128; GPT_SHAPES gives others). A language model:
+  its examples are windows of bytes (Spec.text).
 
 What the MLIR fixes and these follow (the tg op definitions in
 include/amp/Dialect/TG/IR/TGOps.td and amp-run's initialisers in
@@ -47,6 +51,7 @@ runs NHWC, and flattens before the dense layer in NHWC order: same shapes,
 other order of the same randomly initialised weights), transformer
 (B, 28, 28), rows as tokens.
 """
+import math
 from typing import Callable, NamedTuple, Optional, Tuple
 
 import torch
@@ -185,6 +190,71 @@ class ResNet(nn.Module):
         return self.fc(x.mean((2, 3)))
 
 
+class GptBlock(nn.Module):
+    """gpt.py's block: pre-LayerNorm causal self-attention (fused q, k, v
+    projection with bias; q scaled by 1/sqrt(head width) before the
+    product, as the MLIR scales it) and a 4x GELU MLP, each added back."""
+
+    def __init__(self, d, heads):
+        super().__init__()
+        self.heads, self.dh = heads, d // heads
+        self.ln1, self.ln2 = nn.LayerNorm(d, eps=1e-5), nn.LayerNorm(d, eps=1e-5)
+        self.qkv, self.proj = nn.Linear(d, 3 * d), nn.Linear(d, d)
+        self.fc, self.out = nn.Linear(d, 4 * d), nn.Linear(4 * d, d)
+        glorot(self.qkv, self.proj, self.fc, self.out)
+
+    def attention(self, x):
+        b, t, d = x.shape
+        q, k, v = (part.view(b, t, self.heads, self.dh).transpose(1, 2)
+                   for part in self.qkv(x).split(d, dim=2))
+        s = (q * (1 / math.sqrt(self.dh))) @ k.transpose(2, 3)
+        mask = torch.ones(t, t, dtype=torch.bool, device=x.device).triu(1)
+        p = torch.softmax(s.masked_fill(mask, float("-inf")), -1)
+        return self.proj((p @ v).transpose(1, 2).reshape(b, t, d))
+
+    def forward(self, x):
+        x = x + self.attention(self.ln1(x))
+        return x + self.out(F.gelu(self.fc(self.ln2(x))))
+
+
+# width -> (layers, heads, context): the example's and the GPU kit's.
+GPT_SHAPES = {256: (4, 4, 128), 768: (12, 12, 256)}
+
+
+class GptChar(nn.Module):
+    """gpt_char.mlir at `width`: byte and position embeddings, blocks, a
+    final LayerNorm and a bias-free head to 256 byte logits at every
+    position (flattened, as the MLIR's cross-entropy takes them)."""
+
+    def __init__(self, width=256):
+        super().__init__()
+        layers, heads, context = GPT_SHAPES.get(width, (4, max(1, width // 64),
+                                                        128))
+        self.tok = nn.Embedding(256, width)
+        self.pos = nn.Parameter(torch.empty(context, width))
+        self.blocks = nn.Sequential(*(GptBlock(width, heads)
+                                      for _ in range(layers)))
+        self.lnf = nn.LayerNorm(width, eps=1e-5)
+        self.head = nn.Linear(width, 256, bias=False)
+        nn.init.xavier_uniform_(self.tok.weight)
+        nn.init.xavier_uniform_(self.pos)
+        glorot(self.head)
+
+    def forward(self, x):
+        h = self.blocks(self.tok(x) + self.pos[:x.shape[1]])
+        return self.head(self.lnf(h)).flatten(0, 1)
+
+
+def gpt_adamw(model, lr):
+    """gpt.py's AdamW: betas (0.9, 0.95), epsilon 1e-8, weight decay 0.1 on
+    the weight matrices and embeddings, none on biases and LayerNorm."""
+    decay = [p for p in model.parameters() if p.dim() >= 2]
+    rest = [p for p in model.parameters() if p.dim() < 2]
+    return torch.optim.AdamW([{"params": decay, "weight_decay": 0.1},
+                              {"params": rest, "weight_decay": 0.0}],
+                             lr=lr, betas=(0.9, 0.95), eps=1e-8)
+
+
 def resnet_sgd(model, lr):
     """resnet18.mlir's momentum SGD with weight decay on every parameter."""
     return torch.optim.SGD(model.parameters(), lr=lr, momentum=MOMENTUM,
@@ -219,6 +289,7 @@ class Spec(NamedTuple):
     input_shape: Tuple[int, ...]  # one example, in PyTorch's layout
     make_optimizer: Callable
     optimizer: str  # in words, for the JSON row
+    text: bool = False  # a byte-level language model (windows of text)
 
 
 MODELS = {
@@ -229,6 +300,9 @@ MODELS = {
     "transformer_block": Spec(Block, 32, (SIDE, SIDE), sgd, "SGD"),
     "resnet18": Spec(ResNet, 64, (1, SIDE, SIDE), resnet_sgd,
                      "SGD(momentum=0.9, weight_decay=5e-4)"),
+    "gpt_char": Spec(GptChar, 256, (128,), gpt_adamw,
+                     "AdamW(betas=(0.9, 0.95), eps=1e-8, weight_decay=0.1 "
+                     "on matrices and embeddings)", text=True),
 }
 
 
@@ -248,6 +322,9 @@ def optimizer(name, model, lr=AMP_RUN_DEFAULT_LR):
     return MODELS[name].make_optimizer(model, lr)
 
 
-def input_shape(name, batch):
-    """One batch of model `name`'s input, in PyTorch's layout."""
+def input_shape(name, batch, width=None):
+    """One batch of model `name`'s input, in PyTorch's layout (a language
+    model's context follows its width)."""
+    if MODELS[name].text:
+        return (batch, GPT_SHAPES.get(width or 256, (0, 0, 128))[2])
     return (batch,) + MODELS[name].input_shape

@@ -119,9 +119,27 @@ def synthetic(seed):
     return x[:4096], y[:4096], x[4096:], y[4096:]
 
 
+DEFAULT_TEXT = "/usr/share/doc/jargon-text/jargon.txt.gz"
+
+
+def load_text(spec):
+    """--data=text[:FILE] (amp-run's spelling): the file's bytes (gzipped
+    when it ends in .gz), the first 90% to train on, the last 10% held out."""
+    path = DEFAULT_TEXT if spec == "text" else spec[len("text:"):]
+    opener = gzip.open if path.endswith(".gz") else open
+    with opener(path, "rb") as f:
+        data = torch.frombuffer(bytearray(f.read()), dtype=torch.uint8)
+    if len(data) == 0:
+        raise ValueError(f"--data={spec}: {path} is empty")
+    cut = len(data) - len(data) // 10
+    return data[:cut].long(), data[cut:].long()
+
+
 def load_data(spec, seed):
     """--data: synthetic, fashion-mnist[:DIR] (amp-run's spelling) or a
-    directory holding the IDX files."""
+    directory holding the IDX files; text[:FILE] for a language model."""
+    if spec == "text" or spec.startswith("text:"):
+        return load_text(spec)
     if spec == "synthetic":
         return synthetic(seed)
     directory = spec
@@ -171,8 +189,9 @@ def check_autocast_forward(model, args, autocast):
     """Runs the model on two examples under autocast: PyTorch 1.13's CPU
     autocast leaves layer norm out, which then fails on a bf16 input with
     f32 weights; that is a gap in that PyTorch, not an error here."""
-    x = torch.zeros(torch_models.input_shape(args.model, 2),
-                    device=args.device)
+    text = torch_models.MODELS[args.model].text
+    x = torch.zeros(torch_models.input_shape(args.model, 2, args.width),
+                    device=args.device, dtype=torch.long if text else None)
     try:
         with autocast():
             model(x)
@@ -265,16 +284,43 @@ def peak_memory(device):
 # ---------------------------------------------------------------- training
 
 
-def train(model, opt, data, args, autocast, scaler):
-    """Trains --steps steps; returns (losses, timed step ms, skipped)."""
+def example_batches(data, args):
+    """Batches of examples as amp-run's ExampleBatches draws them."""
     x_train, y_train = data[0], data[1]
     shape = torch_models.input_shape(args.model, args.batch)
+    for idx in batch_order(len(x_train), args.batch, args.steps, args.seed):
+        yield (x_train[idx].view(shape).to(args.device),
+               y_train[idx].to(args.device))
+
+
+def windows(text, starts, context):
+    """The windows of context + 1 bytes at `starts`: input [n, context],
+    label the next byte of each, flattened."""
+    span = starts[:, None] + torch.arange(context + 1)[None, :]
+    w = text[span]
+    return w[:, :-1], w[:, 1:].reshape(-1)
+
+
+def text_batches(data, args):
+    """Random windows of the training text, as amp-run's TextBatches draws
+    them (seeded; the generator is not amp's std::mt19937)."""
+    train_text = data[0]
+    context = torch_models.input_shape(args.model, args.batch, args.width)[1]
+    gen = torch.Generator().manual_seed(args.seed)
+    for _ in range(args.steps):
+        starts = torch.randint(0, len(train_text) - context, (args.batch,),
+                               generator=gen)
+        x, y = windows(train_text, starts, context)
+        yield x.to(args.device), y.to(args.device)
+
+
+def train(model, opt, data, args, autocast, scaler):
+    """Trains --steps steps; returns (losses, timed step ms, skipped)."""
     losses, times, skipped = [], [], 0
     scale = scaler.get_scale() if scaler else None
-    for s, idx in enumerate(batch_order(len(x_train), args.batch,
-                                        args.steps, args.seed)):
-        x = x_train[idx].view(shape).to(args.device)
-        y = y_train[idx].to(args.device)
+    batches = text_batches if torch_models.MODELS[args.model].text \
+        else example_batches
+    for s, (x, y) in enumerate(batches(data, args)):
         synchronize(args.device)
         start = time.perf_counter()
         opt.zero_grad(set_to_none=True)
@@ -314,6 +360,33 @@ def test_accuracy(model, data, args, autocast):
         real = min(args.batch, count - start)
         correct += int((guess[:real] == y_test[start:start + real]).sum())
     return correct / count
+
+
+@torch.no_grad()
+def validation_loss(model, data, args, autocast):
+    """amp-run's validation: the mean loss over the held-out text's
+    non-overlapping windows, in whole batches; (loss, windows)."""
+    text = data[1]
+    context = torch_models.input_shape(args.model, args.batch, args.width)[1]
+    count = (len(text) - 1) // context // args.batch * args.batch
+    total = 0.0
+    for first in range(0, count, args.batch):
+        starts = torch.arange(first, first + args.batch) * context
+        x, y = windows(text, starts, context)
+        with autocast():
+            total += float(F.cross_entropy(model(x.to(args.device)),
+                                           y.to(args.device)))
+    return total / (count // args.batch), count
+
+
+def evaluation(model, data, args, autocast):
+    """The row's held-out figures: test accuracy, or for a language model
+    the validation loss in nats and bits per byte."""
+    if not torch_models.MODELS[args.model].text:
+        return {"test_accuracy": test_accuracy(model, data, args, autocast)}
+    loss, count = validation_loss(model, data, args, autocast)
+    return {"val_loss": loss, "val_bits_per_byte": loss / math.log(2),
+            "val_windows": count}
 
 
 def finite_or_none(value):
@@ -361,7 +434,7 @@ def run(args, data):
         "samples_per_s": args.batch / step_ms * 1e3,
         "peak_bytes": peak,
         "peak_bytes_source": peak_source,
-        "test_accuracy": test_accuracy(model, data, args, autocast),
+        **evaluation(model, data, args, autocast),
         "losses": [finite_or_none(v) for v in losses],
         "lr": args.lr,
         "seed": args.seed,
@@ -426,7 +499,8 @@ def parse_args(argv):
     p.add_argument("--device", default="cuda", choices=["cuda", "cpu"])
     p.add_argument("--data", required=True,
                    help="a directory of Fashion-MNIST IDX files (.gz or "
-                        "plain), fashion-mnist[:DIR], or synthetic")
+                        "plain), fashion-mnist[:DIR], or synthetic; "
+                        "text[:FILE] for gpt_char")
     p.add_argument("--lr", type=float,
                    default=torch_models.AMP_RUN_DEFAULT_LR,
                    help="learning rate (default: amp-run's, %(default)s)")
@@ -463,7 +537,8 @@ def main(argv):
         torch.set_num_threads(len(os.sched_getaffinity(0)))
     try:
         data = load_data(args.data, args.seed)
-        if len(data[0]) < args.batch:
+        if not torch_models.MODELS[args.model].text and \
+                len(data[0]) < args.batch:
             raise ValueError(f"--batch={args.batch} is larger than the "
                              f"training set ({len(data[0])} examples)")
         rows = [row(args, p, data) for p in args.precision]

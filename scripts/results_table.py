@@ -22,16 +22,25 @@ for arg in sys.argv[1:]:
     curves[(model, precision)] = smooth(losses)
     rows.append((model, precision, r))
 
+def held_out(r):
+    """Test accuracy, or a language model's validation loss."""
+    if "final_val_loss" in r:
+        return (f"val {r['final_val_loss']:.4f} nats "
+                f"({r['final_val_bits_per_byte']:.3f} bits/byte)")
+    acc = r.get("final_accuracy")
+    return "n/a (synthetic)" if acc is None else f"{acc * 100:.2f}%"
+
+
 print("| model | precision | steps | skipped | final loss (smoothed) | "
-      "test accuracy | samples/s | peak activation bytes |")
-print("|---|---|---:|---:|---:|---:|---:|---:|")
+      "test accuracy / validation loss | samples/s | peak activation bytes "
+      "| peak step bytes |")
+print("|---|---|---:|---:|---:|---:|---:|---:|---:|")
 for model, precision, r in rows:
     c = curves[(model, precision)]
-    acc = r.get("final_accuracy")
-    acc_text = "n/a (synthetic)" if acc is None else f"{acc * 100:.2f}%"
     print(f"| {model} | {precision} | {r['steps']} | {r['skipped_steps']} | "
-          f"{c[-1]:.4f} | {acc_text} | {r['samples_per_second']:.0f} | "
-          f"{r.get('peak_activation_bytes', 'n/a')} |")
+          f"{c[-1]:.4f} | {held_out(r)} | {r['samples_per_second']:.0f} | "
+          f"{r.get('peak_activation_bytes', 'n/a')} | "
+          f"{r.get('peak_step_bytes', 'n/a')} |")
 print()
 for (model, precision), c in curves.items():
     if precision == "f32":

@@ -134,6 +134,12 @@ static cl::opt<std::string>
     emitObj("emit-obj", cl::init(""),
             cl::desc("Also write the compiled step as an object file here"),
             cl::cat(runCategory));
+static cl::opt<bool> compileOnly(
+    "compile-only", cl::init(false),
+    cl::desc("Stop once the step is compiled (with --emit-obj, once its "
+             "object and manifest are written): no data is read and "
+             "nothing trains"),
+    cl::cat(runCategory));
 
 static cl::opt<bool> padTensorCores(
     "pad-tensor-cores", cl::init(false),
@@ -715,6 +721,9 @@ static int runMain(int argc, char **argv) {
     return fatal("--pad-tensor-cores needs --precision=f16, bf16 or fp8: "
                  "Tensor Cores run low-precision contractions");
   bool validating = validate.getNumOccurrences() > 0;
+  if (compileOnly && (validating || !reportPath.empty()))
+    return fatal("--compile-only stops before training: it takes no "
+                 "--validate and no --report");
   ValidationSteps checks;
   if (validating) {
     if (precision == "f32")
@@ -861,6 +870,8 @@ static int runMain(int argc, char **argv) {
     if (llvm::Error error = runner::writeManifest(*manifest, emitObj + ".json"))
       return job.fatal(llvm::toString(std::move(error)));
   }
+  if (compileOnly)
+    return 0;
   auto stepFn = jit->lookup(entryName);
   if (!stepFn)
     return job.fatal(llvm::toString(stepFn.takeError()));
