@@ -44,7 +44,7 @@ Expected<Fault> parseFault(std::string_view text) {
     return fault;
   auto bad = [&]() -> Expected<Fault> {
     return failure("--inject-fault must be KIND@RANK:STEP with KIND inf, "
-                   "exit or hang (e.g. inf@1:3), got '" +
+                   "exit, hang or save-exit (e.g. inf@1:3), got '" +
                    std::string(text) + "'");
   };
   size_t at = text.find('@'), colon = text.find(':', at);
@@ -57,6 +57,8 @@ Expected<Fault> parseFault(std::string_view text) {
     fault.kind = Fault::Exit;
   else if (kind == "hang")
     fault.kind = Fault::Hang;
+  else if (kind == "save-exit")
+    fault.kind = Fault::SaveExit;
   else
     return bad();
   int64_t rank = 0;
@@ -72,13 +74,15 @@ void injectProcessFault(const Fault &fault, const char *tool) {
   std::string line =
       std::string(tool) + ": error: injected fault (--inject-fault): rank " +
       std::to_string(fault.rank) +
-      (fault.kind == Fault::Exit ? " exits with status 3, as a crashed rank "
-                                   "would,"
-                                 : " hangs") +
+      (fault.kind == Fault::Hang ? " hangs"
+       : fault.kind == Fault::SaveExit
+           ? " exits with status 3 halfway through writing its checkpoint, "
+             "as a killed run would,"
+           : " exits with status 3, as a crashed rank would,") +
       " at step " + std::to_string(fault.step) + "\n";
   std::fputs(line.c_str(), stderr);
   std::fflush(stderr);
-  if (fault.kind == Fault::Exit)
+  if (fault.kind != Fault::Hang)
     _exit(3); // as a crash would: no cleanup, no MPI_Finalize
   for (;;)
     pause();

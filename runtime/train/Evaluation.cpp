@@ -97,8 +97,7 @@ validationLoss(amprt_context *ctx, const EvalFunction &eval,
   int input = sig.lastArgWithRole(Role::Input);
   int label = sig.lastArgWithRole(Role::Label);
   int loss = sig.lastResultWithRole(Role::Loss);
-  if (input < 0 || label < 0 || loss < 0 ||
-      sig.results[loss].type.numel() != 1)
+  if (input < 0 || label < 0 || loss < 0 || sig.results[loss].type.numel() != 1)
     return failure("@" + sig.name +
                    " must take the params in order, an input (tg.role "
                    "\"input\") and a label (tg.role \"label\") and return "

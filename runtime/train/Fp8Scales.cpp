@@ -62,4 +62,21 @@ json::Array Fp8ScaleTracker::toJson(amprt_tensor *const *arguments) const {
   return out;
 }
 
+std::vector<int64_t> Fp8ScaleTracker::saturatedCounts() const {
+  std::vector<int64_t> counts;
+  for (const Tracked &t : tracked)
+    counts.push_back(t.saturated);
+  return counts;
+}
+
+Status Fp8ScaleTracker::restoreCounts(const std::vector<int64_t> &counts) {
+  if (counts.size() != tracked.size())
+    return failure("the checkpoint counts " + std::to_string(counts.size()) +
+                   " FP8 histories; this step has " +
+                   std::to_string(tracked.size()));
+  for (size_t i = 0; i < counts.size(); ++i)
+    tracked[i].saturated = counts[i];
+  return Status::success();
+}
+
 } // namespace amp::train

@@ -2,6 +2,7 @@
 //===//
 
 #include "amptrain/Manifest.h"
+#include "JsonFields.h"
 #include "amptrain/Distributed.h"
 #include <fstream>
 #include <sstream>
@@ -71,77 +72,6 @@ json::Value Manifest::toJson() const {
 //===----------------------------------------------------------------------===//
 
 namespace {
-
-/// Typed fields of one JSON object; a missing or mistyped field is a
-/// failure naming the manifest and the field's path in it.
-class Fields {
-public:
-  Fields(const json::Object &object, std::string where, const std::string &file)
-      : members(object), where(std::move(where)), file(file) {}
-
-  Status bad(const std::string &key, const std::string &want) const {
-    return failure("manifest '" + file + "': " + where + key + " must be " +
-                   want);
-  }
-  const json::Value *get(const std::string &key) const {
-    return members.find(key);
-  }
-  Expected<std::string> string(const std::string &key) const {
-    const json::Value *v = get(key);
-    if (!v || !v->asString())
-      return bad(key, "a string");
-    return *v->asString();
-  }
-  Expected<int64_t> integer(const std::string &key) const {
-    const json::Value *v = get(key);
-    if (!v || !v->asInteger())
-      return bad(key, "an integer");
-    return *v->asInteger();
-  }
-  Expected<double> number(const std::string &key) const {
-    const json::Value *v = get(key);
-    if (!v || !v->asNumber())
-      return bad(key, "a number");
-    return *v->asNumber();
-  }
-  Expected<bool> boolean(const std::string &key) const {
-    const json::Value *v = get(key);
-    if (!v || !v->asBool())
-      return bad(key, "true or false");
-    return *v->asBool();
-  }
-  Expected<Fields> object(const std::string &key) const {
-    const json::Value *v = get(key);
-    if (!v || !v->asObject())
-      return bad(key, "an object");
-    return Fields(*v->asObject(), where + key + ".", file);
-  }
-  Expected<const json::Array *> array(const std::string &key) const {
-    const json::Value *v = get(key);
-    if (!v || !v->asArray())
-      return bad(key, "an array");
-    return v->asArray();
-  }
-  const std::string &fileName() const { return file; }
-  Fields element(const json::Object &o, const std::string &key,
-                 size_t i) const {
-    return Fields(o, where + key + "[" + std::to_string(i) + "].", file);
-  }
-
-private:
-  const json::Object &members;
-  std::string where;
-  const std::string &file;
-};
-
-// Unwraps an Expected field into `out`, or returns its failure.
-#define AMPTRAIN_READ(out, expr)                                               \
-  do {                                                                         \
-    auto read_ = (expr);                                                       \
-    if (!read_)                                                                \
-      return read_.status();                                                   \
-    out = *read_;                                                              \
-  } while (0)
 
 Expected<ValueSpec> readValue(const Fields &f, bool argument) {
   ValueSpec v;
@@ -297,7 +227,7 @@ Expected<Manifest> Manifest::fromJson(const json::Value &value,
   const json::Object *object = value.asObject();
   if (!object)
     return failure("manifest '" + path + "': not a JSON object");
-  Fields top(*object, "", path);
+  Fields top(*object, "", path, "manifest");
   Manifest m;
   for (Status (*read)(const Fields &, Manifest &) :
        {readHeader, readOptions, readFunctions})

@@ -14,7 +14,8 @@
 namespace amp::train {
 
 Expected<TextCorpus> loadText(const std::string &path) {
-  bool gzipped = path.size() > 3 && path.compare(path.size() - 3, 3, ".gz") == 0;
+  bool gzipped =
+      path.size() > 3 && path.compare(path.size() - 3, 3, ".gz") == 0;
   DataFile file;
   if (Status bad = file.openPath(path, gzipped))
     return bad;
@@ -29,10 +30,10 @@ Expected<TextCorpus> loadText(const std::string &path) {
                                piece.size(), got))
       return bad;
     if (text.size() + got > bound || text.size() + got > limit / 2)
-      return file.fail(std::string("more text than ") +
-                       (text.size() + got > bound ? "its size allows"
-                                                  : holder) +
-                       " to load");
+      return file.fail(
+          std::string("more text than ") +
+          (text.size() + got > bound ? "its size allows" : holder) +
+          " to load");
     text.append(piece, 0, got);
     if (got < piece.size())
       break;
@@ -56,8 +57,8 @@ int64_t TextBatches::perEpoch() const {
 }
 
 Expected<std::pair<TensorPtr, TensorPtr>> TextBatches::next(int64_t s) {
-  std::uniform_int_distribution<int64_t> start(
-      0, int64_t(text.train.size()) - context - 1);
+  std::uniform_int_distribution<int64_t> start(0, int64_t(text.train.size()) -
+                                                      context - 1);
   // Every rank draws the global batch's windows (same seed) and takes its
   // own, as ExampleBatches slices the shuffled order.
   for (int64_t w = 0; w < globalBatch(); ++w) {

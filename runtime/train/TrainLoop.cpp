@@ -40,6 +40,8 @@ struct StepRecord {
 };
 
 struct RunTotals {
+  /// The first step this process ran (a resumed run's checkpoint step).
+  int64_t firstStep = 0;
   std::vector<StepRecord> perStep;
   /// Set when a non-finite loss stopped the run: the step and why.
   std::optional<std::pair<int64_t, std::string>> stopped;
@@ -69,7 +71,9 @@ static Status trainOne(Job &job, TrainingStep &step, StepFn fn,
                        BatchSource &batches, Fp8ScaleTracker *fp8,
                        const RunOptions &options, int64_t s, int64_t total,
                        RunTotals &run) {
-  if (job.fault().kind != Fault::Inf && job.fault().at(job.rank(), s))
+  bool processFault =
+      job.fault().kind == Fault::Exit || job.fault().kind == Fault::Hang;
+  if (processFault && job.fault().at(job.rank(), s))
     injectProcessFault(job.fault(), job.tool());
   auto batch = batches.next(s);
   if (!batch)
@@ -163,7 +167,7 @@ static Status writeReportFile(const std::string &path,
       return std::fwrite(text.data(), 1, text.size(), file) == text.size();
     };
     auto record = [&](size_t s) {
-      return stepRecord(run.perStep[s], (int64_t)s, lossScale);
+      return stepRecord(run.perStep[s], run.firstStep + (int64_t)s, lossScale);
     };
     return json::printWithLongArray(report, "per_step", run.perStep.size(),
                                     record, write) &&
@@ -204,6 +208,8 @@ static Status writeReport(const Job &job, const TrainingStep &step,
   if (run.stopped)
     report["stopped"] = json::Object{{"step", run.stopped->first},
                                      {"reason", run.stopped->second}};
+  if (run.firstStep > 0)
+    report["resumed_from"] = run.firstStep;
   if (job.parallel())
     report["data_parallel"] =
         parallelRecord(job, options, run, steps, globalBatch);
@@ -215,6 +221,60 @@ static Status writeReport(const Job &job, const TrainingStep &step,
     report["val_windows"] = evaluation.scored;
   }
   return writeReportFile(path, report, run, step.hasLossScale());
+}
+
+/// --inject-fault=save-exit: this rank exits halfway through writing the
+/// checkpoint, as a killed run would.
+static void exitHalfway(void *job) {
+  const Job &j = *static_cast<const Job *>(job);
+  injectProcessFault(j.fault(), j.tool());
+}
+
+/// Rank 0 writes the checkpoint of the run after `steps` steps (every rank
+/// holds the same state).
+static Status saveRun(const Job &job, const TrainingStep &step,
+                      const RunOptions &options, int64_t steps,
+                      const std::mt19937 &rng, const BatchSource &batches,
+                      const RunTotals &run, const Fp8ScaleTracker &fp8) {
+  if (!job.leader())
+    return Status::success();
+  auto checkpoint = captureCheckpoint(step, options, job, steps, rng, batches);
+  if (!checkpoint)
+    return checkpoint.status();
+  checkpoint->skippedSteps = run.skipped;
+  checkpoint->fp8Saturated = fp8.saturatedCounts();
+  bool crash =
+      job.fault().kind == Fault::SaveExit && job.fault().at(job.rank(), steps);
+  return checkpoint->save(options.saveDir, crash ? exitHalfway : nullptr,
+                          const_cast<Job *>(&job));
+}
+
+/// Loads --resume's checkpoint and puts the run back at its step.
+static Expected<int64_t> resumeFrom(Job &job, TrainingStep &step,
+                                    const RunOptions &options,
+                                    std::mt19937 &rng, BatchSource &batches,
+                                    int64_t total, RunTotals &run,
+                                    Fp8ScaleTracker &fp8) {
+  auto checkpoint = Checkpoint::load(options.resumeDir);
+  if (!checkpoint)
+    return checkpoint.status();
+  auto first = resumeRun(*checkpoint, step, options, job, rng, batches);
+  if (!first)
+    return first.status();
+  run.skipped = checkpoint->skippedSteps;
+  if (checkpoint->precision == options.precision)
+    if (Status bad = fp8.restoreCounts(checkpoint->fp8Saturated))
+      return failure("--resume: " + bad.message());
+  if (*first >= total)
+    return failure("--resume: the checkpoint is at step " +
+                   std::to_string(*first) + " and the run has " +
+                   std::to_string(total) +
+                   " steps: nothing is left to train (--steps and --epochs "
+                   "count from the original run's start)");
+  if (job.leader())
+    std::fprintf(stderr, "resumed at step %lld from %s\n", (long long)*first,
+                 Checkpoint::pathIn(options.resumeDir).c_str());
+  return first;
 }
 
 Expected<int64_t> totalSteps(const RunOptions &options, int64_t perEpoch) {
@@ -283,17 +343,30 @@ int trainSteps(Job &job, TrainingStep &step, const CompiledStep &compiled,
 
   RunTotals run;
   Fp8ScaleTracker fp8(compiled.fp8);
-  bool trackFp8 = !options.reportPath.empty() && !fp8.empty();
+  if (!options.resumeDir.empty()) {
+    auto first = resumeFrom(job, step, options, rng, batches, *total, run, fp8);
+    if (!first)
+      return job.fatal(first.status());
+    run.firstStep = *first;
+  }
+  bool trackFp8 =
+      (!options.reportPath.empty() || !options.saveDir.empty()) && !fp8.empty();
   amprt_comm_set_timeout(options.commTimeout);
   uint64_t bytesBefore = 0, collectivesBefore = 0;
   amprt_comm_stats(&bytesBefore, &collectivesBefore);
   auto wallStart = std::chrono::steady_clock::now();
-  for (int64_t s = 0; s < *total; ++s) {
+  for (int64_t s = run.firstStep; s < *total; ++s) {
     Status failed =
         trainOne(job, step, compiled.train, batches, trackFp8 ? &fp8 : nullptr,
                  options, s, *total, run);
-    if (!failed)
+    if (!failed) {
+      bool due = options.saveEvery > 0 && (s + 1) % options.saveEvery == 0;
+      if (due && s + 1 < *total)
+        if (Status bad =
+                saveRun(job, step, options, s + 1, rng, batches, run, fp8))
+          return job.fatal(bad);
       continue;
+    }
     // A stop on a non-finite loss still reports the steps that ran, with
     // the reason, over the last good parameters.
     if (run.stopped)
@@ -302,6 +375,10 @@ int trainSteps(Job &job, TrainingStep &step, const CompiledStep &compiled,
         return job.fatal(bad);
     return job.fatal(failed);
   }
+  if (!options.saveDir.empty())
+    if (Status bad =
+            saveRun(job, step, options, *total, rng, batches, run, fp8))
+      return job.fatal(bad);
   amprt_comm_stats(&run.bytesSent, &run.collectives);
   run.bytesSent -= bytesBefore;
   run.collectives -= collectivesBefore;

@@ -88,6 +88,10 @@ const std::vector<Flag> &flags() {
       stringFlag("grad-comm", &RunOptions::gradComm),
       integerFlag("bucket-bytes", &RunOptions::bucketBytes),
       stringFlag("inject-fault", &RunOptions::injectFault),
+      stringFlag("save", &RunOptions::saveDir),
+      integerFlag("save-every", &RunOptions::saveEvery),
+      stringFlag("resume", &RunOptions::resumeDir),
+      boolFlag("resume-other-precision", &RunOptions::resumeOtherPrecision),
       {"manifest", true,
        [](CommandLine &c, const std::string &text) -> Status {
          if (text.empty())
@@ -202,7 +206,8 @@ const char *usage() {
          "object is linked into a shared library on load (with $CXX, else\n"
          "c++). The flags are amp-run's training flags: --steps --epochs\n"
          "--batch --data --lr --seed --report --log-every --device --comm\n"
-         "--comm-timeout --inject-fault; --precision, --init-scale,\n"
+         "--comm-timeout --inject-fault --save --save-every --resume\n"
+         "--resume-other-precision; --precision, --init-scale,\n"
          "--grad-comm, --bucket-bytes and --data-parallel must match what\n"
          "the step was compiled with.\n";
 }

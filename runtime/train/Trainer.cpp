@@ -35,6 +35,12 @@ Status checkRunOptions(const RunOptions &o) {
                    "'");
   if (!std::isfinite(o.commTimeout) || o.commTimeout <= 0)
     return failure("--comm-timeout must be a finite number of seconds > 0");
+  if (o.saveEvery < 0)
+    return failure("--save-every must be >= 0");
+  if (o.saveEvery > 0 && o.saveDir.empty())
+    return failure("--save-every needs --save=DIR");
+  if (o.resumeOtherPrecision && o.resumeDir.empty())
+    return failure("--resume-other-precision needs --resume=DIR");
   if (o.gradComm != "f32" && o.gradComm != "f16" && o.gradComm != "bf16")
     return failure("--grad-comm must be f32, f16 or bf16, got '" + o.gradComm +
                    "'");
@@ -214,6 +220,22 @@ ExampleBatches::ExampleBatches(const Split &train, const TensorSpec &input,
       epochSteps(train.count / (batch * ranks)), order(train.count),
       x(batch * features), y(batch) {
   std::iota(order.begin(), order.end(), 0);
+}
+
+Status ExampleBatches::restore(const std::vector<int64_t> &state) {
+  if ((int64_t)state.size() != train.count)
+    return failure("the checkpoint's example order has " +
+                   std::to_string(state.size()) + " examples; this run's "
+                   "training split has " + std::to_string(train.count));
+  std::vector<bool> seen(train.count);
+  for (int64_t e : state) {
+    if (e < 0 || e >= train.count || seen[e])
+      return failure("the checkpoint's example order is not an order of "
+                     "the training split");
+    seen[e] = true;
+  }
+  order = state;
+  return Status::success();
 }
 
 Expected<std::pair<TensorPtr, TensorPtr>> ExampleBatches::next(int64_t s) {

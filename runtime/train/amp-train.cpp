@@ -148,8 +148,12 @@ int trainMain(int argc, char **argv) {
   std::vector<FlagPath> inputs = dataInputs(line->run.data);
   inputs.push_back({"the step", line->step});
   inputs.push_back({"--manifest", line->manifest});
-  if (Status bad =
-          checkOutputsApart(inputs, {{"--report", line->run.reportPath}}))
+  std::string checkpoint = line->run.saveDir.empty()
+                               ? ""
+                               : Checkpoint::pathIn(line->run.saveDir);
+  if (Status bad = checkOutputsApart(
+          inputs, {{"--report", line->run.reportPath},
+                   {"--save's checkpoint", checkpoint}}))
     return fail(bad.message());
   auto compiled = loadCompiled(*line, *manifest);
   if (!compiled)

@@ -224,8 +224,31 @@ static cl::opt<bool> reduceAmax(
 static cl::opt<std::string> injectFault(
     "inject-fault", cl::init(""), cl::value_desc("KIND@RANK:STEP"),
     cl::desc("Testing aid: rank RANK puts an inf in its batch (inf), exits "
-             "(exit) or hangs (hang) at step STEP"),
+             "(exit) or hangs (hang) at step STEP, or exits halfway through "
+             "writing the checkpoint after STEP steps (save-exit)"),
     cl::cat(parallelCategory));
+
+static cl::OptionCategory checkpointCategory(
+    "Checkpoints: save a run and go on from it bit for bit");
+static cl::opt<std::string>
+    saveDir("save", cl::init(""), cl::value_desc("DIR"),
+            cl::desc("Write DIR/checkpoint.amp at the end (and every "
+                     "--save-every steps): params, optimizer, loss-scale and "
+                     "FP8 state, the step, the data order"),
+            cl::cat(checkpointCategory));
+static cl::opt<int64_t> saveEvery("save-every", cl::init(0),
+                                  cl::desc("Save every N steps too"),
+                                  cl::cat(checkpointCategory));
+static cl::opt<std::string> resumeDir(
+    "resume", cl::init(""), cl::value_desc("DIR"),
+    cl::desc("Go on from DIR/checkpoint.amp (--steps and --epochs count from "
+             "the original run's start)"),
+    cl::cat(checkpointCategory));
+static cl::opt<bool> resumeOtherPrecision(
+    "resume-other-precision", cl::init(false),
+    cl::desc("Resume a checkpoint saved in another precision (params and "
+             "optimizer state carry over; loss-scale state starts afresh)"),
+    cl::cat(checkpointCategory));
 
 namespace {
 
@@ -254,6 +277,10 @@ train::RunOptions runOptions() {
   o.gradCommGiven = gradComm.getNumOccurrences() > 0;
   o.bucketBytesGiven = bucketBytes.getNumOccurrences() > 0;
   o.injectFault = injectFault;
+  o.saveDir = saveDir;
+  o.saveEvery = saveEvery;
+  o.resumeDir = resumeDir;
+  o.resumeOtherPrecision = resumeOtherPrecision;
   return o;
 }
 
@@ -708,12 +735,16 @@ static int runMain(int argc, char **argv) {
   std::vector<train::FlagPath> inputs = train::dataInputs(data);
   inputs.push_back({"the input", inputFile});
   inputs.push_back({"--lists-file", listsFile});
+  auto checkpointIn = [](const std::string &dir) {
+    return dir.empty() ? dir : train::Checkpoint::pathIn(dir);
+  };
   if (train::Status bad = train::checkOutputsApart(
           inputs, {{"--emit-obj", emitObj},
                    {"--emit-obj's manifest", manifest},
                    {"--validate-fix", validateFix},
                    {"--validate-annotate", validateAnnotate},
-                   {"--report", reportPath}}))
+                   {"--report", reportPath},
+                   {"--save's checkpoint", checkpointIn(saveDir)}}))
     return fatal(bad.message());
   if (precision == "f32" && !listsFile.empty())
     return fatal("--lists-file needs --precision=f16, bf16 or fp8");

@@ -30,16 +30,18 @@ int localRank();
 
 /// A fault one rank injects at one step (--inject-fault=KIND@RANK:STEP).
 struct Fault {
-  enum Kind { None, Inf, Exit, Hang } kind = None;
+  enum Kind { None, Inf, Exit, Hang, SaveExit } kind = None;
   int rank = 0;
   int64_t step = 0;
   bool at(int r, int64_t s) const {
     return kind != None && r == rank && s == step;
   }
 };
-/// Parses "inf@1:3", "exit@1:3" or "hang@1:3" ("" is no fault).
+/// Parses "inf@1:3", "exit@1:3", "hang@1:3" or "save-exit@0:3" (exit
+/// halfway through writing the checkpoint of step 3) ("" is no fault).
 Expected<Fault> parseFault(std::string_view text);
-/// Exits (Exit) or blocks forever (Hang) after `tool` says so on stderr.
+/// Exits (Exit, SaveExit) or blocks forever (Hang) after `tool` says so on
+/// stderr.
 [[noreturn]] void injectProcessFault(const Fault &fault, const char *tool);
 
 /// FNV-1a of `bytes` (what the ranks compare to agree they run one step;

@@ -38,6 +38,10 @@ public:
   /// [{"argument", "format", "final_scale", "final_amax_max",
   ///   "steps_saturated"}...]
   json::Array toJson(amprt_tensor *const *arguments) const;
+  /// Each history's saturated steps so far, and their restoring (a
+  /// resumed run's report counts the whole run).
+  std::vector<int64_t> saturatedCounts() const;
+  Status restoreCounts(const std::vector<int64_t> &counts);
 
 private:
   struct Tracked {

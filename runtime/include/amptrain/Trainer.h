@@ -12,6 +12,7 @@
 #ifndef AMPTRAIN_TRAINER_H
 #define AMPTRAIN_TRAINER_H
 
+#include "amptrain/Checkpoint.h"
 #include "amptrain/Dataset.h"
 #include "amptrain/Distributed.h"
 #include "amptrain/Fp8Scales.h"
@@ -44,6 +45,12 @@ struct RunOptions {
   int64_t bucketBytes = 25 << 20;
   bool gradCommGiven = false, bucketBytesGiven = false;
   std::string injectFault;
+  // Checkpoints: --save=DIR (every --save-every steps, 0: at the end only)
+  // and --resume=DIR; --resume-other-precision lets a run go on in another
+  // precision than the one that saved it.
+  std::string saveDir, resumeDir;
+  int64_t saveEvery = 0;
+  bool resumeOtherPrecision = false;
 };
 
 /// The checks every trainer makes of its flags before any work.
@@ -97,6 +104,14 @@ public:
   virtual int64_t globalBatch() const = 0;
   /// The batch of step `s`.
   virtual Expected<std::pair<TensorPtr, TensorPtr>> next(int64_t s) = 0;
+  /// What the batches hold besides the run's generator (the epoch's
+  /// example order), for a checkpoint, and its restoring.
+  virtual std::vector<int64_t> state() const { return {}; }
+  virtual Status restore(const std::vector<int64_t> &state) {
+    return state.empty() ? Status::success()
+                         : failure("the checkpoint holds an example order, "
+                                   "but this run's data has none");
+  }
 };
 
 /// Examples with class labels: each step reads one global batch of
@@ -111,6 +126,8 @@ public:
   int64_t globalBatch() const override { return batch * ranks; }
   /// A fresh shuffle at each epoch's start.
   Expected<std::pair<TensorPtr, TensorPtr>> next(int64_t s) override;
+  std::vector<int64_t> state() const override { return order; }
+  Status restore(const std::vector<int64_t> &state) override;
 
 private:
   const Split &train;
@@ -185,6 +202,23 @@ int trainSteps(Job &job, TrainingStep &step, const CompiledStep &compiled,
 /// The training input's batch checked against --batch and the label's
 /// shape.
 Status checkBatch(const TrainingStep &step, const RunOptions &options);
+
+/// The run's state after `steps` steps as a checkpoint (Checkpoint.h).
+Expected<Checkpoint> captureCheckpoint(const TrainingStep &step,
+                                       const RunOptions &options,
+                                       const Job &job, int64_t steps,
+                                       const std::mt19937 &rng,
+                                       const BatchSource &batches);
+
+/// Puts the run back where --resume's checkpoint left it: the step's state,
+/// the generator and the batches. Refuses, naming what differs, a
+/// checkpoint of another step (roles, types), data, seed or job size, or of
+/// another precision unless --resume-other-precision (then the params and
+/// optimizer state carry over and loss-scale and FP8 state the step has
+/// but the checkpoint lacks start afresh). Returns the step to go on from.
+Expected<int64_t> resumeRun(const Checkpoint &checkpoint, TrainingStep &step,
+                            const RunOptions &options, const Job &job,
+                            std::mt19937 &rng, BatchSource &batches);
 
 /// The run's step count: --steps, else --epochs of `perEpoch` steps; a
 /// failure when an epoch has no step.
