@@ -285,7 +285,7 @@ struct LossScalingPass : amp::impl::LossScalingPassBase<LossScalingPass> {
         builder.getF64FloatAttr(minScale), builder.getF64FloatAttr(maxScale));
     terminator->insertOperands(
         terminator->getNumOperands(),
-        {update.getNewScale(), update.getNewGoodSteps()});
+        {update.getNewScale(), update.getNewGoodSteps(), finite});
     unsigned results = func.getNumResults();
     (void)func.insertResult(
         results, update.getNewScale().getType(),
@@ -297,6 +297,13 @@ struct LossScalingPass : amp::impl::LossScalingPassBase<LossScalingPass> {
         builder.getDictionaryAttr(builder.getNamedAttr(
             tg::TGDialect::kRoleAttrName,
             builder.getStringAttr(tg::stringifyRole(tg::Role::GoodSteps)))));
+    // Whether the step applied its update (every gradient finite), so a
+    // host need not infer a skip from the scale.
+    (void)func.insertResult(
+        results + 2, finite.getType(),
+        builder.getDictionaryAttr(builder.getNamedAttr(
+            tg::TGDialect::kRoleAttrName,
+            builder.getStringAttr(tg::stringifyRole(tg::Role::Applied)))));
     return true;
   }
 };

@@ -90,8 +90,14 @@ Expected<float> readScalar(amprt_tensor *tensor) {
   case AMPRT_F32:
     status = amprt_tensor_read(tensor, &value, sizeof(value));
     break;
+  case AMPRT_I1: {
+    uint8_t flag = 0; // one byte, as the runtime stores i1
+    status = amprt_tensor_read(tensor, &flag, sizeof(flag));
+    value = flag != 0;
+    break;
+  }
   default:
-    return failure("expected an f32 or i64 scalar");
+    return failure("expected an f32, i64 or i1 scalar");
   }
   if (status != AMPRT_OK)
     return failure(amprt_last_error());

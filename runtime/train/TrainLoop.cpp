@@ -45,7 +45,8 @@ struct RunTotals {
   std::vector<StepRecord> perStep;
   /// Set when a non-finite loss stopped the run: the step and why.
   std::optional<std::pair<int64_t, std::string>> stopped;
-  int64_t skipped = 0;
+  int64_t skipped = 0, skipsAtMinimum = 0;
+  bool lastSkipped = false;
   double lastLoss = 0, trainSeconds = 0, wallSeconds = 0;
   size_t peakStepBytes = 0, stepOutputBytes = 0, peakActivationBytes = 0;
   uint64_t bytesSent = 0, collectives = 0;
@@ -99,7 +100,22 @@ static Status trainOne(Job &job, TrainingStep &step, StepFn fn,
     run.stopped.emplace(s, nonFiniteStop(s, loss, options.precision));
     return failure(run.stopped->second);
   }
+  // A skip with the scale already at its minimum (it did not back off):
+  // loss scaling cannot make the step finite, and would skip forever.
+  bool atMinimum = outcome->skipped && outcome->scaleBefore &&
+                   outcome->scaleAfter &&
+                   *outcome->scaleAfter >= *outcome->scaleBefore;
+  run.skipsAtMinimum = atMinimum ? run.skipsAtMinimum + 1 : 0;
+  if (run.skipsAtMinimum >= options.minScaleSkips) {
+    run.stopped.emplace(
+        s, nonFiniteStop(s, loss, options.precision) + " (the loss scale is " +
+               "at its minimum, " + std::to_string(*outcome->scaleAfter) +
+               ", and the last " + std::to_string(run.skipsAtMinimum) +
+               " steps overflowed: --min-scale-skips)");
+    return failure(run.stopped->second);
+  }
   run.skipped += outcome->skipped;
+  run.lastSkipped = outcome->skipped;
   run.lastLoss = loss;
   float newScale = outcome->scaleAfter.value_or(1.0f);
   if (!options.reportPath.empty())
@@ -245,8 +261,13 @@ static Status saveRun(const Job &job, const TrainingStep &step,
   checkpoint->fp8Saturated = fp8.saturatedCounts();
   bool crash =
       job.fault().kind == Fault::SaveExit && job.fault().at(job.rank(), steps);
-  return checkpoint->save(options.saveDir, crash ? exitHalfway : nullptr,
-                          const_cast<Job *>(&job));
+  if (Status bad = checkpoint->save(
+          options.saveDir, crash ? exitHalfway : nullptr,
+          const_cast<Job *>(&job)))
+    return bad;
+  std::fprintf(stderr, "saved step %lld to %s\n", (long long)steps,
+               Checkpoint::pathIn(options.saveDir).c_str());
+  return Status::success();
 }
 
 /// Loads --resume's checkpoint and puts the run back at its step.
@@ -360,7 +381,10 @@ int trainSteps(Job &job, TrainingStep &step, const CompiledStep &compiled,
         trainOne(job, step, compiled.train, batches, trackFp8 ? &fp8 : nullptr,
                  options, s, *total, run);
     if (!failed) {
-      bool due = options.saveEvery > 0 && (s + 1) % options.saveEvery == 0;
+      // --save-every counts applied steps: a skipped step changed nothing.
+      int64_t applied = s + 1 - run.skipped;
+      bool due = options.saveEvery > 0 && !run.lastSkipped &&
+                 applied % options.saveEvery == 0;
       if (due && s + 1 < *total)
         if (Status bad =
                 saveRun(job, step, options, s + 1, rng, batches, run, fp8))

@@ -90,6 +90,7 @@ const std::vector<Flag> &flags() {
       stringFlag("inject-fault", &RunOptions::injectFault),
       stringFlag("save", &RunOptions::saveDir),
       integerFlag("save-every", &RunOptions::saveEvery),
+      integerFlag("min-scale-skips", &RunOptions::minScaleSkips),
       stringFlag("resume", &RunOptions::resumeDir),
       boolFlag("resume-other-precision", &RunOptions::resumeOtherPrecision),
       {"manifest", true,
@@ -207,7 +208,8 @@ const char *usage() {
          "c++). The flags are amp-run's training flags: --steps --epochs\n"
          "--batch --data --lr --seed --report --log-every --device --comm\n"
          "--comm-timeout --inject-fault --save --save-every --resume\n"
-         "--resume-other-precision; --precision, --init-scale,\n"
+         "--resume-other-precision --min-scale-skips; --precision,\n"
+         "--init-scale,\n"
          "--grad-comm, --bucket-bytes and --data-parallel must match what\n"
          "the step was compiled with.\n";
 }

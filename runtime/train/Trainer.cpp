@@ -37,6 +37,8 @@ Status checkRunOptions(const RunOptions &o) {
     return failure("--comm-timeout must be a finite number of seconds > 0");
   if (o.saveEvery < 0)
     return failure("--save-every must be >= 0");
+  if (o.minScaleSkips < 1)
+    return failure("--min-scale-skips must be >= 1");
   if (o.saveEvery > 0 && o.saveDir.empty())
     return failure("--save-every needs --save=DIR");
   if (o.resumeOtherPrecision && o.resumeDir.empty())

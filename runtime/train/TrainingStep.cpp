@@ -30,10 +30,19 @@ Status TrainingStep::claimRoles() {
     if (role == Role::LossScale)
       scale = i;
   }
-  for (size_t i = 0; i < sig.results.size(); ++i)
+  for (size_t i = 0; i < sig.results.size(); ++i) {
     if (sig.results[i].role == Role::Loss)
       if (Status s = claim(loss, i, "loss", "results"))
         return s;
+    if (sig.results[i].role == Role::Applied)
+      if (Status s = claim(applied, i, "applied", "results"))
+        return s;
+  }
+  if (applied >= 0 && (sig.results[applied].type.numel() != 1 ||
+                       sig.results[applied].type.dtype != AMPRT_I1))
+    return failure("the result with tg.role \"applied\" (#" +
+                   std::to_string(applied) + " of " + at +
+                   ") must be a scalar tensor<i1>");
   if (input < 0 || label < 0 || loss < 0)
     return failure(at + " needs arguments with tg.role \"input\" and "
                         "\"label\" and a result with tg.role \"loss\"");
@@ -253,6 +262,13 @@ Expected<TrainingStep::Outcome> TrainingStep::run(StepFn step,
       return after.status();
     out.scaleAfter = *after;
     out.skipped = *out.scaleAfter < *out.scaleBefore;
+  }
+  // The step's own word where it gives one (loss scaling's finite check).
+  if (applied >= 0) {
+    Expected<float> flag = readScalar(results[applied].get());
+    if (!flag)
+      return flag.status();
+    out.skipped = *flag == 0;
   }
   for (size_t i = 0; i < sig.results.size(); ++i)
     if (sig.results[i].role == Role::Output)

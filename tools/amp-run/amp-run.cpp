@@ -112,6 +112,11 @@ static NumberOpt initScale("init-scale",
                            cl::init(amp::loss_scaling::kInitScale),
                            cl::desc("Initial loss scale (f16)"),
                            cl::cat(runCategory));
+static cl::opt<int64_t> minScaleSkips(
+    "min-scale-skips", cl::init(1),
+    cl::desc("Stop after N steps in a row skipped at the minimum loss scale "
+             "(loss scaling cannot make them finite)"),
+    cl::cat(runCategory));
 static cl::opt<std::string>
     lossScaling("loss-scaling", cl::init("dynamic"),
                 cl::desc("dynamic, static or none (f16 only)"),
@@ -281,6 +286,7 @@ train::RunOptions runOptions() {
   o.saveEvery = saveEvery;
   o.resumeDir = resumeDir;
   o.resumeOtherPrecision = resumeOtherPrecision;
+  o.minScaleSkips = minScaleSkips;
   return o;
 }
 

@@ -39,7 +39,8 @@ constexpr double kDefaultInitScale = 65536.0;
   X(Logits, "logits", false, true)                                             \
   X(Output, "output", false, true)                                             \
   X(Communicator, "communicator", true, false)                                 \
-  X(AmaxHistory, "amax_history", true, true)
+  X(AmaxHistory, "amax_history", true, true)                                   \
+  X(Applied, "applied", false, true)
 
 enum class Role {
 #define AMPTRAIN_ROLE_ENUM(name, text, onArg, onResult) name,

@@ -51,6 +51,9 @@ struct RunOptions {
   std::string saveDir, resumeDir;
   int64_t saveEvery = 0;
   bool resumeOtherPrecision = false;
+  /// Steps in a row skipped with the loss scale at its minimum before the
+  /// run stops (loss scaling cannot make them finite).
+  int64_t minScaleSkips = 1;
 };
 
 /// The checks every trainer makes of its flags before any work.

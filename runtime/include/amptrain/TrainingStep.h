@@ -50,7 +50,9 @@ public:
     float loss = 0;
     /// The loss scale before and after the step, when the step has one.
     std::optional<float> scaleBefore, scaleAfter;
-    /// The step skipped its update (the scale backed off).
+    /// The step skipped its update: its tg.role "applied" result is false
+    /// (loss scaling's finite check), or, for a step without one, its loss
+    /// scale backed off.
     bool skipped = false;
     /// The step's new state was taken. A non-finite loss that loss
     /// scaling does not explain leaves the state as it was.
@@ -94,7 +96,8 @@ private:
   Status claimRoles();
 
   FunctionSpec sig;
-  int input = -1, label = -1, loss = -1, scale = -1, scaleResult = -1;
+  int input = -1, label = -1, loss = -1, scale = -1, scaleResult = -1,
+      applied = -1;
   /// State results map, in order, onto the state arguments.
   std::vector<int> stateArgs, stateResults;
   std::vector<TensorPtr> args;

@@ -16,7 +16,7 @@
 // NCCLCPU: amp-run: error: --comm=nccl all-reduces CUDA tensors: it needs --device=cuda (on the CPU, use --comm=mpi)
 // TIMEOUT: amp-run: error: --comm-timeout must be a finite number of seconds > 0
 // BUCKET: amp-run: error: --bucket-bytes must be >= 1
-// FAULT: amp-run: error: --inject-fault must be KIND@RANK:STEP with KIND inf, exit or hang (e.g. inf@1:3), got 'crash@0:1'
+// FAULT: amp-run: error: --inject-fault must be KIND@RANK:STEP with KIND inf, exit, hang or save-exit (e.g. inf@1:3), got 'crash@0:1'
 // NORANK: amp-run: error: --inject-fault names rank 1 of a job of 1
 // NOMPI: amp-run: error: --comm=mpi: amprt_comm_init: the MPI transport did not load (/nonexistent/libamprt_mpi.so: cannot open shared object file
 

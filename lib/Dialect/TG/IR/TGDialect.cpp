@@ -74,6 +74,7 @@ static unsigned roleUse(Role role) {
   case Role::Loss:
   case Role::Logits:
   case Role::Output:
+  case Role::Applied:
     return OnResult;
   }
   llvm_unreachable("unknown tg role");

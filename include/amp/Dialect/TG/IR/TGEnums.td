@@ -46,7 +46,8 @@ def TG_RoleEnum : I32Enum<"Role",
       I32EnumCase<"Logits", 8, "logits">,
       I32EnumCase<"Output", 9, "output">,
       I32EnumCase<"Communicator", 10, "communicator">,
-      I32EnumCase<"AmaxHistory", 11, "amax_history">]> {
+      I32EnumCase<"AmaxHistory", 11, "amax_history">,
+      I32EnumCase<"Applied", 12, "applied">]> {
   let cppNamespace = "::amp::tg";
 }
 
