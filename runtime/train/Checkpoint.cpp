@@ -271,10 +271,13 @@ Expected<Checkpoint> Checkpoint::load(const std::string &dir) {
     return fail("corrupt: its checksum does not match its bytes");
   size_t at = bodyStart;
   for (Tensor &t : c.tensors) {
-    std::memcpy(t.bytes.data(), file.data() + at, t.bytes.size());
+    t.bytes = file.substr(at, t.bytes.size());
     at += t.bytes.size();
   }
-  std::memcpy(c.order.data(), file.data() + at, body - (at - bodyStart));
+  // A text run keeps no example order, and an empty vector's data() may be
+  // null, which memcpy must not be given even for zero bytes.
+  if (!c.order.empty())
+    std::memcpy(c.order.data(), file.data() + at, body - (at - bodyStart));
   return c;
 }
 

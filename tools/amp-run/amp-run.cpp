@@ -680,7 +680,7 @@ llvm::Error compileValidation(ModuleOp f32Module, StringRef evalName,
 /// --help-hidden.
 static void hideForeignOptions() {
   const cl::OptionCategory *own[] = {&runCategory, &validateCategory,
-                                     &parallelCategory};
+                                     &parallelCategory, &checkpointCategory};
   for (auto &entry : cl::getRegisteredOptions()) {
     cl::Option *option = entry.second;
     StringRef name = entry.first;

@@ -12,6 +12,7 @@
 // SYMBOLS-DAG: U amprt_softmax_cross_entropy
 // CHECK: first loss 1.0986
 // CHECK: loss scale {{[0-9]+}}
+// CHECK: skipped steps {{[0-9]+}}
 // CHECK: loss fell: yes
 
 func.func @train_step(%w: tensor<4x3xf32> {tg.role = "param", tg.init = "glorot_uniform"},

@@ -2,8 +2,8 @@
 //
 // Linked with the object file `amp-run --emit-obj` wrote for aot-object.mlir
 // and with libamprt: no JIT, no MLIR. Trains the step on a fixed batch whose
-// label is the argmax of the first three features, and prints the loss and
-// the dynamic loss scale.
+// label is the argmax of the first three features, and prints the loss, the
+// dynamic loss scale and how many steps the scaling skipped.
 //
 //===----------------------------------------------------------------------===//
 
@@ -55,17 +55,23 @@ int main() {
       make(ctx, AMPRT_F32, {}, &scale, 4),
       make(ctx, AMPRT_I64, {}, &good, 8)};
   float first = 0, loss = 0;
+  int skipped = 0;
   for (int step = 0; step < 40; ++step) {
-    void *results[4] = {};
+    // loss, param, scale, good steps, and whether the update was applied.
+    void *results[5] = {};
     if (train_step(ctx, (void **)args, results) != AMPRT_OK) {
       std::fprintf(stderr, "aot_driver: %s\n", amprt_context_error(ctx));
       return 1;
     }
     amprt_tensor_read((amprt_tensor *)results[0], &loss, 4);
     amprt_tensor_read((amprt_tensor *)results[2], &scale, 4);
+    bool applied = false;
+    amprt_tensor_read((amprt_tensor *)results[4], &applied, 1);
+    skipped += applied ? 0 : 1;
     if (step == 0)
       first = loss;
     amprt_tensor_release((amprt_tensor *)results[0]);
+    amprt_tensor_release((amprt_tensor *)results[4]);
     // The new param and loss-scale state replace the old.
     for (int r = 1; r < 4; ++r) {
       int arg = r == 1 ? 0 : r + 2;
@@ -73,8 +79,9 @@ int main() {
       args[arg] = (amprt_tensor *)results[r];
     }
   }
-  std::printf("first loss %.4f\nlast loss %.4f\nloss scale %.0f\n", first,
-              loss, scale);
+  std::printf("first loss %.4f\nlast loss %.4f\nloss scale %.0f\n"
+              "skipped steps %d\n",
+              first, loss, scale, skipped);
   std::printf("loss fell: %s\n", loss < 0.5f * first ? "yes" : "no");
   for (amprt_tensor *t : args)
     amprt_tensor_release(t);
