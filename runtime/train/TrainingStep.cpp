@@ -35,12 +35,12 @@ Status TrainingStep::claimRoles() {
       if (Status s = claim(loss, i, "loss", "results"))
         return s;
     if (sig.results[i].role == Role::Applied)
-      if (Status s = claim(applied, i, "applied", "results"))
+      if (Status s = claim(applied, i, "step_applied", "results"))
         return s;
   }
   if (applied >= 0 && (sig.results[applied].type.numel() != 1 ||
                        sig.results[applied].type.dtype != AMPRT_I1))
-    return failure("the result with tg.role \"applied\" (#" +
+    return failure("the result with tg.role \"step_applied\" (#" +
                    std::to_string(applied) + " of " + at +
                    ") must be a scalar tensor<i1>");
   if (input < 0 || label < 0 || loss < 0)

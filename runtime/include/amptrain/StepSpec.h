@@ -40,7 +40,7 @@ constexpr double kDefaultInitScale = 65536.0;
   X(Output, "output", false, true)                                             \
   X(Communicator, "communicator", true, false)                                 \
   X(AmaxHistory, "amax_history", true, true)                                   \
-  X(Applied, "applied", false, true)
+  X(Applied, "step_applied", false, true)
 
 enum class Role {
 #define AMPTRAIN_ROLE_ENUM(name, text, onArg, onResult) name,

@@ -50,7 +50,7 @@ public:
     float loss = 0;
     /// The loss scale before and after the step, when the step has one.
     std::optional<float> scaleBefore, scaleAfter;
-    /// The step skipped its update: its tg.role "applied" result is false
+    /// The step skipped its update: its tg.role "step_applied" result is false
     /// (loss scaling's finite check), or, for a step without one, its loss
     /// scale backed off.
     bool skipped = false;

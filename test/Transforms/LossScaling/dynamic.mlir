@@ -6,7 +6,7 @@
 
 // CHECK-LABEL: func.func @step
 // CHECK-SAME: %[[S:[^:]*]]: tensor<f32> {tg.init_value = 6.553600e+04 : f32, tg.role = "loss_scale"}, %[[N:[^:]*]]: tensor<i64> {tg.init_value = 0 : i64, tg.role = "good_steps"})
-// CHECK-SAME: -> (tensor<f32> {tg.role = "loss"}, tensor<4x4xf32> {tg.role = "param"}, tensor<4x4xf32> {tg.role = "opt_state"}, tensor<4x4xf32> {tg.role = "opt_state"}, tensor<f32> {tg.role = "loss_scale"}, tensor<i64> {tg.role = "good_steps"}, tensor<i1> {tg.role = "applied"})
+// CHECK-SAME: -> (tensor<f32> {tg.role = "loss"}, tensor<4x4xf32> {tg.role = "param"}, tensor<4x4xf32> {tg.role = "opt_state"}, tensor<4x4xf32> {tg.role = "opt_state"}, tensor<f32> {tg.role = "loss_scale"}, tensor<i64> {tg.role = "good_steps"}, tensor<i1> {tg.role = "step_applied"})
 // CHECK: amp.scale %{{.*}}, %[[S]]
 // CHECK: %[[U:.*]] = amp.unscale %{{.*}}, %[[S]] : tensor<4x4xf16>
 // CHECK: %[[OK:.*]] = amp.all_finite %[[U]] : tensor<4x4xf32>

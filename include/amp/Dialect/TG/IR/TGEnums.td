@@ -47,7 +47,7 @@ def TG_RoleEnum : I32Enum<"Role",
       I32EnumCase<"Output", 9, "output">,
       I32EnumCase<"Communicator", 10, "communicator">,
       I32EnumCase<"AmaxHistory", 11, "amax_history">,
-      I32EnumCase<"Applied", 12, "applied">]> {
+      I32EnumCase<"Applied", 12, "step_applied">]> {
   let cppNamespace = "::amp::tg";
 }
 
