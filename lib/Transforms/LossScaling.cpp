@@ -140,7 +140,13 @@ struct LossScalingPass : amp::impl::LossScalingPassBase<LossScalingPass> {
     if (alreadyScaled)
       return alreadyScaled->emitError(
           "amp-loss-scaling: this function is already loss-scaled");
-    if (seeds.size() > 1) {
+    // Gradient accumulation repeats the backward pass once per
+    // micro-batch: every seed gets the same scale.
+    auto microBatches =
+        func->getAttrOfType<IntegerAttr>(AMPDialect::kMicroBatchesAttrName);
+    bool accumulated =
+        microBatches && microBatches.getInt() == int64_t(seeds.size());
+    if (seeds.size() > 1 && !accumulated) {
       InFlightDiagnostic diag = seeds[1].emitError(
           "amp-loss-scaling: more than one tg.grad_seed in one function; "
           "loss scaling needs a single backward root");
@@ -154,6 +160,11 @@ struct LossScalingPass : amp::impl::LossScalingPassBase<LossScalingPass> {
       return seeds[0].emitError("amp-loss-scaling: the backward pass and "
                                 "the optimizer updates must be in the "
                                 "function's single block");
+    if (llvm::any_of(seeds, [&](tg::GradSeedOp seed) {
+          return seed->getBlock() != &body;
+        }))
+      return seeds[0].emitError("amp-loss-scaling: every tg.grad_seed must "
+                                "be in the function's single block");
 
     // Gradients to unscale: every input of clipping, and every optimizer
     // gradient that clipping did not already produce.
@@ -214,10 +225,12 @@ struct LossScalingPass : amp::impl::LossScalingPassBase<LossScalingPass> {
               f32Scalar, builder.getF32FloatAttr(initScale).getValue()));
     }
 
-    // Scale the seed.
-    builder.setInsertionPointAfter(seeds[0]);
-    auto scaled = ScaleOp::create(builder, loc, seeds[0], scale);
-    seeds[0].getResult().replaceAllUsesExcept(scaled, scaled);
+    // Scale the seeds.
+    for (tg::GradSeedOp seed : seeds) {
+      builder.setInsertionPointAfter(seed);
+      auto scaled = ScaleOp::create(builder, seed.getLoc(), seed, scale);
+      seed.getResult().replaceAllUsesExcept(scaled, scaled);
+    }
 
     // Unscale each gradient once, right after it is computed; an f16
     // gradient cast to f32 is unscaled straight from f16.

@@ -40,6 +40,14 @@ void amp::buildAmpPipeline(OpPassManager &pm,
   amp.tensorCoreSummary = options.tensorCoreSummary;
   pm.addPass(createAutoMixedPrecisionPass(amp));
 
+  // After the colouring (which sees one micro-batch) and before loss
+  // scaling, which scales every micro-batch's seed alike.
+  if (options.accumulate != 1) {
+    AccumulateGradientsPassOptions accumulate;
+    accumulate.microBatches = options.accumulate;
+    pm.addPass(createAccumulateGradientsPass(accumulate));
+  }
+
   // bf16 has f32's exponent range: gradients do not underflow, so there is
   // nothing to scale. fp8 keeps loss scaling: per-tensor scales give the
   // FP8 operands their range, and the scaler skips a step whose gradients
@@ -71,7 +79,8 @@ void amp::registerAmpPipeline() {
   PassPipelineRegistration<AmpPipelineOptions>(
       "amp-pipeline",
       "Tensor Core padding (pad-tensor-cores), autodiff, automatic mixed "
-      "precision (f16, bf16, fp8), loss scaling "
+      "precision (f16, bf16, fp8), gradient accumulation (accumulate), "
+      "loss scaling "
       "(skipped for bf16), "
       "data parallelism (data-parallel, grad-comm), canonicalize and cse",
       buildAmpPipeline);

@@ -55,6 +55,7 @@ json::Value headerJson(const Checkpoint &c) {
                       {"data", c.data},
                       {"seed", c.seed},
                       {"ranks", c.ranks},
+                      {"batch", c.batch},
                       {"signature", c.signature},
                       {"generator", c.generator},
                       {"order", (int64_t)c.order.size()},
@@ -198,6 +199,7 @@ Status readHeader(const Fields &top, Checkpoint &c) {
   AMPTRAIN_READ(c.data, top.string("data"));
   AMPTRAIN_READ(c.seed, top.integer("seed"));
   AMPTRAIN_READ(c.ranks, top.integer("ranks"));
+  AMPTRAIN_READ(c.batch, top.integer("batch"));
   AMPTRAIN_READ(c.signature, top.string("signature"));
   AMPTRAIN_READ(c.generator, top.string("generator"));
   int64_t order = 0;
@@ -210,8 +212,8 @@ Status readHeader(const Fields &top, Checkpoint &c) {
       return top.bad("fp8_saturated", "counts");
     c.fp8Saturated.push_back(*n.asInteger());
   }
-  if (c.step < 0 || c.ranks < 1 || order < 0)
-    return top.bad("step, ranks and order", "counts");
+  if (c.step < 0 || c.ranks < 1 || c.batch < 1 || order < 0)
+    return top.bad("step, ranks, batch and order", "counts");
   c.order.resize(order);
   return readTensors(top, c);
 }

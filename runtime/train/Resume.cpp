@@ -43,7 +43,8 @@ std::map<std::pair<Role, int>, int64_t> argumentsByRole(const FunctionSpec &f) {
   return found;
 }
 
-Status checkRun(const Checkpoint &c, const RunOptions &o, const Job &job) {
+Status checkRun(const Checkpoint &c, const RunOptions &o, const Job &job,
+                int64_t batch) {
   auto differs = [](const std::string &what, const std::string &saved,
                     const std::string &now) {
     return failure("--resume: the checkpoint's " + what + " is " + saved +
@@ -53,6 +54,11 @@ Status checkRun(const Checkpoint &c, const RunOptions &o, const Job &job) {
     return differs("job", std::to_string(c.ranks) + " ranks",
                    std::to_string(job.size()) +
                        " (each rank's batches depend on the job's size)");
+  if (c.batch != batch)
+    return differs("batch", std::to_string(c.batch) + " examples a step",
+                   std::to_string(batch) +
+                       " (the model's batch or --accumulate differs, so the "
+                       "steps would not continue the same batches)");
   if (c.data != o.data)
     return differs("--data", "'" + c.data + "'", "'" + o.data + "'");
   if (c.seed != (int64_t)o.seed)
@@ -79,6 +85,7 @@ Expected<Checkpoint> captureCheckpoint(const TrainingStep &step,
   c.data = options.data;
   c.seed = options.seed;
   c.ranks = job.size();
+  c.batch = batches.globalBatch();
   c.signature = signatureFingerprint(step.signature());
   const FunctionSpec &sig = step.signature();
   for (size_t i = 0; i < sig.args.size(); ++i) {
@@ -101,7 +108,7 @@ Expected<Checkpoint> captureCheckpoint(const TrainingStep &step,
 Expected<int64_t> resumeRun(const Checkpoint &c, TrainingStep &step,
                             const RunOptions &options, const Job &job,
                             std::mt19937 &rng, BatchSource &batches) {
-  if (Status bad = checkRun(c, options, job))
+  if (Status bad = checkRun(c, options, job, batches.globalBatch()))
     return bad;
   std::map<std::pair<Role, int>, int64_t> wanted =
       argumentsByRole(step.signature());

@@ -146,6 +146,14 @@ static cl::opt<bool> compileOnly(
              "nothing trains"),
     cl::cat(runCategory));
 
+static cl::opt<int64_t> accumulate(
+    "accumulate", cl::init(1), cl::value_desc("K"),
+    cl::desc("Gradient accumulation: K micro-batches of the step's batch "
+             "per optimizer step (each batch K times the model's), their "
+             "gradients averaged in f32, one unscale, inf/NaN check and "
+             "update (--amp-accumulate-gradients)"),
+    cl::cat(runCategory));
+
 static cl::opt<bool> padTensorCores(
     "pad-tensor-cores", cl::init(false),
     cl::desc("Pad contractions' misaligned dimensions that a parameter owns "
@@ -394,6 +402,11 @@ void buildValidationPipeline(PassManager &pm, ArrayRef<std::string> functions) {
 void buildTrainingPipeline(PassManager &pm, bool parallel) {
   if (precision == "f32") {
     pm.addPass(amp::createTGAutodiffPass());
+    if (accumulate != 1) {
+      amp::AccumulateGradientsPassOptions options;
+      options.microBatches = accumulate;
+      pm.addPass(amp::createAccumulateGradientsPass(options));
+    }
     if (parallel) {
       amp::DataParallelPassOptions options;
       options.gradComm = gradComm;
@@ -412,6 +425,7 @@ void buildTrainingPipeline(PassManager &pm, bool parallel) {
   // amp-run prints training progress; amp-opt reports the alignment.
   options.tensorCoreSummary = false;
   options.padTensorCores = padTensorCores;
+  options.accumulate = accumulate;
   if (parallel) {
     options.dataParallel = true;
     options.gradComm = gradComm;
@@ -427,7 +441,10 @@ std::string compiledOptions(bool parallel) {
                      " init-scale=" + std::to_string(initScale) +
                      " lists-file=" + listsFile +
                      " lower-options=" + lowerOptions + " cpu=" + emitObjCpu +
-                     (padTensorCores ? " pad-tensor-cores" : "");
+                     (padTensorCores ? " pad-tensor-cores" : "") +
+                     (accumulate != 1
+                          ? " accumulate=" + std::to_string(accumulate)
+                          : std::string());
   if (parallel)
     text += " data-parallel grad-comm=" + gradComm +
             " bucket-bytes=" + std::to_string(bucketBytes) +
@@ -757,7 +774,13 @@ static int runMain(int argc, char **argv) {
   if (precision == "f32" && padTensorCores)
     return fatal("--pad-tensor-cores needs --precision=f16, bf16 or fp8: "
                  "Tensor Cores run low-precision contractions");
+  if (accumulate < 1)
+    return fatal("--accumulate=K needs K >= 1 micro-batches, got " +
+                 std::to_string(accumulate));
   bool validating = validate.getNumOccurrences() > 0;
+  if (validating && accumulate != 1)
+    return fatal("--validate compares the mixed and f32 steps of one "
+                 "batch: it takes no --accumulate");
   if (compileOnly && (validating || !reportPath.empty()))
     return fatal("--compile-only stops before training: it takes no "
                  "--validate and no --report");

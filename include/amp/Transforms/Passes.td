@@ -307,9 +307,14 @@ def LossScalingPass : Pass<"amp-loss-scaling", "::mlir::ModuleOp"> {
       scale and counter are returned after the other results.
     - `mode=none`: nothing.
 
+    A function that `--amp-accumulate-gradients` made
+    (`amp.micro_batches = K`) has one seed per micro-batch: each is scaled
+    by the same scale, and the gradients the optimizers receive (the
+    micro-batches' mean) are unscaled and checked once.
+
     Errors, not crashes: optimizer updates without a `tg.grad_seed`, more
-    than one seed in a function, gradients that reach no optimizer op, a
-    function that is already loss-scaled. Defaults are PyTorch's
+    than one seed in a function (other than one per micro-batch), gradients
+    that reach no optimizer op, a function that is already loss-scaled. Defaults are PyTorch's
     GradScaler's.
   }];
   let options = [
@@ -403,6 +408,61 @@ def DataParallelPass : Pass<"tg-data-parallel", "::mlir::ModuleOp"> {
               "Bytes of gradients each rank contributes per step">,
     Statistic<"numAmaxes", "amaxes",
               "FP8 amaxes reduced over ranks (delayed scaling)">,
+  ];
+  let dependentDialects = ["::amp::tg::TGDialect", "::amp::AMPDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
+def AccumulateGradientsPass : Pass<"amp-accumulate-gradients",
+                                   "::mlir::ModuleOp"> {
+  let summary = "Gradient accumulation: K micro-batches per optimizer step";
+  let description = [{
+    In each function with optimizer updates (`tg.sgd_update`,
+    `tg.momentum_update`, `tg.adam_update`, and `tg.clip_by_global_norm`),
+    run after `--tg-autodiff` (and `--amp-auto-mixed-precision`) and before
+    `--amp-loss-scaling` and `--tg-data-parallel`:
+
+    - every `tg.role = "input"` and `"label"` argument grows its leading
+      dimension (static) from B, its rows in one micro-batch, to
+      `micro-batches` x B: a host feeds the optimizer step's whole batch,
+      micro-batch k being rows [k B, (k + 1) B) of each (B may differ
+      between arguments: a label flattened to examples x positions);
+    - the ops that depend on the batch (the forward and backward passes)
+      are repeated once per micro-batch on its `tg.slice` of the batch, in
+      sequence, so buffers of one micro-batch are released before the next
+      runs and activation memory stays that of one micro-batch; ops that do
+      not depend on the batch (casting the parameters to 16 bits, FP8
+      scales from the histories) run once per step;
+    - each gradient an optimizer (or clipping) receives is the mean of the
+      micro-batches' gradients, summed in f32 (a 16-bit gradient is cast to
+      f32 first and back after) and multiplied by 1/K once: the gradient
+      of the mean loss over the K x B rows. The loss (`tg.role = "loss"`)
+      is the micro-batches' mean the same way; `"logits"` and `"output"`
+      results are concatenated along the batch dimension; each FP8 amax
+      history (`"amax_history"`) records every micro-batch's amax in turn.
+      The loss is taken to be a mean over the batch's rows (a sum would be
+      averaged too);
+    - the function gets `amp.micro_batches = K`, which tells
+      `--amp-loss-scaling` to scale every micro-batch's `tg.grad_seed` by
+      the same scale: the unscale, the inf/NaN check and the update then
+      run once per optimizer step, so an overflow in any micro-batch skips
+      the whole step and backs the scale off once; `--tg-data-parallel`
+      then all-reduces each gradient once per optimizer step.
+
+    `micro-batches=1` changes nothing. Errors: `micro-batches` < 1, a step
+    with no input or label argument or with a dynamic leading dimension,
+    an already loss-scaled function, updates in a nested
+    region, and a batch-dependent value that reaches anything but an
+    optimizer's gradient operand or a loss, logits, output or amax-history
+    result.
+  }];
+  let options = [
+    Option<"microBatches", "micro-batches", "int64_t", /*default=*/"1",
+           "Micro-batches per optimizer step (K)">,
+  ];
+  let statistics = [
+    Statistic<"numGradients", "gradients",
+              "Gradients averaged over the micro-batches">,
   ];
   let dependentDialects = ["::amp::tg::TGDialect", "::amp::AMPDialect",
                            "::mlir::arith::ArithDialect"];

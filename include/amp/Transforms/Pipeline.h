@@ -73,6 +73,11 @@ struct AmpPipelineOptions
                        llvm::cl::desc("Emit a remark per decision"),
                        llvm::cl::init(false)};
   // --amp-pad-for-tensor-cores, before autodiff.
+  Option<int64_t> accumulate{
+      *this, "accumulate",
+      llvm::cl::desc("Micro-batches per optimizer step, gradients averaged "
+                     "in f32 (--amp-accumulate-gradients)"),
+      llvm::cl::init(1)};
   Option<bool> padTensorCores{
       *this, "pad-tensor-cores",
       llvm::cl::desc("Pad contractions' parameter-owned dimensions to Tensor "

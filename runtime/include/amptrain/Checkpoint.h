@@ -44,11 +44,12 @@ struct Checkpoint {
 
   /// Steps done: the run goes on with this step.
   int64_t step = 0;
-  /// What the run was: its precision, --data, --seed and ranks, and the
-  /// fingerprint of its step's signature (every argument's and result's
-  /// role and type).
+  /// What the run was: its precision, --data, --seed, ranks and global
+  /// batch (examples a step takes over all ranks, micro-batches included),
+  /// and the fingerprint of its step's signature (every argument's and
+  /// result's role and type).
   std::string precision, data;
-  int64_t seed = 0, ranks = 1;
+  int64_t seed = 0, ranks = 1, batch = 0;
   std::string signature;
   std::vector<Tensor> tensors;
   /// The batches' generator (std::mt19937's state as it prints) and the

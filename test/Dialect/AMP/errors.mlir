@@ -98,7 +98,7 @@ func.func @bad_color(%x: tensor<4xf32>) {
 // -----
 
 func.func @unknown_attribute(%x: tensor<4xf32>) {
-  // expected-error @+1 {{unknown amp attribute 'amp.colour' (expected amp.precision, amp.color or amp.tensor_core_padded)}}
+  // expected-error @+1 {{unknown amp attribute 'amp.colour' (expected amp.precision, amp.color, amp.tensor_core_padded or amp.micro_batches)}}
   %y = tg.relu %x {amp.colour = "deny"} : tensor<4xf32>
   return
 }
@@ -172,4 +172,19 @@ func.func @probe_attr(%s: tensor<10xf32>) -> (tensor<10xf32> {amp.probe = "oops"
 // expected-error @+1 {{unknown amp attribute 'amp.other' on result #0 (expected amp.probe)}}
 func.func @probe_name(%s: tensor<10xf32>) -> (tensor<10xf32> {amp.other = 1}) {
   return %s : tensor<10xf32>
+}
+
+// -----
+
+// expected-error @+1 {{'amp.micro_batches' must be an integer >= 2, got 1 : i64}}
+func.func @one_micro_batch() attributes {amp.micro_batches = 1 : i64} {
+  return
+}
+
+// -----
+
+func.func @micro_batches_on_an_op(%x: tensor<4xf32>) {
+  // expected-error @+1 {{'amp.micro_batches' belongs on a function}}
+  %y = tg.relu %x {amp.micro_batches = 2 : i64} : tensor<4xf32>
+  return
 }

@@ -39,6 +39,23 @@ func.func @two_seeds(%w: tensor<4xf32>, %lr: tensor<f32>) -> tensor<4xf32> {
 
 // -----
 
+// One seed per micro-batch is allowed only as many as amp.micro_batches
+// says.
+func.func @seeds_not_micro_batches(%w: tensor<4xf32>, %lr: tensor<f32>) -> tensor<4xf32>
+    attributes {amp.micro_batches = 3 : i64} {
+  %l = tg.reduce_sum %w {dims = array<i64: 0>} : tensor<4xf32>
+  // expected-note @+1 {{first tg.grad_seed here}}
+  %s1 = tg.grad_seed %l : tensor<f32>
+  // expected-error @+1 {{amp-loss-scaling: more than one tg.grad_seed in one function}}
+  %s2 = tg.grad_seed %l : tensor<f32>
+  %a = tg.add %s1, %s2 : tensor<f32>
+  %g = tg.broadcast_to %a : tensor<f32> -> tensor<4xf32>
+  %w2 = tg.sgd_update %w, %g, %lr : tensor<4xf32>
+  return %w2 : tensor<4xf32>
+}
+
+// -----
+
 func.func @no_optimizer(%w: tensor<4xf32>) -> tensor<4xf32> {
   %l = tg.reduce_sum %w {dims = array<i64: 0>} : tensor<4xf32>
   // expected-error @+1 {{amp-loss-scaling: the gradients from this tg.grad_seed reach no optimizer op}}

@@ -6,6 +6,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/DialectImplementation.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 
 using namespace mlir;
 using namespace amp;
@@ -53,6 +54,18 @@ static LogicalResult verifyPaddedSizes(Operation *op, NamedAttribute attr) {
                          << attr.getValue();
 }
 
+static LogicalResult verifyMicroBatches(Operation *op, NamedAttribute attr) {
+  auto count = dyn_cast<IntegerAttr>(attr.getValue());
+  if (!isa<FunctionOpInterface>(op))
+    return op->emitError() << "'" << attr.getName().getValue()
+                           << "' belongs on a function";
+  if (count && count.getValue().getSExtValue() >= 2)
+    return success();
+  return op->emitError() << "'" << attr.getName().getValue()
+                         << "' must be an integer >= 2, got "
+                         << attr.getValue();
+}
+
 LogicalResult AMPDialect::verifyRegionResultAttribute(Operation *op, unsigned,
                                                       unsigned result,
                                                       NamedAttribute attr) {
@@ -84,7 +97,9 @@ LogicalResult AMPDialect::verifyOperationAttribute(Operation *op,
     return verifyEnumAttr(op, attr, {"allow", "infer", "clear", "deny"});
   if (name == kTensorCorePaddedAttrName)
     return verifyPaddedSizes(op, attr);
+  if (name == kMicroBatchesAttrName)
+    return verifyMicroBatches(op, attr);
   return op->emitError() << "unknown amp attribute '" << name
-                         << "' (expected amp.precision, amp.color or "
-                            "amp.tensor_core_padded)";
+                         << "' (expected amp.precision, amp.color, "
+                            "amp.tensor_core_padded or amp.micro_batches)";
 }

@@ -31,7 +31,9 @@ def AMP_Dialect : Dialect {
     results, `amp.probe` (a dictionary: `kind` = `"result"`, `"arithmetic"`,
     `"input"` or `"gradient"`, the probe's `id`, and the probed `op`, `loc`, `index` and
     `precision`) says what a result written by `--amp-validation-probes`
-    measures.
+    measures. On a function, `amp.micro_batches` (an integer >= 2, set by
+    `--amp-accumulate-gradients`) says how many micro-batches, each with
+    its own `tg.grad_seed`, one optimizer step averages.
   }];
   // Inherent attributes live in the attribute dictionary: the generic form
   // `"op"(...) {attr = ...}` is part of the interface contract, and type
@@ -48,6 +50,8 @@ def AMP_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral kProbeAttrName = "amp.probe";
     static constexpr ::llvm::StringLiteral kTensorCorePaddedAttrName =
         "amp.tensor_core_padded";
+    static constexpr ::llvm::StringLiteral kMicroBatchesAttrName =
+        "amp.micro_batches";
   }];
 }
 
