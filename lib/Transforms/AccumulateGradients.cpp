@@ -53,7 +53,8 @@ bool isUpdateOrClip(Operation *op) {
 /// rows: examples, or examples x positions for a flattened label).
 LogicalResult findBatch(func::FuncOp func, StepSplit &split) {
   for (BlockArgument arg : func.getArguments()) {
-    std::optional<tg::Role> role = tg::getArgumentRole(func, arg.getArgNumber());
+    std::optional<tg::Role> role =
+        tg::getArgumentRole(func, arg.getArgNumber());
     if (role != tg::Role::Input && role != tg::Role::Label)
       continue;
     auto type = dyn_cast<RankedTensorType>(arg.getType());
@@ -76,13 +77,12 @@ LogicalResult findRepeated(Block &body, StepSplit &split) {
                                     split.batchArgs.end());
   llvm::DenseSet<Operation *> updates;
   for (Operation &op : body.without_terminator()) {
-    bool afterUpdate = isUpdateOrClip(&op) ||
-                       llvm::any_of(op.getOperands(), [&](Value v) {
-                         return updates.contains(v.getDefiningOp());
-                       });
-    bool onBatch = llvm::any_of(op.getOperands(), [&](Value v) {
-      return batchValues.contains(v);
-    });
+    bool afterUpdate =
+        isUpdateOrClip(&op) || llvm::any_of(op.getOperands(), [&](Value v) {
+          return updates.contains(v.getDefiningOp());
+        });
+    bool onBatch = llvm::any_of(
+        op.getOperands(), [&](Value v) { return batchValues.contains(v); });
     if (afterUpdate) {
       updates.insert(&op);
       continue;
@@ -134,10 +134,9 @@ LogicalResult findLeaving(func::FuncOp func, StepSplit &split) {
       Operation *owner = use.getOwner();
       if (split.repeated.contains(owner))
         continue;
-      bool gradient =
-          (tg::isOptimizerUpdate(owner) &&
-           &use == &tg::optimizerGradient(owner)) ||
-          isa<tg::ClipByGlobalNormOp>(owner);
+      bool gradient = (tg::isOptimizerUpdate(owner) &&
+                       &use == &tg::optimizerGradient(owner)) ||
+                      isa<tg::ClipByGlobalNormOp>(owner);
       FailureOr<Combine> how = failure();
       if (gradient && !isa<BlockArgument>(value))
         how = Combine::Mean;
@@ -172,10 +171,9 @@ Value microBatch(OpBuilder &builder, BlockArgument arg, int64_t microBatches,
   SmallVector<int64_t> offsets(type.getRank(), 0), sizes(type.getShape());
   sizes[0] = type.getDimSize(0) / microBatches;
   offsets[0] = k * sizes[0];
-  return tg::SliceOp::create(builder, arg.getLoc(), arg,
-                             builder.getDenseI64ArrayAttr(offsets),
-                             builder.getDenseI64ArrayAttr(sizes),
-                             DenseI64ArrayAttr());
+  return tg::SliceOp::create(
+      builder, arg.getLoc(), arg, builder.getDenseI64ArrayAttr(offsets),
+      builder.getDenseI64ArrayAttr(sizes), DenseI64ArrayAttr());
 }
 
 /// A leaving value's micro-batch copies as they are combined: a running
@@ -226,9 +224,9 @@ Value finish(OpBuilder &builder, Location loc, const Combination &c,
 
 /// Clones the repeated ops once per micro-batch at the builder's insertion
 /// point, combining each leaving value's copies as they appear.
-llvm::MapVector<Value, Combination>
-repeatPerMicroBatch(OpBuilder &builder, const StepSplit &split,
-                    int64_t microBatches) {
+llvm::MapVector<Value, Combination> repeatPerMicroBatch(OpBuilder &builder,
+                                                        const StepSplit &split,
+                                                        int64_t microBatches) {
   llvm::MapVector<Value, Combination> combined;
   for (auto [value, how] : split.leaving)
     combined[value].how = how;
@@ -310,14 +308,14 @@ struct AccumulateGradientsPass
     // What follows the repeated ops (the updates and what uses them) moves
     // to the end, so the copies and their combinations go in before it.
     Operation *terminator = body.getTerminator();
-    SmallVector<Operation *> later;
+    llvm::SetVector<Operation *> later;
     for (Operation &op : body.without_terminator())
       if (!split.repeated.contains(&op) &&
           llvm::any_of(op.getOperands(), [&](Value v) {
             return split.leaving.contains(v) ||
-                   llvm::is_contained(later, v.getDefiningOp());
+                   later.contains(v.getDefiningOp());
           }))
-        later.push_back(&op);
+        later.insert(&op);
     for (Operation *op : later)
       op->moveBefore(terminator);
 
@@ -333,9 +331,9 @@ struct AccumulateGradientsPass
     }
     for (Operation *op : llvm::reverse(split.repeated))
       op->erase();
-    func.setFunctionType(FunctionType::get(
-        func.getContext(), body.getArgumentTypes(),
-        terminator->getOperandTypes()));
+    func.setFunctionType(FunctionType::get(func.getContext(),
+                                           body.getArgumentTypes(),
+                                           terminator->getOperandTypes()));
     func->setAttr(AMPDialect::kMicroBatchesAttrName,
                   builder.getI64IntegerAttr(microBatches));
     return success();
