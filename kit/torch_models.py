@@ -134,7 +134,10 @@ class Block(nn.Module):
                self.cls)
 
     def forward(self, x):
-        x = self.embed(x)
+        # The residual stream in f32 (as GptChar's, from its embeddings):
+        # PyTorch 1.13's CPU autocast leaves layer_norm alone, and its
+        # kernel refuses a bf16 input with f32 weights. A no-op in f32.
+        x = self.embed(x).float()
         n = self.n1(x)
         s = self.q(n) @ self.k(n).transpose(1, 2) * self.scale
         h = x + self.o(torch.softmax(s, -1) @ self.v(n))
