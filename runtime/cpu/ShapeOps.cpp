@@ -179,16 +179,25 @@ amprt_status transpose(Ctx *ctx, const Tensor *x, const int64_t *perm,
   size_t e = amprt_dtype_size(x->dtype);
   const char *in = static_cast<const char *>(x->data);
   char *o = static_cast<char *>(y->data);
-  parallelFor(y->numel, 1 << 14, [&](int64_t b, int64_t end) {
-    for (int64_t i = b; i < end; ++i) {
-      int64_t src = 0, rest = i;
-      for (int64_t d = 0; d < rank; ++d) {
-        src += (rest / ys[d]) * xs[perm[d]];
-        rest %= ys[d];
-      }
-      std::memcpy(o + i * e, in + src * e, e);
-    }
-  });
+  // Trailing axes the permutation leaves in place are contiguous in both
+  // tensors: each run of them is one copy (a split or merge of attention
+  // heads moves whole head-width rows).
+  int64_t kept = rank, run = 1;
+  for (; kept > 0 && perm[kept - 1] == kept - 1; --kept)
+    run *= y->shape[kept - 1];
+  if (y->numel == 0)
+    return ok();
+  parallelFor(y->numel / run, std::max<int64_t>(1, (1 << 14) / run),
+              [&](int64_t b, int64_t end) {
+                for (int64_t i = b; i < end; ++i) {
+                  int64_t src = 0, rest = i * run;
+                  for (int64_t d = 0; d < kept; ++d) {
+                    src += (rest / ys[d]) * xs[perm[d]];
+                    rest %= ys[d];
+                  }
+                  std::memcpy(o + i * run * e, in + src * e, run * e);
+                }
+              });
   return ok();
 }
 
@@ -216,15 +225,32 @@ amprt_status slice(Ctx *ctx, const Tensor *x, const int64_t *offsets,
   size_t e = amprt_dtype_size(x->dtype);
   const char *in = static_cast<const char *>(x->data);
   char *out = static_cast<char *>(y->data);
-  for (int64_t i = 0; i < y->numel; ++i) {
-    int64_t src = 0, rest = i;
-    for (int64_t d = 0; d < rank; ++d) {
-      int64_t idx = rest / ys[d];
-      rest %= ys[d];
-      src += (offsets[d] + idx * (strides ? strides[d] : 1)) * xs[d];
-    }
-    std::memcpy(out + i * e, in + src * e, e);
-  }
+  // Trailing axes taken whole, and the unit-stride axis before them, are
+  // contiguous in both tensors: each run of them is one copy (the q, k and
+  // v thirds of a fused projection are runs of a row).
+  auto unit = [&](int64_t d) { return !strides || strides[d] == 1; };
+  int64_t d = rank, run = 1;
+  for (; d > 0 && unit(d - 1) && offsets[d - 1] == 0 &&
+         y->shape[d - 1] == x->shape[d - 1];
+       --d)
+    run *= y->shape[d - 1];
+  if (d > 0 && unit(d - 1))
+    run *= y->shape[--d];
+  if (y->numel == 0)
+    return ok();
+  parallelFor(y->numel / run, std::max<int64_t>(1, (1 << 14) / run),
+              [&](int64_t b, int64_t end) {
+                for (int64_t i = b; i < end; ++i) {
+                  int64_t src = 0, rest = i * run;
+                  for (int64_t a = 0; a < rank; ++a) {
+                    int64_t idx = rest / ys[a];
+                    rest %= ys[a];
+                    src += (offsets[a] + idx * (unit(a) ? 1 : strides[a])) *
+                           xs[a];
+                  }
+                  std::memcpy(out + i * run * e, in + src * e, run * e);
+                }
+              });
   return ok();
 }
 

@@ -224,6 +224,79 @@ TEST(RuntimeShape, MovementOps) {
             (std::vector<double>{-1, -1, -1, -1, 1, 2, 3, -1, 4, 5, 6, -1}));
 }
 
+/// Element `i` (row-major) of `shape`'s index space, as indices.
+static std::vector<int64_t> indicesOf(int64_t i, const Shape &shape) {
+  std::vector<int64_t> idx(shape.size());
+  for (int64_t d = (int64_t)shape.size() - 1; d >= 0; --d) {
+    idx[d] = i % shape[d];
+    i /= shape[d];
+  }
+  return idx;
+}
+
+/// Row-major position of `idx` in `shape`.
+static int64_t positionOf(const std::vector<int64_t> &idx, const Shape &shape) {
+  int64_t at = 0;
+  for (size_t d = 0; d < shape.size(); ++d)
+    at = at * shape[d] + idx[d];
+  return at;
+}
+
+// Every permutation of a 4-d tensor (trailing axes kept in place or not,
+// so each run length the kernel copies at once) and slices whose trailing
+// axes are whole, partly taken or strided, against element-wise references.
+TEST(RuntimeShape, TransposeAndSliceAgreeWithElementwiseReferences) {
+  Runtime rt;
+  Shape shape{2, 3, 4, 5};
+  std::vector<double> v(120);
+  for (int i = 0; i < 120; ++i)
+    v[i] = i;
+  Tensor x = rt.make(AMPRT_F32, shape, v);
+  std::vector<int64_t> perm{0, 1, 2, 3};
+  do {
+    Shape out(4);
+    for (int d = 0; d < 4; ++d)
+      out[d] = shape[perm[d]];
+    Tensor t = rt.make(AMPRT_F32, out);
+    ASSERT_EQ(amprt_transpose(rt.ctx, x, perm.data(), t), AMPRT_OK);
+    std::vector<double> want(120);
+    for (int64_t i = 0; i < 120; ++i) {
+      std::vector<int64_t> at = indicesOf(i, out), src(4);
+      for (int d = 0; d < 4; ++d)
+        src[perm[d]] = at[d];
+      want[i] = v[positionOf(src, shape)];
+    }
+    EXPECT_EQ(rt.read(t), want) << perm[0] << perm[1] << perm[2] << perm[3];
+  } while (std::next_permutation(perm.begin(), perm.end()));
+
+  struct Window {
+    std::vector<int64_t> offsets, strides;
+    Shape sizes;
+  } windows[] = {{{0, 0, 0, 0}, {1, 1, 1, 1}, {2, 3, 4, 5}},
+                 {{1, 0, 0, 0}, {1, 1, 1, 1}, {1, 3, 4, 5}},
+                 {{0, 1, 0, 0}, {1, 1, 1, 1}, {2, 2, 4, 5}},
+                 {{0, 0, 1, 0}, {1, 1, 1, 1}, {2, 3, 2, 5}},
+                 {{0, 0, 0, 2}, {1, 1, 1, 1}, {2, 3, 4, 3}},
+                 {{0, 0, 1, 1}, {1, 1, 2, 1}, {2, 3, 2, 4}},
+                 {{0, 1, 0, 0}, {1, 1, 1, 2}, {2, 2, 4, 3}}};
+  for (const Window &w : windows) {
+    int64_t n = 1;
+    for (int64_t s : w.sizes)
+      n *= s;
+    Tensor s = rt.make(AMPRT_F32, w.sizes);
+    ASSERT_EQ(amprt_slice(rt.ctx, x, w.offsets.data(), w.strides.data(), s),
+              AMPRT_OK);
+    std::vector<double> want(n);
+    for (int64_t i = 0; i < n; ++i) {
+      std::vector<int64_t> at = indicesOf(i, w.sizes);
+      for (int d = 0; d < 4; ++d)
+        at[d] = w.offsets[d] + at[d] * w.strides[d];
+      want[i] = v[positionOf(at, shape)];
+    }
+    EXPECT_EQ(rt.read(s), want);
+  }
+}
+
 TEST(RuntimeShape, ViewsShareStorage) {
   Runtime rt;
   std::vector<double> v{1, 2, 3, 4, 5, 6};
