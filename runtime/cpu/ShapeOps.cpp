@@ -133,6 +133,25 @@ amprt_status copyOnDevice(Ctx *, void *dst, const void *src, size_t bytes) {
   return AMPRT_OK;
 }
 
+/// Fills y with runs of `run` elements, each one copy from x: run i starts
+/// at x's element `sourceOf(i * run)` (y's and x's elements in row-major
+/// order).
+template <typename SourceOf>
+static void copyRuns(const Tensor *x, Tensor *y, int64_t run,
+                     SourceOf sourceOf) {
+  if (y->numel == 0)
+    return;
+  size_t e = amprt_dtype_size(x->dtype), bytes = run * e;
+  const char *in = static_cast<const char *>(x->data);
+  char *out = static_cast<char *>(y->data);
+  parallelFor(y->numel / run, std::max<int64_t>(1, (1 << 14) / run),
+              [&](int64_t b, int64_t end) {
+                for (int64_t i = b; i < end; ++i)
+                  std::memcpy(out + i * bytes, in + sourceOf(i * run) * e,
+                              bytes);
+              });
+}
+
 amprt_status broadcastTo(Ctx *ctx, const Tensor *x, Tensor *y) {
   BroadcastMap map(x->shape, y->shape);
   size_t e = amprt_dtype_size(x->dtype);
@@ -147,13 +166,7 @@ amprt_status broadcastTo(Ctx *ctx, const Tensor *x, Tensor *y) {
   for (; d >= 0 && xs[d] == y->shape[d]; --d)
     block *= y->shape[d];
   if (block > 1 || d < 0) {
-    int64_t blocks = y->numel / block;
-    parallelFor(blocks, std::max<int64_t>(1, (1 << 14) / block),
-                [&](int64_t b, int64_t end) {
-                  for (int64_t i = b; i < end; ++i)
-                    std::memcpy(out + i * block * e, in + map(i * block) * e,
-                                block * e);
-                });
+    copyRuns(x, y, block, [&](int64_t at) { return map(at); });
     return ok();
   }
   // ...and trailing dimensions it broadcasts are runs of one element.
@@ -176,28 +189,20 @@ amprt_status transpose(Ctx *ctx, const Tensor *x, const int64_t *perm,
                        Tensor *y) {
   int64_t rank = x->shape.size();
   std::vector<int64_t> xs = stridesOf(x->shape), ys = stridesOf(y->shape);
-  size_t e = amprt_dtype_size(x->dtype);
-  const char *in = static_cast<const char *>(x->data);
-  char *o = static_cast<char *>(y->data);
   // Trailing axes the permutation leaves in place are contiguous in both
   // tensors: each run of them is one copy (a split or merge of attention
   // heads moves whole head-width rows).
   int64_t kept = rank, run = 1;
   for (; kept > 0 && perm[kept - 1] == kept - 1; --kept)
     run *= y->shape[kept - 1];
-  if (y->numel == 0)
-    return ok();
-  parallelFor(y->numel / run, std::max<int64_t>(1, (1 << 14) / run),
-              [&](int64_t b, int64_t end) {
-                for (int64_t i = b; i < end; ++i) {
-                  int64_t src = 0, rest = i * run;
-                  for (int64_t d = 0; d < kept; ++d) {
-                    src += (rest / ys[d]) * xs[perm[d]];
-                    rest %= ys[d];
-                  }
-                  std::memcpy(o + i * run * e, in + src * e, run * e);
-                }
-              });
+  copyRuns(x, y, run, [&](int64_t rest) {
+    int64_t src = 0;
+    for (int64_t d = 0; d < kept; ++d) {
+      src += (rest / ys[d]) * xs[perm[d]];
+      rest %= ys[d];
+    }
+    return src;
+  });
   return ok();
 }
 
@@ -222,35 +227,25 @@ amprt_status slice(Ctx *ctx, const Tensor *x, const int64_t *offsets,
                    const int64_t *strides, Tensor *y) {
   int64_t rank = x->shape.size();
   std::vector<int64_t> xs = stridesOf(x->shape), ys = stridesOf(y->shape);
-  size_t e = amprt_dtype_size(x->dtype);
-  const char *in = static_cast<const char *>(x->data);
-  char *out = static_cast<char *>(y->data);
   // Trailing axes taken whole, and the unit-stride axis before them, are
   // contiguous in both tensors: each run of them is one copy (the q, k and
   // v thirds of a fused projection are runs of a row).
-  auto unit = [&](int64_t d) { return !strides || strides[d] == 1; };
+  auto step = [&](int64_t d) { return strides ? strides[d] : 1; };
   int64_t d = rank, run = 1;
-  for (; d > 0 && unit(d - 1) && offsets[d - 1] == 0 &&
+  for (; d > 0 && step(d - 1) == 1 && offsets[d - 1] == 0 &&
          y->shape[d - 1] == x->shape[d - 1];
        --d)
     run *= y->shape[d - 1];
-  if (d > 0 && unit(d - 1))
+  if (d > 0 && step(d - 1) == 1)
     run *= y->shape[--d];
-  if (y->numel == 0)
-    return ok();
-  parallelFor(y->numel / run, std::max<int64_t>(1, (1 << 14) / run),
-              [&](int64_t b, int64_t end) {
-                for (int64_t i = b; i < end; ++i) {
-                  int64_t src = 0, rest = i * run;
-                  for (int64_t a = 0; a < rank; ++a) {
-                    int64_t idx = rest / ys[a];
-                    rest %= ys[a];
-                    src += (offsets[a] + idx * (unit(a) ? 1 : strides[a])) *
-                           xs[a];
-                  }
-                  std::memcpy(out + i * run * e, in + src * e, run * e);
-                }
-              });
+  copyRuns(x, y, run, [&](int64_t rest) {
+    int64_t src = 0;
+    for (int64_t a = 0; a < rank; ++a) {
+      src += (offsets[a] + rest / ys[a] * step(a)) * xs[a];
+      rest %= ys[a];
+    }
+    return src;
+  });
   return ok();
 }
 
