@@ -88,6 +88,7 @@ amprt_status contraction(const char *op, amprt_context *ctx,
   if (bias)
     AMPRT_CHECK(checkBias(op, bias, c->dtype, n));
   AMPRT_CHECK(checkPre(op, ctx, act, c));
+  OpTimer timer(ctx, op); // the rounding below is part of the product
   if (ctx->device == AMPRT_DEVICE_CPU ||
       (a->dtype == c->dtype && b->dtype == c->dtype))
     AMPRT_RUN(ctx, matmul(ctx, a, b, ta, tb, bias, act, c, m, n, k, count));

@@ -13,11 +13,17 @@
 
 #include "../common/DeviceBackend.h"
 #include "../common/Geometry.h"
+#include "../common/OpProfile.h"
 #include "../common/Runtime.h"
 #include <initializer_list>
 
-/// Runs `call`, an entry of the backend table, on `ctx`'s backend.
-#define AMPRT_RUN(ctx, call) return ::amprt::opsFor(ctx)->call
+/// Runs `call`, an entry of the backend table, on `ctx`'s backend, timed
+/// under the name in `op` when AMPRT_PROFILE is set (OpProfile.h).
+#define AMPRT_RUN(ctx, call)                                                   \
+  do {                                                                         \
+    ::amprt::OpTimer opTimer(ctx, op);                                         \
+    return ::amprt::opsFor(ctx)->call;                                         \
+  } while (0)
 
 namespace amprt {
 

@@ -245,7 +245,8 @@ static amprt_status checkSelect(const char *op, amprt_context *ctx,
 amprt_status amprt_select(amprt_context *ctx, const amprt_tensor *cond,
                           const amprt_tensor *a, const amprt_tensor *b,
                           amprt_tensor *c) {
-  AMPRT_CHECK(checkSelect("amprt_select", ctx, cond, a, b, c));
+  const char *op = "amprt_select";
+  AMPRT_CHECK(checkSelect(op, ctx, cond, a, b, c));
   AMPRT_RUN(ctx, select(ctx, cond, a, b, c));
 }
 
@@ -253,7 +254,8 @@ amprt_status amprt_select_moving(amprt_context *ctx, const amprt_tensor *cond,
                                  amprt_tensor *a, amprt_tensor *b,
                                  amprt_tensor *c, int32_t a_dies,
                                  int32_t b_dies) {
-  AMPRT_CHECK(checkSelect("amprt_select_moving", ctx, cond, a, b, c));
+  const char *op = "amprt_select_moving";
+  AMPRT_CHECK(checkSelect(op, ctx, cond, a, b, c));
   // A device flag would need a synchronising read: devices copy.
   if (ctx->device == AMPRT_DEVICE_CPU && cond->numel == 1 &&
       a->shape == c->shape && b->shape == c->shape) {

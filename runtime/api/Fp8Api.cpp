@@ -140,6 +140,7 @@ amprt_status amprt_scaled_matmul(amprt_context *ctx, const amprt_tensor *a,
   GemmShape g;
   AMPRT_CHECK(
       gemmShape(op, a, b, transpose_a, transpose_b, a->shape.size() > 2, c, g));
+  OpTimer timer(ctx, op); // the dequantizing path's ops are part of it
   // A device with FP8 GEMMs multiplies the FP8 tensors themselves; when it
   // does not, it says why in ctx->scaledMatmulFallback.
   if (auto *fp8Gemm = opsFor(ctx)->scaledMatmul) {

@@ -343,8 +343,9 @@ amprt_status amprt_layer_norm_grad(amprt_context *ctx, const amprt_tensor *dy,
 
 amprt_status amprt_softmax(amprt_context *ctx, const amprt_tensor *x,
                            int64_t axis, amprt_tensor *y) {
+  const char *op = "amprt_softmax";
   Split s;
-  AMPRT_CHECK(softmaxCheck("amprt_softmax", ctx, x, nullptr, y, axis, s));
+  AMPRT_CHECK(softmaxCheck(op, ctx, x, nullptr, y, axis, s));
   AMPRT_RUN(ctx, softmax(ctx, 0, x, nullptr, s, y));
 }
 
@@ -362,24 +363,27 @@ amprt_status amprt_causal_softmax(amprt_context *ctx, const amprt_tensor *x,
 
 amprt_status amprt_log_softmax(amprt_context *ctx, const amprt_tensor *x,
                                int64_t axis, amprt_tensor *y) {
+  const char *op = "amprt_log_softmax";
   Split s;
-  AMPRT_CHECK(softmaxCheck("amprt_log_softmax", ctx, x, nullptr, y, axis, s));
+  AMPRT_CHECK(softmaxCheck(op, ctx, x, nullptr, y, axis, s));
   AMPRT_RUN(ctx, softmax(ctx, 1, x, nullptr, s, y));
 }
 
 amprt_status amprt_softmax_grad(amprt_context *ctx, const amprt_tensor *dy,
                                 const amprt_tensor *y, int64_t axis,
                                 amprt_tensor *dx) {
+  const char *op = "amprt_softmax_grad";
   Split s;
-  AMPRT_CHECK(softmaxCheck("amprt_softmax_grad", ctx, dy, y, dx, axis, s));
+  AMPRT_CHECK(softmaxCheck(op, ctx, dy, y, dx, axis, s));
   AMPRT_RUN(ctx, softmax(ctx, 2, dy, y, s, dx));
 }
 
 amprt_status amprt_log_softmax_grad(amprt_context *ctx, const amprt_tensor *dy,
                                     const amprt_tensor *y, int64_t axis,
                                     amprt_tensor *dx) {
+  const char *op = "amprt_log_softmax_grad";
   Split s;
-  AMPRT_CHECK(softmaxCheck("amprt_log_softmax_grad", ctx, dy, y, dx, axis, s));
+  AMPRT_CHECK(softmaxCheck(op, ctx, dy, y, dx, axis, s));
   AMPRT_RUN(ctx, softmax(ctx, 3, dy, y, s, dx));
 }
 

@@ -39,9 +39,10 @@ extern "C" {
 amprt_status amprt_sgd_update(amprt_context *ctx, const amprt_tensor *param,
                               const amprt_tensor *grad, const amprt_tensor *lr,
                               amprt_tensor *new_param) {
+  const char *op = "amprt_sgd_update";
   AMPRT_CHECK(stateCheck(
-      "amprt_sgd_update", ctx,
-      {{param, "param"}, {grad, "grad"}, {new_param, "new_param"}}, lr));
+      op, ctx, {{param, "param"}, {grad, "grad"}, {new_param, "new_param"}},
+      lr));
   AMPRT_RUN(ctx, sgd(ctx, param, grad, lr, new_param));
 }
 
@@ -65,9 +66,9 @@ amprt_momentum_update(amprt_context *ctx, const amprt_tensor *param,
     return fail(AMPRT_ERROR_INVALID_ARGUMENT,
                 "%s: weight_decay must be finite and >= 0, got %g", op,
                 weight_decay);
-  AMPRT_RUN(ctx, momentum(ctx, param, grad, velocity, lr, momentum,
-                          weight_decay, nesterov != 0, new_param,
-                          new_velocity));
+  AMPRT_RUN(ctx,
+            momentum(ctx, param, grad, velocity, lr, momentum, weight_decay,
+                     nesterov != 0, new_param, new_velocity));
 }
 
 amprt_status amprt_adam_update(amprt_context *ctx, const amprt_tensor *param,

@@ -88,13 +88,15 @@ static amprt_status checkReshape(const char *op, amprt_context *ctx,
 
 amprt_status amprt_reshape(amprt_context *ctx, const amprt_tensor *x,
                            amprt_tensor *y) {
-  AMPRT_CHECK(checkReshape("amprt_reshape", ctx, x, y));
+  const char *op = "amprt_reshape";
+  AMPRT_CHECK(checkReshape(op, ctx, x, y));
   AMPRT_RUN(ctx, copyOnDevice(ctx, y->data, x->data, x->bytes));
 }
 
 amprt_status amprt_reshape_moving(amprt_context *ctx, amprt_tensor *x,
                                   amprt_tensor *y) {
-  AMPRT_CHECK(checkReshape("amprt_reshape_moving", ctx, x, y));
+  const char *op = "amprt_reshape_moving";
+  AMPRT_CHECK(checkReshape(op, ctx, x, y));
   if (x == y)
     return ok();
   // A view's storage is another tensor's: it is copied, never handed over.

@@ -2,6 +2,7 @@
 
 #include "Runtime.h"
 #include "DeviceBackend.h"
+#include "OpProfile.h"
 #include <dlfcn.h>
 #include <unistd.h>
 #include <cstdio>
@@ -352,6 +353,10 @@ amprt_status amprt_context_create(amprt_device device, int index,
 void amprt_context_destroy(amprt_context *ctx) {
   if (!ctx)
     return;
+  if (opProfilePath())
+    if (int error = writeOpProfile())
+      std::fprintf(stderr, "amprt: AMPRT_PROFILE: cannot write %s: %s\n",
+                   opProfilePath(), std::strerror(error));
   for (auto &[size, blocks] : ctx->freeBlocks)
     for (void *block : blocks) {
       if (ctx->device == AMPRT_DEVICE_CUDA)
