@@ -14,8 +14,8 @@ import sys
 
 FORBIDDEN = ("libLLVM", "libMLIR", "libmlir", "libclang", "libdnnl",
              "libopenblas", "libblas")
-GPU_PARTS = ("gemm", "gpu_speed", "gpu_padding", "torch_training",
-             "gpu_accuracy")
+GPU_PARTS = ("gemm", "gpu_speed", "gpu_padding", "gpu_profile",
+             "torch_training", "gpu_accuracy")
 
 
 def needed(path):

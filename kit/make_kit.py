@@ -101,9 +101,9 @@ def copy_sources(root, kit):
         fail(f"no GoogleTest source at {GTEST} (apt install googletest)")
     shutil.copytree(GTEST, os.path.join(kit, "src", "googletest"))
     os.makedirs(os.path.join(kit, "kit"))
-    for name in ("run.py", "parts.py", "inventory.py", "report.py",
-                 "goals.py", "files.py", "torch_models.py", "torch_train.py",
-                 "torch_matmul.py"):
+    for name in ("run.py", "parts.py", "profiling.py", "inventory.py",
+                 "report.py", "goals.py", "files.py", "torch_models.py",
+                 "torch_train.py", "torch_matmul.py"):
         shutil.copy2(os.path.join(root, "kit", name),
                      os.path.join(kit, "kit", name))
     shutil.copy2(os.path.join(root, "kit", "run.sh"),

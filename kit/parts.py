@@ -415,13 +415,3 @@ def python():
 
 def script(name):
     return os.path.join(KIT_DIR, "kit", name)
-
-
-# The parts every run has (KIT_PARTS chooses among the others).
-ALWAYS = ("inventory", "build")
-PARTS = [("inventory", inventory_part), ("build", build_part),
-         ("tests", tests_part), ("cpu_training", cpu_training_part),
-         ("gemm", gemm_part), ("gpu_speed", gpu_speed_part),
-         ("gpu_padding", gpu_padding_part),
-         ("torch_training", torch_training_part),
-         ("gpu_accuracy", gpu_accuracy_part)]

@@ -6,8 +6,10 @@ report.json: "machine" (inventory), "libraries" (what the build found),
 GPU, PyTorch on the GPU; model, framework, precision, device, final_loss,
 step_ms, samples_per_s, peak_bytes, test_accuracy (val_loss for a
 language model), and status/reason
-when it did not finish) and "goals" (each goal's measured value and
-whether it was met; null when its part did not run).
+when it did not finish), "profiles" (gpu_profile's op tables: each
+model and precision with its longest ops; {"skipped": reason} when the part
+did not run) and "goals" (each goal's measured value and whether it was
+met; null when its part did not run).
 """
 import os
 
@@ -41,6 +43,13 @@ def gemm_rows(results):
     return rows
 
 
+def profiles(results):
+    part = results.get("gpu_profile", {})
+    if "profiles" not in part:
+        return {"skipped": part.get("reason")}
+    return {"runs": part["profiles"], "nsys": part.get("nsys")}
+
+
 def build(facts, results):
     parts = {n: {k: v for k, v in r.items()
                  if k in ("status", "reason", "seconds")}
@@ -53,6 +62,7 @@ def build(facts, results):
             "tests": {k: v for k, v in results.get("tests", {}).items()
                       if k != "status"},
             "gemm": gemm, "training_runs": runs,
+            "profiles": profiles(results),
             "goals": goals.evaluate(facts, results, runs, gemm)}
 
 
@@ -131,8 +141,34 @@ def markdown(report):
     lines += ([f"Skipped: {gemm['skipped']}"] if isinstance(gemm, dict)
               else table(gemm, GEMM_COLUMNS))
     lines += ["", "## Training runs", "",
-              *table(report["training_runs"], RUN_COLUMNS), ""]
+              *table(report["training_runs"], RUN_COLUMNS)]
+    lines += ["", "## Where the step's time goes (AMPRT_PROFILE)", ""]
+    lines += profile_lines(report["profiles"]) + [""]
     return "\n".join(lines)
+
+
+PROFILE_COLUMNS = [("op", "op"), ("calls", "calls"), ("total ms", "total_ms"),
+                   ("mean us", "mean_us"), ("share", "share")]
+
+
+def profile_lines(found):
+    if "skipped" in found:
+        return [f"Skipped: {found['skipped']}"]
+    lines = []
+    for run in found["runs"]:
+        title = f"### {run['model']} {run['precision']}"
+        if run["status"] != "ok":
+            lines += [title, "", f"{run['status']}: {run.get('reason')}", ""]
+            continue
+        lines += [title, "", f"{run['steps']} steady steps, {run['ops']} op "
+                  f"kinds, {run['total_ms']} ms in ops "
+                  f"({run.get('ms_per_step')} ms a step, synchronised)", "",
+                  *table(run["top"], PROFILE_COLUMNS), ""]
+    nsys = found.get("nsys")
+    lines.append("Nsight Systems: " + (
+        f"exit {nsys['exit']} in {nsys['seconds']} s, kernels in logs/nsys.log"
+        if nsys else "not on this machine"))
+    return lines
 
 
 def write(out, facts, results):

@@ -22,8 +22,20 @@ import os
 import sys
 import time
 
+import parts as p
 import report
-from parts import ALWAYS, Kit, PARTS, skipped
+from parts import Kit, skipped
+from profiling import gpu_profile_part
+
+# The parts every run has (KIT_PARTS chooses among the others).
+ALWAYS = ("inventory", "build")
+PARTS = [("inventory", p.inventory_part), ("build", p.build_part),
+         ("tests", p.tests_part), ("cpu_training", p.cpu_training_part),
+         ("gemm", p.gemm_part), ("gpu_speed", p.gpu_speed_part),
+         ("gpu_padding", p.gpu_padding_part),
+         ("gpu_profile", gpu_profile_part),
+         ("torch_training", p.torch_training_part),
+         ("gpu_accuracy", p.gpu_accuracy_part)]
 
 
 def chosen_parts(listed):

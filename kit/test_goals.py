@@ -46,6 +46,13 @@ def results(padded_ms, eager_ms):
             "gpu_padding": {"status": "ok", "runs": padding},
             "torch_training": {"status": "ok", "runs": torch},
             "gpu_accuracy": {"status": "ok", "runs": accuracy},
+            "gpu_profile": {"status": "ok", "nsys": None, "profiles": [
+                {"model": "big", "precision": "bf16", "status": "ok",
+                 "steps": 8, "ops": 1, "total_ms": 4.0,
+                 "top": [{"op": "amprt_layer_norm_grad", "calls": 16,
+                          "total_ms": 4.0, "mean_us": 250.0, "share": 1.0}]},
+                {"model": "big", "precision": "f32", "status": "failed",
+                 "reason": "amp-train exit 1"}]},
             "cpu_training": {"status": "skipped", "reason": "not asked"}}
 
 
@@ -69,6 +76,10 @@ def main():
     padding = next(g for g in built["goals"] if g["goal"].startswith("Tensor"))
     check("padding measured", padding["measured"],
           "big f16: 1.25x; big bf16: 1.25x")
+    met, _ = verdicts(results(padded_ms=10.1, eager_ms=20.0))
+    check("a padded step 1% slower: noise", met["Tensor time)"], True)
+    met, _ = verdicts(results(padded_ms=10.3, eager_ms=20.0))
+    check("a padded step 3% slower", met["Tensor time)"], False)
     met, _ = verdicts(results(padded_ms=12.0, eager_ms=12.0))
     check("a slower padded step", met["Tensor time)"], False)
     check("amp not 1.5x faster than eager", met["amp's AMP"], False)
@@ -79,7 +90,9 @@ def main():
     with tempfile.TemporaryDirectory() as out:
         report.write(out, FACTS, results(8.0, 20.0))
         text = open(os.path.join(out, "report.md")).read()
-    for needed in ("| gpu_padding |", "amp-padded", "Tensor Core padding"):
+    for needed in ("| gpu_padding |", "amp-padded", "Tensor Core padding",
+                   "### big bf16", "| amprt_layer_norm_grad | 16 | 4 | 250 |",
+                   "### big f32\n\nfailed: amp-train exit 1"):
         check(f"report.md holds {needed!r}", needed in text, True)
     print("test_goals: ok")
 
