@@ -362,7 +362,8 @@ def torch_training_part(kit):
     f16), and torch.compile for the models that fill the GPU (compiling
     costs tens of seconds a model), for the side-by-side rows."""
     runs = []
-    for model in sorted(kit.facts["kit"]["models"], key=lambda m: m["small"]):
+    twins = [m for m in kit.facts["kit"]["models"] if m.get("torch")]
+    for model in sorted(twins, key=lambda m: m["small"]):
         modes = ("eager",) if model["small"] else ("eager", "compile")
         for mode in modes:
             if kit.left() < 5:
