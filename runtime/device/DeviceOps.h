@@ -22,6 +22,7 @@
 #include "../common/DeviceBackend.h"
 #include "../common/Runtime.h"
 #include "Kernels.h"
+#include <algorithm>
 #include <type_traits>
 #include <utility>
 
@@ -35,6 +36,13 @@ constexpr bool
                      std::void_t<decltype(std::declval<Exec &>().launchBlocks(
                          std::declval<const K &>(), int64_t(), int64_t()))>> =
         true;
+
+/// Whether `Exec` runs on cores (it has launchBlocks: a few threads, each
+/// with long loops) rather than on a GPU's many threads (as HostExec runs
+/// the GPU's code for the tests).
+template <typename Exec>
+constexpr bool kOnCores =
+    kHasLaunchBlocks<Exec, PartialReduceKernel<LoadValue<double>>>;
 
 /// Scratch memory for the length of one op.
 template <typename Exec> class Scratch {
@@ -364,20 +372,22 @@ amprt_status recordAmax(Exec &e, const amprt_tensor *history,
 // Reductions
 //===--------------------------------------------------------------------===//
 
-/// Reduced indices per partial sum in reduceInto.
+/// Reduced indices per partial sum on an executor with cores
+/// (launchBlocks): a few threads, each folding long runs.
 constexpr int64_t kReduceChunk = 1024;
+/// Values (or partials) each thread folds on a GPU, level by level.
+constexpr int64_t kLevelFold = 32;
+/// Most level-one partials on a GPU (32 MiB of doubles); beyond it level
+/// one folds longer runs.
+constexpr int64_t kMaxLevelPartials = int64_t(1) << 22;
 
-/// Folds `count` values per output (value(o, outer.offset(o) +
-/// inner.offset(j))) into finish(o, acc), in chunks of fixed length so the
-/// work spreads over many threads and the order is fixed: each output's
-/// values in order from zero within a chunk of kReduceChunk, then the
-/// chunks' sums in order from zero.
+/// On cores (launchBlocks): chunks of kReduceChunk values per output, then
+/// each output's chunk sums in order.
 template <typename Exec, typename Value, typename Finish>
-amprt_status reduceInto(Exec &e, const char *op, Value value,
-                        const Index &outer, const Index &inner, int64_t numOut,
-                        int64_t count, bool isMax, Finish finish) {
-  if (numOut == 0)
-    return AMPRT_OK;
+amprt_status reduceInChunks(Exec &e, const char *op, Value value,
+                            const Index &outer, const Index &inner,
+                            int64_t numOut, int64_t count, bool isMax,
+                            Finish finish) {
   int64_t chunk = count < kReduceChunk ? (count > 0 ? count : 1) : kReduceChunk;
   int64_t chunks = count > 0 ? (count + chunk - 1) / chunk : 1;
   Scratch<Exec> partial(e, (size_t)(numOut * chunks) * sizeof(double));
@@ -385,14 +395,67 @@ amprt_status reduceInto(Exec &e, const char *op, Value value,
   PartialReduceKernel<Value> partials{
       value, outer,  inner, count,
       chunk, chunks, isMax, partial.template as<double>()};
-  if constexpr (kHasLaunchBlocks<Exec, PartialReduceKernel<Value>>)
-    AMPRT_CHECK(e.launchBlocks(partials, numOut, chunks));
-  else
-    AMPRT_CHECK(e.launch(partials, numOut * chunks));
+  AMPRT_CHECK(e.launchBlocks(partials, numOut, chunks));
   return e.launch(FinishReduceKernel<Finish>{finish,
                                              partial.template as<double>(),
-                                             chunks, isMax},
+                                             chunks, isMax, chunks, 1},
                   numOut);
+}
+
+/// On a GPU: a tree of levels, each thread folding at most kLevelFold
+/// values (level one) or partials (the next levels) in order, neighbouring
+/// threads on neighbouring outputs, until at most kLevelFold partials per
+/// output remain for finish. Many short loops keep the GPU's threads busy
+/// and its loads side by side, where a thread per long run would wait on
+/// one load after another.
+/// `maxPartials` bounds level one's partials (kMaxLevelPartials; smaller
+/// in the tests).
+template <typename Exec, typename Value, typename Finish>
+amprt_status
+reduceInLevels(Exec &e, const char *op, Value value, const Index &outer,
+               const Index &inner, int64_t numOut, int64_t count, bool isMax,
+               Finish finish, int64_t maxPartials = kMaxLevelPartials) {
+  auto ceilDiv = [](int64_t a, int64_t b) { return (a + b - 1) / b; };
+  int64_t fold = kLevelFold;
+  if (numOut * ceilDiv(count, fold) > maxPartials)
+    fold = ceilDiv(count, std::max<int64_t>(1, maxPartials / numOut));
+  int64_t chunks = count > 0 ? ceilDiv(count, fold) : 1;
+  int64_t second = chunks > kLevelFold ? ceilDiv(chunks, kLevelFold) : 0;
+  Scratch<Exec> scratch(e,
+                        (size_t)(numOut * (chunks + second)) * sizeof(double));
+  AMPRT_CHECK(scratch.status(op));
+  double *in = scratch.template as<double>(), *out = in + numOut * chunks;
+  AMPRT_CHECK(e.launch(FirstLevelKernel<Value>{value, outer, inner, count,
+                                               numOut, fold, isMax, in},
+                       numOut * chunks));
+  while (chunks > kLevelFold) {
+    int64_t next = ceilDiv(chunks, kLevelFold);
+    AMPRT_CHECK(
+        e.launch(FoldLevelKernel{in, out, chunks, numOut, kLevelFold, isMax},
+                 numOut * next));
+    std::swap(in, out);
+    chunks = next;
+  }
+  return e.launch(
+      FinishReduceKernel<Finish>{finish, in, chunks, isMax, 1, numOut}, numOut);
+}
+
+/// Folds `count` values per output (value(o, outer.offset(o) +
+/// inner.offset(j))) into finish(o, acc) in a fixed order, so that a
+/// result is the same from run to run: on cores in chunks
+/// (reduceInChunks), on a GPU in levels (reduceInLevels).
+template <typename Exec, typename Value, typename Finish>
+amprt_status reduceInto(Exec &e, const char *op, Value value,
+                        const Index &outer, const Index &inner, int64_t numOut,
+                        int64_t count, bool isMax, Finish finish) {
+  if (numOut == 0)
+    return AMPRT_OK;
+  if constexpr (kOnCores<Exec>)
+    return reduceInChunks(e, op, value, outer, inner, numOut, count, isMax,
+                          finish);
+  else
+    return reduceInLevels(e, op, value, outer, inner, numOut, count, isMax,
+                          finish);
 }
 
 /// `reduced[d]`: whether dimension d of x is reduced.
@@ -836,6 +899,39 @@ amprt_status batchNormGrad(Exec &e, const amprt_tensor *dy,
   return status;
 }
 
+/// Row and column indices of a [rows, d] tensor for reduceInto: a row
+/// fold (output r, values along the row) or a column fold (output j).
+inline void rowFold(int64_t rows, int64_t d, Index &outer, Index &inner) {
+  outer.rank = inner.rank = 1;
+  outer.shape[0] = rows;
+  outer.stride[0] = d;
+  inner.shape[0] = d > 0 ? d : 1;
+  inner.stride[0] = 1;
+}
+
+/// Layer norm on a GPU: the rows' means and variances reduced in levels
+/// into scratch, then one thread per element (LayerNormApplyKernel); a
+/// thread per row of a wide layer would read it alone, element by element.
+template <typename Exec, typename T, typename S>
+amprt_status layerNormInLevels(Exec &e, const T *x, const S *gamma,
+                               const S *beta, double epsilon, int64_t rows,
+                               int64_t d, T *y, S *mean, S *invStd) {
+  const char *op = "amprt_layer_norm";
+  Scratch<Exec> stats(e, (size_t)rows * 3 * sizeof(double));
+  AMPRT_CHECK(stats.status(op));
+  double *mu = stats.template as<double>(), *var = mu + rows, *is = var + rows;
+  Index outer, inner;
+  rowFold(rows, d, outer, inner);
+  AMPRT_CHECK(reduceInto(e, op, LoadValue<T>{x}, outer, inner, rows, d, false,
+                         KeepFinish{mu, double(d)}));
+  AMPRT_CHECK(reduceInto(e, op, CenteredSquareValue<T>{x, mu}, outer, inner,
+                         rows, d, false, KeepFinish{var, double(d)}));
+  AMPRT_CHECK(e.launch(
+      BatchNormStatsKernel<S>{mu, var, epsilon, is, mean, invStd}, rows));
+  return e.launch(LayerNormApplyKernel<T, S>{x, gamma, beta, mu, is, y, d},
+                  rows * d);
+}
+
 template <typename Exec>
 amprt_status layerNorm(Exec &e, const amprt_tensor *x,
                        const amprt_tensor *gamma, const amprt_tensor *beta,
@@ -845,14 +941,18 @@ amprt_status layerNorm(Exec &e, const amprt_tensor *x,
   amprt_status status = AMPRT_OK;
   AMPRT_FLOAT_DISPATCH(x->dtype, T, {
     using S = StatsType<T>;
-    status = e.launch(LayerNormKernel<T, S>{static_cast<const T *>(x->data),
-                                            static_cast<const S *>(gamma->data),
-                                            static_cast<const S *>(beta->data),
-                                            static_cast<T *>(y->data),
-                                            static_cast<S *>(mean->data),
-                                            static_cast<S *>(invStd->data), d,
-                                            epsilon},
-                      rows);
+    const T *xs = static_cast<const T *>(x->data);
+    const S *g = static_cast<const S *>(gamma->data),
+            *b = static_cast<const S *>(beta->data);
+    T *ys = static_cast<T *>(y->data);
+    S *mu = static_cast<S *>(mean->data), *is = static_cast<S *>(invStd->data);
+    if constexpr (kOnCores<Exec>)
+      status = e.launch(LayerNormKernel<T, S>{xs, g, b, ys, mu, is, d, epsilon},
+                        rows);
+    else
+      status = rows == 0 ? AMPRT_OK
+                         : layerNormInLevels(e, xs, g, b, epsilon, rows, d, ys,
+                                             mu, is);
   });
   return status;
 }
@@ -890,6 +990,29 @@ amprt_status layerNormGradSums(Exec &e, const amprt_tensor *dy,
   return status;
 }
 
+/// Layer norm's dx on a GPU: the rows' sums of dy * gamma and of
+/// dy * gamma * xhat reduced in levels, then one thread per element
+/// (LayerNormGradApplyKernel).
+template <typename Exec, typename T, typename S>
+amprt_status layerNormDxInLevels(Exec &e, const T *dy, const T *x,
+                                 const S *gamma, const S *mean, const S *invStd,
+                                 int64_t rows, int64_t d, T *dx) {
+  const char *op = "amprt_layer_norm_grad";
+  Scratch<Exec> sums(e, (size_t)rows * 2 * sizeof(double));
+  AMPRT_CHECK(sums.status(op));
+  double *sumG = sums.template as<double>(), *sumGXhat = sumG + rows;
+  Index outer, inner;
+  rowFold(rows, d, outer, inner);
+  AMPRT_CHECK(reduceInto(e, op, DyGammaValue<T, S>{dy, gamma}, outer, inner,
+                         rows, d, false, KeepFinish{sumG, 1.0}));
+  AMPRT_CHECK(
+      reduceInto(e, op, DyGammaXhatValue<T, S>{dy, x, gamma, mean, invStd},
+                 outer, inner, rows, d, false, KeepFinish{sumGXhat, 1.0}));
+  return e.launch(LayerNormGradApplyKernel<T, S>{dy, x, gamma, mean, invStd,
+                                                 sumG, sumGXhat, dx, d},
+                  rows * d);
+}
+
 template <typename Exec>
 amprt_status layerNormGrad(Exec &e, const amprt_tensor *dy,
                            const amprt_tensor *x, const amprt_tensor *gamma,
@@ -900,14 +1023,19 @@ amprt_status layerNormGrad(Exec &e, const amprt_tensor *dy,
   amprt_status status = AMPRT_OK;
   AMPRT_FLOAT_DISPATCH(x->dtype, T, {
     using S = StatsType<T>;
-    status =
-        e.launch(LayerNormGradKernel<T, S>{static_cast<const T *>(dy->data),
-                                           static_cast<const T *>(x->data),
-                                           static_cast<const S *>(gamma->data),
-                                           static_cast<const S *>(mean->data),
-                                           static_cast<const S *>(invStd->data),
-                                           static_cast<T *>(dx->data), d},
-                 rows);
+    const T *dys = static_cast<const T *>(dy->data),
+            *xs = static_cast<const T *>(x->data);
+    const S *g = static_cast<const S *>(gamma->data),
+            *mu = static_cast<const S *>(mean->data),
+            *is = static_cast<const S *>(invStd->data);
+    T *dxs = static_cast<T *>(dx->data);
+    if constexpr (kOnCores<Exec>)
+      status =
+          e.launch(LayerNormGradKernel<T, S>{dys, xs, g, mu, is, dxs, d}, rows);
+    else
+      status = rows == 0
+                   ? AMPRT_OK
+                   : layerNormDxInLevels(e, dys, xs, g, mu, is, rows, d, dxs);
   });
   if (status != AMPRT_OK)
     return status;
@@ -947,10 +1075,10 @@ amprt_status causalSoftmax(Exec &e, const amprt_tensor *x, int64_t queries,
   int64_t keys = x->shape.back();
   amprt_status status = AMPRT_OK;
   AMPRT_FLOAT_DISPATCH(x->dtype, T, {
-    status = e.launch(
-        CausalSoftmaxKernel<T>{static_cast<const T *>(x->data),
-                               static_cast<T *>(y->data), keys, queries},
-        keys ? x->numel / keys : 0);
+    status = e.launch(CausalSoftmaxKernel<T>{static_cast<const T *>(x->data),
+                                             static_cast<T *>(y->data), keys,
+                                             queries},
+                      keys ? x->numel / keys : 0);
   });
   return status;
 }
@@ -1010,8 +1138,8 @@ template <typename Exec>
 amprt_status momentum(Exec &e, const amprt_tensor *param,
                       const amprt_tensor *grad, const amprt_tensor *velocity,
                       const amprt_tensor *lr, double momentum,
-                      double weightDecay, bool nesterov,
-                      amprt_tensor *newParam, amprt_tensor *newVelocity) {
+                      double weightDecay, bool nesterov, amprt_tensor *newParam,
+                      amprt_tensor *newVelocity) {
   return withState(param->dtype, [&](auto tag) {
     using T = decltype(tag);
     return e.launch(MomentumKernel<T>{static_cast<const T *>(param->data),

@@ -354,21 +354,69 @@ template <typename Value> struct PartialReduceKernel {
   }
 };
 
+/// Folds each output's partials, partial[o * outStride + k * chunkStride]
+/// for k < chunks in order, into finish(o, acc).
 template <typename Finish> struct FinishReduceKernel {
   Finish finish;
   const double *partial;
   int64_t chunks;
   bool isMax;
+  int64_t outStride, chunkStride;
   AMPRT_HD void operator()(int64_t o) const {
     double acc = isMax ? -__builtin_huge_val() : 0.0;
     for (int64_t k = 0; k < chunks; ++k) {
-      double v = partial[o * chunks + k];
+      double v = partial[o * outStride + k * chunkStride];
       if (isMax)
         acc = foldMax(acc, v);
       else
         acc += v;
     }
     finish(o, acc);
+  }
+};
+
+/// The levels of a reduction on a GPU (DeviceOps.h, reduceInLevels): each
+/// thread adds at most `fold` values, and thread i works on output
+/// i % outputs, so neighbouring threads take neighbouring outputs, side by
+/// side in memory in a column fold (bias and normalisation gradients).
+/// Level one reads x: thread i sums values [k * fold, (k + 1) * fold) of
+/// output o (k = i / outputs) into partial[i].
+template <typename Value> struct FirstLevelKernel {
+  Value value;
+  Index outer, inner;
+  int64_t count, outputs, fold;
+  bool isMax;
+  double *partial;
+  AMPRT_HD void operator()(int64_t i) const {
+    int64_t o = i % outputs, k = i / outputs;
+    int64_t base = outer.offset(o);
+    int64_t begin = k * fold, end = begin + fold < count ? begin + fold : count;
+    double acc = isMax ? -__builtin_huge_val() : 0.0;
+    for (int64_t j = begin; j < end; ++j) {
+      double v = value(o, j, base + inner.offset(j));
+      acc = isMax ? foldMax(acc, v) : acc + v;
+    }
+    partial[i] = acc;
+  }
+};
+
+/// A further level: partials [chunks][outputs] folded `fold` chunks at a
+/// time, in order, into [ceil(chunks / fold)][outputs].
+struct FoldLevelKernel {
+  const double *in;
+  double *out;
+  int64_t chunks, outputs, fold;
+  bool isMax;
+  AMPRT_HD void operator()(int64_t i) const {
+    int64_t o = i % outputs, k = i / outputs;
+    int64_t begin = k * fold,
+            end = begin + fold < chunks ? begin + fold : chunks;
+    double acc = isMax ? -__builtin_huge_val() : 0.0;
+    for (int64_t c = begin; c < end; ++c) {
+      double v = in[c * outputs + o];
+      acc = isMax ? foldMax(acc, v) : acc + v;
+    }
+    out[i] = acc;
   }
 };
 
@@ -628,6 +676,60 @@ template <typename T, typename S> struct LayerNormKernel {
     }
   }
 #endif
+};
+
+/// Layer norm on a GPU (DeviceOps.h): each element of y from its row's
+/// statistics (reduced in levels), the one-row kernel's formula.
+template <typename T, typename S> struct LayerNormApplyKernel {
+  const T *x;
+  const S *gamma, *beta;
+  const double *mu, *is;
+  T *y;
+  int64_t d;
+  AMPRT_HD void operator()(int64_t i) const {
+    int64_t r = i / d, j = i % d;
+    store(y, i,
+          (typename Compute<T>::type)(((double)load(x, i) - mu[r]) * is[r] *
+                                          (double)gamma[j] +
+                                      (double)beta[j]));
+  }
+};
+
+/// dy * gamma, and dy * gamma * xhat, at element j of row r (a row fold's
+/// values for layer norm's gradient on a GPU).
+template <typename T, typename S> struct DyGammaValue {
+  const T *dy;
+  const S *gamma;
+  AMPRT_HD double operator()(int64_t, int64_t j, int64_t off) const {
+    return (double)load(dy, off) * (double)gamma[j];
+  }
+};
+template <typename T, typename S> struct DyGammaXhatValue {
+  const T *dy, *x;
+  const S *gamma, *mean, *invStd;
+  AMPRT_HD double operator()(int64_t r, int64_t j, int64_t off) const {
+    return (double)load(dy, off) * (double)gamma[j] *
+           (((double)load(x, off) - (double)mean[r]) * (double)invStd[r]);
+  }
+};
+
+/// Layer norm's dx on a GPU: each element from its row's sums of dy * gamma
+/// and dy * gamma * xhat, the one-row kernel's formula.
+template <typename T, typename S> struct LayerNormGradApplyKernel {
+  const T *dy, *x;
+  const S *gamma, *mean, *invStd;
+  const double *sumG, *sumGXhat;
+  T *dx;
+  int64_t d;
+  AMPRT_HD void operator()(int64_t i) const {
+    int64_t r = i / d, j = i % d;
+    double is = invStd[r];
+    double g = (double)load(dy, i) * (double)gamma[j];
+    double xhat = ((double)load(x, i) - (double)mean[r]) * is;
+    store(dx, i,
+          (typename Compute<T>::type)(is / d *
+                                      (d * g - sumG[r] - xhat * sumGXhat[r])));
+  }
 };
 
 template <typename T, typename S> struct LayerNormGradKernel {

@@ -22,6 +22,9 @@ namespace {
 
 constexpr amprt_dtype kFloats[] = {AMPRT_F32, AMPRT_F16, AMPRT_BF16, AMPRT_F64};
 
+/// "op dtype", the label of a check (defined below).
+std::string name(const char *op, amprt_dtype dtype);
+
 /// The same tensor on the CPU (c) and on the device (d).
 struct Pair {
   Tensor c, d;
@@ -100,6 +103,31 @@ protected:
         EXPECT_NEAR(got[i], want[i], tol * scale) << what << " element " << i;
       }
     }
+  }
+
+  /// Layer norm and its gradient over the last axis of `xs`.
+  void checkLayerNorm(amprt_dtype t, amprt_dtype s, const Shape &xs) {
+    int64_t d = xs.back();
+    Shape rows(xs.begin(), xs.end() - 1);
+    std::string at =
+        " " + std::to_string(numel(xs) / d) + "x" + std::to_string(d);
+    Pair x = random(t, xs, 75, -3, 5), g = random(s, {d}, 76),
+         b = random(s, {d}, 77), dy = random(t, xs, 78);
+    Pair y = output(t, xs), mean = output(s, rows), is = output(s, rows);
+    check(
+        [&](amprt_context *ctx, bool dev) {
+          return amprt_layer_norm(ctx, x.on(dev), g.on(dev), b.on(dev), 1e-5,
+                                  y.on(dev), mean.on(dev), is.on(dev));
+        },
+        {&y, &mean, &is}, tolerance(t), name("layer_norm", t) + at);
+    Pair dx = output(t, xs), dg = output(s, {d}), dbt = output(s, {d});
+    check(
+        [&](amprt_context *ctx, bool dev) {
+          return amprt_layer_norm_grad(ctx, dy.on(dev), x.on(dev), g.on(dev),
+                                       mean.on(dev), is.on(dev), dx.on(dev),
+                                       dg.on(dev), dbt.on(dev));
+        },
+        {&dx, &dg, &dbt}, tolerance(t), name("layer_norm_grad", t) + at);
   }
 
   /// Compares `got` with `want` element by element within allowed(i).
@@ -559,25 +587,9 @@ TEST_F(DeviceBackendTest, Normalization) {
           },
           {&dx, &dg, &dbt}, tolerance(t), name("batch_norm_grad", t));
     }
-    Pair x = random(t, {6, 2, 16}, 75, -3, 5), g = random(s, {16}, 76),
-         b = random(s, {16}, 77), dy = random(t, {6, 2, 16}, 78);
-    Pair y = output(t, {6, 2, 16}), mean = output(s, {6, 2}),
-         is = output(s, {6, 2});
-    check(
-        [&](amprt_context *ctx, bool d) {
-          return amprt_layer_norm(ctx, x.on(d), g.on(d), b.on(d), 1e-5, y.on(d),
-                                  mean.on(d), is.on(d));
-        },
-        {&y, &mean, &is}, tolerance(t), name("layer_norm", t));
-    Pair dx = output(t, {6, 2, 16}), dg = output(s, {16}),
-         dbt = output(s, {16});
-    check(
-        [&](amprt_context *ctx, bool d) {
-          return amprt_layer_norm_grad(ctx, dy.on(d), x.on(d), g.on(d),
-                                       mean.on(d), is.on(d), dx.on(d), dg.on(d),
-                                       dbt.on(d));
-        },
-        {&dx, &dg, &dbt}, tolerance(t), name("layer_norm_grad", t));
+    // Rows of 1100 and 1100 rows: a GPU's row and column folds in levels.
+    for (Shape xs : {Shape{6, 2, 16}, Shape{40, 1100}, Shape{1100, 40}})
+      checkLayerNorm(t, s, xs);
   }
 }
 
