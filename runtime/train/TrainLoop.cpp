@@ -66,12 +66,58 @@ static std::string nonFiniteStop(int64_t s, float loss,
                     precision + ", or lower --lr");
 }
 
+/// Why the step that gave `o` stops the run, or nothing: a non-finite loss
+/// the step did not skip; a skip with the scale already at its minimum
+/// (it did not back off: loss scaling cannot make the step finite, and
+/// would skip forever) --min-scale-skips times in a row; with
+/// --trap-nonfinite, any skip.
+static std::optional<std::string> stopReason(const TrainingStep::Outcome &o,
+                                             const RunOptions &options,
+                                             int64_t s, RunTotals &run) {
+  if (!o.committed && !o.skipped)
+    return nonFiniteStop(s, o.loss, options.precision);
+  if (options.trapNonFinite && o.skipped) {
+    char scale[32];
+    std::snprintf(scale, sizeof scale, "%g", o.scaleBefore.value_or(1.0f));
+    return "step " + std::to_string(s) + ": --trap-nonfinite: the " +
+           options.precision +
+           " step is not finite (loss scaling would have skipped it at "
+           "scale " +
+           scale + "); stopping with the parameters it started from.";
+  }
+  bool atMinimum = o.skipped && o.scaleBefore && o.scaleAfter &&
+                   *o.scaleAfter >= *o.scaleBefore;
+  run.skipsAtMinimum = atMinimum ? run.skipsAtMinimum + 1 : 0;
+  if (run.skipsAtMinimum < options.minScaleSkips)
+    return std::nullopt;
+  return nonFiniteStop(s, o.loss, options.precision) + " (the loss scale is " +
+         "at its minimum, " + std::to_string(*o.scaleAfter) +
+         ", and the last " + std::to_string(run.skipsAtMinimum) +
+         " steps overflowed: --min-scale-skips)";
+}
+
+/// The batch again, for CompiledStep::explainNonFinite (the step consumes
+/// its own); none when nothing would explain a stop.
+static Expected<std::pair<TensorPtr, TensorPtr>>
+keepBatch(Job &job, const CompiledStep &compiled,
+          const std::pair<TensorPtr, TensorPtr> &batch) {
+  if (!compiled.explainNonFinite)
+    return std::pair<TensorPtr, TensorPtr>();
+  auto x = copyTensor(job.context(), batch.first.get());
+  if (!x)
+    return x.status();
+  auto y = copyTensor(job.context(), batch.second.get());
+  if (!y)
+    return y.status();
+  return std::pair<TensorPtr, TensorPtr>(std::move(*x), std::move(*y));
+}
+
 /// One step of the loop: the batch, the step, the FP8 bookkeeping, the
 /// totals and the progress line.
-static Status trainOne(Job &job, TrainingStep &step, StepFn fn,
-                       BatchSource &batches, Fp8ScaleTracker *fp8,
-                       const RunOptions &options, int64_t s, int64_t total,
-                       RunTotals &run) {
+static Status trainOne(Job &job, TrainingStep &step,
+                       const CompiledStep &compiled, BatchSource &batches,
+                       Fp8ScaleTracker *fp8, const RunOptions &options,
+                       int64_t s, int64_t total, RunTotals &run) {
   bool processFault =
       job.fault().kind == Fault::Exit || job.fault().kind == Fault::Hang;
   if (processFault && job.fault().at(job.rank(), s))
@@ -79,11 +125,14 @@ static Status trainOne(Job &job, TrainingStep &step, StepFn fn,
   auto batch = batches.next(s);
   if (!batch)
     return batch.status();
+  auto kept = keepBatch(job, compiled, *batch);
+  if (!kept)
+    return kept.status();
   if (fp8)
     if (Status failed = fp8->beforeStep(step.arguments().data()))
       return failed;
-  auto outcome = step.run(fn, job.context(), std::move(batch->first),
-                          std::move(batch->second));
+  auto outcome = step.run(compiled.train, job.context(),
+                          std::move(batch->first), std::move(batch->second));
   if (!outcome)
     return failure("step " + std::to_string(s) +
                    " failed: " + outcome.message());
@@ -95,25 +144,15 @@ static Status trainOne(Job &job, TrainingStep &step, StepFn fn,
   run.peakActivationBytes =
       std::max(run.peakActivationBytes, outcome->transientBytes);
   run.trainSeconds += outcome->seconds;
+  if (auto stop = stopReason(*outcome, options, s, run)) {
+    if (compiled.explainNonFinite)
+      *stop += (stop->back() == '.' ? " " : ". ") +
+               compiled.explainNonFinite(step, s, kept->first.get(),
+                                         kept->second.get());
+    run.stopped.emplace(s, *stop);
+    return failure(*stop);
+  }
   float loss = outcome->loss;
-  if (!outcome->committed) {
-    run.stopped.emplace(s, nonFiniteStop(s, loss, options.precision));
-    return failure(run.stopped->second);
-  }
-  // A skip with the scale already at its minimum (it did not back off):
-  // loss scaling cannot make the step finite, and would skip forever.
-  bool atMinimum = outcome->skipped && outcome->scaleBefore &&
-                   outcome->scaleAfter &&
-                   *outcome->scaleAfter >= *outcome->scaleBefore;
-  run.skipsAtMinimum = atMinimum ? run.skipsAtMinimum + 1 : 0;
-  if (run.skipsAtMinimum >= options.minScaleSkips) {
-    run.stopped.emplace(
-        s, nonFiniteStop(s, loss, options.precision) + " (the loss scale is " +
-               "at its minimum, " + std::to_string(*outcome->scaleAfter) +
-               ", and the last " + std::to_string(run.skipsAtMinimum) +
-               " steps overflowed: --min-scale-skips)");
-    return failure(run.stopped->second);
-  }
   run.skipped += outcome->skipped;
   run.lastSkipped = outcome->skipped;
   run.lastLoss = loss;
@@ -351,6 +390,7 @@ int trainSteps(Job &job, TrainingStep &step, const CompiledStep &compiled,
   if (Status bad = checkBatch(step, options))
     return job.fatal(bad);
   int64_t batch = step.inputType().shape[0];
+  step.keepStateOnSkip(options.trapNonFinite);
   std::mt19937 rng(options.seed);
   if (Status failed = startState(job, step, options, rng))
     return job.fatal(failed);
@@ -378,7 +418,7 @@ int trainSteps(Job &job, TrainingStep &step, const CompiledStep &compiled,
   auto wallStart = std::chrono::steady_clock::now();
   for (int64_t s = run.firstStep; s < *total; ++s) {
     Status failed =
-        trainOne(job, step, compiled.train, batches, trackFp8 ? &fp8 : nullptr,
+        trainOne(job, step, compiled, batches, trackFp8 ? &fp8 : nullptr,
                  options, s, *total, run);
     if (!failed) {
       // --save-every counts applied steps: a skipped step changed nothing.

@@ -91,6 +91,7 @@ const std::vector<Flag> &flags() {
       stringFlag("save", &RunOptions::saveDir),
       integerFlag("save-every", &RunOptions::saveEvery),
       integerFlag("min-scale-skips", &RunOptions::minScaleSkips),
+      boolFlag("trap-nonfinite", &RunOptions::trapNonFinite),
       stringFlag("resume", &RunOptions::resumeDir),
       boolFlag("resume-other-precision", &RunOptions::resumeOtherPrecision),
       {"manifest", true,
@@ -208,10 +209,10 @@ const char *usage() {
          "c++). The flags are amp-run's training flags: --steps --epochs\n"
          "--batch --data --lr --seed --report --log-every --device --comm\n"
          "--comm-timeout --inject-fault --save --save-every --resume\n"
-         "--resume-other-precision --min-scale-skips; --precision,\n"
-         "--init-scale,\n"
-         "--grad-comm, --bucket-bytes and --data-parallel must match what\n"
-         "the step was compiled with.\n";
+         "--resume-other-precision --min-scale-skips --trap-nonfinite (it\n"
+         "stops at the first non-finite step; amp-run also names the op);\n"
+         "--precision, --init-scale, --grad-comm, --bucket-bytes and\n"
+         "--data-parallel must match what the step was compiled with.\n";
 }
 
 } // namespace amp::train

@@ -273,7 +273,8 @@ Expected<TrainingStep::Outcome> TrainingStep::run(StepFn step,
   for (size_t i = 0; i < sig.results.size(); ++i)
     if (sig.results[i].role == Role::Output)
       out.outputs.emplace_back(i, std::move(results[i]));
-  if (!std::isfinite(out.loss) && !out.skipped)
+  if ((!std::isfinite(out.loss) && !out.skipped) ||
+      (out.skipped && holdSkipped))
     return out; // keep the last good state; the caller says what to do
   for (size_t k = 0; k < stateArgs.size(); ++k)
     args[stateArgs[k]] = std::move(results[stateResults[k]]);

@@ -67,8 +67,7 @@ void ErrorSums::add(const float (&s)[AMPRT_NUMERIC_STATS]) {
   refNonFinite += s[AMPRT_NUMERIC_REF_NONFINITE];
 }
 
-/// `loc("dir/file.mlir":3:5)` as `file.mlir:3:5`, for the table.
-static std::string shortLocation(StringRef loc) {
+std::string shortLocation(StringRef loc) {
   if (!loc.consume_front("loc(\"") || !loc.consume_back(")"))
     return loc.str();
   auto [path, position] = loc.rsplit('"');

@@ -34,6 +34,9 @@ struct ProbeInfo {
   bool backward = false;
 };
 
+/// `loc("dir/file.mlir":3:5)` as `file.mlir:3:5`, for the table.
+std::string shortLocation(llvm::StringRef loc);
+
 /// The probes among @`f`'s results, in result order; an amp.probe that is
 /// not what --amp-validation-probes writes is an error.
 llvm::Expected<std::vector<ProbeInfo>> readProbes(mlir::func::FuncOp f);

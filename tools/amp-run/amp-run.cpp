@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "FileKind.h"
+#include "NonFinite.h"
 #include "Validation.h"
 #include "amp/Conversion/Passes.h"
 #include "amp/Dialect/AMP/IR/AMP.h"
@@ -116,6 +117,12 @@ static cl::opt<int64_t> minScaleSkips(
     "min-scale-skips", cl::init(1),
     cl::desc("Stop after N steps in a row skipped at the minimum loss scale "
              "(loss scaling cannot make them finite)"),
+    cl::cat(runCategory));
+static cl::opt<bool> trapNonFinite(
+    "trap-nonfinite", cl::init(false),
+    cl::desc("Stop at the first step that is not finite, even one loss "
+             "scaling would skip, and name the op that made it (a mixed "
+             "run names the op at every non-finite stop)"),
     cl::cat(runCategory));
 static cl::opt<std::string>
     lossScaling("loss-scaling", cl::init("dynamic"),
@@ -295,6 +302,7 @@ train::RunOptions runOptions() {
   o.resumeDir = resumeDir;
   o.resumeOtherPrecision = resumeOtherPrecision;
   o.minScaleSkips = minScaleSkips;
+  o.trapNonFinite = trapNonFinite;
   return o;
 }
 
@@ -502,6 +510,34 @@ bool buildLowering(PassManager &pm, std::string &optionError) {
   return succeeded(built);
 }
 
+/// What names the op behind a non-finite stop (NonFinite.h): --validate's
+/// probed f32 step, made from a copy of `input` taken before the amp
+/// pipeline ran and compiled only if a run stops.
+std::unique_ptr<amp::run::NonFiniteExplainer>
+nonFiniteExplainer(ModuleOp input) {
+  auto source = std::make_shared<OwningOpRef<ModuleOp>>(input.clone());
+  auto instrument = [source]() -> llvm::Expected<OwningOpRef<ModuleOp>> {
+    OwningOpRef<ModuleOp> probed = (*source)->clone();
+    PassManager pm(probed->getContext());
+    buildValidationPipeline(pm, std::vector<std::string>{entryName});
+    if (failed(pm.run(*probed)))
+      return llvm::createStringError("instrumenting the step with probes "
+                                     "failed (see the diagnostics above)");
+    return probed;
+  };
+  auto lower = [](ModuleOp probed) -> llvm::Error {
+    std::string optionError;
+    PassManager pm(probed.getContext());
+    if (!buildLowering(pm, optionError))
+      return llvm::createStringError("--lower-options: " + optionError);
+    if (failed(pm.run(probed)))
+      return llvm::createStringError("lowering the probed step failed");
+    return llvm::Error::success();
+  };
+  return std::make_unique<amp::run::NonFiniteExplainer>(instrument, lower,
+                                                        entryName);
+}
+
 } // namespace
 
 static int runMain(int argc, char **argv);
@@ -524,20 +560,6 @@ struct ValidationSteps {
   int64_t steps = 5;
   int64_t lossClasses = 10;
 };
-
-/// The probes' values of one function's results, after `measured`.
-bool readProbeValues(
-    ArrayRef<amp::run::ProbeInfo> probes, ArrayRef<runner::TensorPtr> results,
-    std::vector<std::pair<amp::run::ProbeInfo, std::vector<float>>> &measured) {
-  for (const amp::run::ProbeInfo &probe : probes) {
-    amprt_tensor *t = results[probe.resultNumber].get();
-    std::vector<float> values(amprt_tensor_numel(t));
-    if (amprt_tensor_read(t, values.data(), values.size() * 4) != AMPRT_OK)
-      return false;
-    measured.push_back({probe, std::move(values)});
-  }
-  return true;
-}
 
 /// --validate: the mixed step beside the f32 step on the same batches and
 /// state; prints the ops that break and writes what was asked.
@@ -573,7 +595,7 @@ int runValidation(train::Job &job, train::TrainingStep &step,
     if (!f32Loss)
       return job.fatal(f32Loss.status());
     std::vector<std::pair<amp::run::ProbeInfo, std::vector<float>>> measured;
-    if (!readProbeValues(v.f32Probes, *f32Results, measured))
+    if (!amp::run::readProbeValues(v.f32Probes, *f32Results, measured))
       return job.fatal(train::runtimeError("reading a probe"));
     if (v.f32Eval) {
       auto evalResults = train::runEval(job.context(), *v.f32Eval,
@@ -581,7 +603,7 @@ int runValidation(train::Job &job, train::TrainingStep &step,
       if (!evalResults)
         return job.fatal("the f32 @" + v.f32Eval->signature.name +
                          " of --validate failed: " + evalResults.message());
-      if (!readProbeValues(v.f32EvalProbes, *evalResults, measured))
+      if (!amp::run::readProbeValues(v.f32EvalProbes, *evalResults, measured))
         return job.fatal(train::runtimeError("reading a probe"));
     }
     auto outcome = step.run(stepFn, job.context(), std::move(x), std::move(y));
@@ -869,6 +891,11 @@ static int runMain(int argc, char **argv) {
       return job.fatal("instrumenting the f32 step for --validate failed "
                        "(see the diagnostics above)");
   }
+  // A mixed run in one process names the op behind a non-finite stop
+  // (under --accumulate the step's batch is not the probed step's).
+  std::unique_ptr<amp::run::NonFiniteExplainer> explainer;
+  if (precision != "f32" && !validating && accumulate == 1 && job.size() == 1)
+    explainer = nonFiniteExplainer(*module);
   if (failed(pm.run(*module)))
     return job.fatal("the amp pipeline failed (see the diagnostics above)");
   // Every rank must run the same collectives in the same order on batches
@@ -942,6 +969,11 @@ static int runMain(int argc, char **argv) {
       return job.fatal(llvm::toString(found.takeError()));
     compiled.eval = train::EvalFunction{*evalSpec, *found};
   }
+  if (explainer)
+    compiled.explainNonFinite = [&](train::TrainingStep &stopped, int64_t s,
+                                    amprt_tensor *x, amprt_tensor *y) {
+      return explainer->explain(stopped, job.context(), s, x, y);
+    };
   if (!validating)
     return train::trainSteps(job, step, compiled, options);
 

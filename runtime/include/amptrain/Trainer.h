@@ -54,6 +54,9 @@ struct RunOptions {
   /// Steps in a row skipped with the loss scale at its minimum before the
   /// run stops (loss scaling cannot make them finite).
   int64_t minScaleSkips = 1;
+  /// Stop at the first step that is not finite, a step loss scaling would
+  /// skip included, with the state as it was before it (--trap-nonfinite).
+  bool trapNonFinite = false;
 };
 
 /// The checks every trainer makes of its flags before any work.
@@ -194,6 +197,14 @@ struct CompiledStep {
   std::vector<Fp8History> fp8;
   /// The classes of synthetic data (the loss's logits).
   int64_t lossClasses = 10;
+  /// Names what made step `s` non-finite when the run stops on it: called
+  /// with the step's batch while the state is still what the step started
+  /// from; its sentence is added to the stop's message and the report.
+  /// Empty (amp-train has no compiler to instrument the step with): the
+  /// message alone.
+  std::function<std::string(TrainingStep &step, int64_t s, amprt_tensor *input,
+                            amprt_tensor *label)>
+      explainNonFinite;
 };
 
 /// Trains `step` (bound, not yet initialised) as `options` say and writes

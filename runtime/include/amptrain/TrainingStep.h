@@ -79,6 +79,11 @@ public:
                                             amprt_tensor *input,
                                             amprt_tensor *label) const;
 
+  /// Whether a step that loss scaling skips leaves the state as it was
+  /// (its backed-off scale not taken) rather than committing it: what
+  /// --trap-nonfinite needs to run the step again as it was.
+  void keepStateOnSkip(bool keep) { holdSkipped = keep; }
+
   const FunctionSpec &signature() const { return sig; }
   const TensorSpec &inputType() const { return sig.args[input].type; }
   const TensorSpec &labelType() const { return sig.args[label].type; }
@@ -101,6 +106,7 @@ private:
   /// State results map, in order, onto the state arguments.
   std::vector<int> stateArgs, stateResults;
   std::vector<TensorPtr> args;
+  bool holdSkipped = false;
 };
 
 /// Every argument and result of `f` must be a non-empty tensor, and the
