@@ -283,14 +283,18 @@ Expected<TrainingStep::Outcome> TrainingStep::run(StepFn step,
 }
 
 /// The arguments of the step that `other` takes: all of them, or all but
-/// the FP8 amax histories (an f32 step beside an fp8 one carries none).
+/// the FP8 amax histories (an f32 step beside an fp8 one carries none)
+/// and the communicator (a step of one process beside a data-parallel one).
 static std::optional<std::vector<size_t>>
 argumentsTakenBy(const FunctionSpec &step, const FunctionSpec &other) {
   std::vector<size_t> passed;
-  for (int skipHistories = 0; skipHistories < 2; ++skipHistories) {
+  // Bit 0: without the amax histories; bit 1: without the communicator (a
+  // data-parallel step's, which a step of one process does not take).
+  for (int skip = 0; skip < 4; ++skip) {
     passed.clear();
     for (size_t i = 0; i < step.args.size(); ++i)
-      if (!skipHistories || step.args[i].role != Role::AmaxHistory)
+      if (!((skip & 1) && step.args[i].role == Role::AmaxHistory) &&
+          !((skip & 2) && step.args[i].role == Role::Communicator))
         passed.push_back(i);
     bool same = passed.size() == other.args.size();
     for (size_t k = 0; same && k < passed.size(); ++k)

@@ -891,10 +891,11 @@ static int runMain(int argc, char **argv) {
       return job.fatal("instrumenting the f32 step for --validate failed "
                        "(see the diagnostics above)");
   }
-  // A mixed run in one process names the op behind a non-finite stop
-  // (under --accumulate the step's batch is not the probed step's).
+  // A mixed run names the op behind a non-finite stop, each rank of a job
+  // on its own batch (under --accumulate the step's batch is not the
+  // probed step's, and its micro-batches' gradients are scaled apart).
   std::unique_ptr<amp::run::NonFiniteExplainer> explainer;
-  if (precision != "f32" && !validating && accumulate == 1 && job.size() == 1)
+  if (precision != "f32" && !validating && accumulate == 1)
     explainer = nonFiniteExplainer(*module);
   if (failed(pm.run(*module)))
     return job.fatal("the amp pipeline failed (see the diagnostics above)");

@@ -70,7 +70,8 @@ public:
                         TensorPtr label);
 
   /// Runs `other`, a function that takes the same arguments as the bound
-  /// step (`otherSignature`, checked), on the current state and this batch,
+  /// step (`otherSignature`, checked; it may lack the amax histories and
+  /// the communicator), on the current state and this batch,
   /// and returns all its results; the state is left as it was. amp-run
   /// --validate runs the f32 step beside the mixed one this way.
   Expected<std::vector<TensorPtr>> runAside(StepFn other,
