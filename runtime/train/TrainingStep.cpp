@@ -282,6 +282,14 @@ Expected<TrainingStep::Outcome> TrainingStep::run(StepFn step,
   return out;
 }
 
+/// Whether `t` has `type`'s element type and shape.
+static bool holds(const amprt_tensor *t, const TensorSpec &type) {
+  const int64_t *shape = amprt_tensor_shape(t);
+  return amprt_tensor_dtype(t) == type.dtype &&
+         amprt_tensor_rank(t) == type.rank() &&
+         std::equal(type.shape.begin(), type.shape.end(), shape);
+}
+
 /// The arguments of the step that `other` takes: all of them, or all but
 /// the FP8 amax histories (an f32 step beside an fp8 one carries none)
 /// and the communicator (a step of one process beside a data-parallel one).
@@ -297,9 +305,13 @@ argumentsTakenBy(const FunctionSpec &step, const FunctionSpec &other) {
           !((skip & 2) && step.args[i].role == Role::Communicator))
         passed.push_back(i);
     bool same = passed.size() == other.args.size();
-    for (size_t k = 0; same && k < passed.size(); ++k)
-      same = step.args[passed[k]].type == other.args[k].type &&
-             step.args[passed[k]].role == other.args[k].role;
+    for (size_t k = 0; same && k < passed.size(); ++k) {
+      const ValueSpec &mine = step.args[passed[k]];
+      // The batch is the caller's (runAside checks it against `other`).
+      bool batch = mine.role == Role::Input || mine.role == Role::Label;
+      same = (batch || mine.type == other.args[k].type) &&
+             mine.role == other.args[k].role;
+    }
     if (same)
       return passed;
   }
@@ -316,6 +328,16 @@ TrainingStep::runAside(StepFn other, const FunctionSpec &otherSignature,
     return failure("the function run beside the step must take the step's "
                    "arguments (its amax histories aside), with the same "
                    "types and tg.role");
+  for (size_t k = 0; k < passed->size(); ++k) {
+    int i = (int)(*passed)[k];
+    const amprt_tensor *given = i == input   ? inputTensor
+                                : i == label ? labelTensor
+                                             : nullptr;
+    if (given && !holds(given, otherSignature.args[k].type))
+      return failure("the batch given to the function run beside the step "
+                     "is not its " +
+                     otherSignature.args[k].type.str());
+  }
   std::vector<amprt_tensor *> argPtrs;
   for (size_t i : *passed)
     argPtrs.push_back((int)i == input   ? inputTensor

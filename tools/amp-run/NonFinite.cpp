@@ -70,13 +70,13 @@ std::optional<NonFiniteOp> firstNonFinite(const ProbeValues &measured) {
   return std::nullopt;
 }
 
-std::string describe(const NonFiniteOp &found) {
+std::string describe(const NonFiniteOp &found, const std::string &batch) {
   const ProbeInfo &op = found.op;
   const ErrorSums &r = found.result;
   std::string text = llvm::formatv(
-      "The first op to make a non-finite value: {0} at {1} in {2} ({3})", op.op,
-      shortLocation(op.loc), op.precision,
-      op.backward ? "backward" : "forward");
+      "The first op to make a non-finite value{0}: {1} at {2} in {3} ({4})",
+      batch.empty() ? "" : " (" + batch + ")", op.op, shortLocation(op.loc),
+      op.precision, op.backward ? "backward" : "forward");
   double bad = r.overflow + r.nan;
   double total = r.elements + r.refNonFinite;
   if (bad > 0)
@@ -138,6 +138,39 @@ llvm::Error NonFiniteExplainer::compile() {
   return llvm::Error::success();
 }
 
+/// Part `k` of `parts` equal parts of `t` along its first dimension.
+static llvm::Expected<train::TensorPtr> slicePart(amprt_context *context,
+                                                  const amprt_tensor *t,
+                                                  int64_t k, int64_t parts) {
+  std::vector<int64_t> shape(amprt_tensor_shape(t),
+                             amprt_tensor_shape(t) + amprt_tensor_rank(t));
+  std::vector<int64_t> offsets(shape.size(), 0);
+  shape[0] /= parts;
+  offsets[0] = k * shape[0];
+  amprt_tensor *part = nullptr;
+  if (amprt_tensor_create(context, amprt_tensor_dtype(t), (int)shape.size(),
+                          shape.data(), &part) != AMPRT_OK)
+    return llvm::createStringError(amprt_last_error());
+  train::TensorPtr owned(part);
+  if (amprt_slice(context, t, offsets.data(), nullptr, part) != AMPRT_OK)
+    return llvm::createStringError(amprt_last_error());
+  return owned;
+}
+
+llvm::Expected<std::optional<NonFiniteOp>>
+NonFiniteExplainer::probe(train::TrainingStep &step, amprt_context *context,
+                          amprt_tensor *input, amprt_tensor *label) {
+  auto results = step.runAside(fn, spec, context, input, label);
+  if (!results)
+    return llvm::createStringError("the probed step failed: " +
+                                   results.message());
+  ProbeValues measured;
+  if (!readProbeValues(probes, *results, measured))
+    return llvm::createStringError(std::string("reading a probe failed: ") +
+                                   amprt_last_error());
+  return firstNonFinite(measured);
+}
+
 std::string NonFiniteExplainer::explain(train::TrainingStep &step,
                                         amprt_context *context, int64_t s,
                                         amprt_tensor *input,
@@ -146,19 +179,31 @@ std::string NonFiniteExplainer::explain(train::TrainingStep &step,
   if (!fn)
     if (llvm::Error error = compile())
       return cannot + llvm::toString(std::move(error)) + ")";
-  auto results = step.runAside(fn, spec, context, input, label);
-  if (!results)
-    return cannot + "the probed step failed: " + results.message() + ")";
-  ProbeValues measured;
-  if (!readProbeValues(probes, *results, measured))
-    return cannot + "reading a probe failed: " + amprt_last_error() + ")";
-  std::optional<NonFiniteOp> found = firstNonFinite(measured);
-  if (!found)
-    return "Step " + std::to_string(s) +
-           " again, op by op: every op the precision pass lowers stays "
-           "finite on its f32 inputs, so the non-finite values come from "
-           "the ops kept in f32 or from the loss scale.";
-  return describe(*found);
+  // An accumulating step's batch is K of the probed step's, in order.
+  int64_t rows = amprt_tensor_shape(input)[0];
+  int64_t micro =
+      spec.args[spec.lastArgWithRole(train::Role::Input)].type.shape[0];
+  if (micro <= 0 || rows % micro != 0)
+    return cannot + "the step's batch is not a whole number of the probed "
+                    "step's)";
+  int64_t parts = rows / micro;
+  for (int64_t k = 0; k < parts; ++k) {
+    auto x = slicePart(context, input, k, parts);
+    auto y = x ? slicePart(context, label, k, parts) : x.takeError();
+    if (!x || !y)
+      return cannot + llvm::toString(x ? y.takeError() : x.takeError()) + ")";
+    auto found = probe(step, context, x->get(), y->get());
+    if (!found)
+      return cannot + llvm::toString(found.takeError()) + ")";
+    if (*found)
+      return describe(**found, parts == 1 ? ""
+                                          : "micro-batch " + std::to_string(k) +
+                                                " of " + std::to_string(parts));
+  }
+  return "Step " + std::to_string(s) +
+         " again, op by op: every op the precision pass lowers stays "
+         "finite on its f32 inputs, so the non-finite values come from "
+         "the ops kept in f32 or from the loss scale.";
 }
 
 } // namespace amp::run

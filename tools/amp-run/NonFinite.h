@@ -58,10 +58,11 @@ struct NonFiniteOp {
 /// count an overflow; none when every probed op stayed finite.
 std::optional<NonFiniteOp> firstNonFinite(const ProbeValues &measured);
 
-/// One sentence for the stop's message: the op and where it is, its
-/// precision, forward or backward, how many of its values are not finite,
-/// its operands' largest magnitudes, and whether f32 overflows too.
-std::string describe(const NonFiniteOp &found);
+/// One sentence for the stop's message: the op and where it is (in
+/// `batch`, a micro-batch, when not empty), its precision, forward or
+/// backward, how many of its values are not finite, its operands' largest
+/// magnitudes, and whether f32 overflows too.
+std::string describe(const NonFiniteOp &found, const std::string &batch = "");
 
 /// Runs a stopped step again as the probed f32 step, compiled on first
 /// use, and names the first op that is not finite.
@@ -76,12 +77,19 @@ public:
   NonFiniteExplainer(Instrument instrument, Lower lower, std::string entry);
 
   /// The sentence for step `s` (its batch `input`, `label`, and `step`'s
-  /// state as the step started), or why no op can be named.
+  /// state as the step started), or why no op can be named. A batch of K
+  /// of the probed step's (gradient accumulation) is probed micro-batch by
+  /// micro-batch, and the first micro-batch with such an op is named.
   std::string explain(train::TrainingStep &step, amprt_context *context,
                       int64_t s, amprt_tensor *input, amprt_tensor *label);
 
 private:
   llvm::Error compile();
+  /// The probed step on one batch: the first op not finite, if any.
+  llvm::Expected<std::optional<NonFiniteOp>> probe(train::TrainingStep &step,
+                                                   amprt_context *context,
+                                                   amprt_tensor *input,
+                                                   amprt_tensor *label);
 
   Instrument instrument;
   Lower lower;

@@ -892,10 +892,9 @@ static int runMain(int argc, char **argv) {
                        "(see the diagnostics above)");
   }
   // A mixed run names the op behind a non-finite stop, each rank of a job
-  // on its own batch (under --accumulate the step's batch is not the
-  // probed step's, and its micro-batches' gradients are scaled apart).
+  // on its own batch, an accumulating step micro-batch by micro-batch.
   std::unique_ptr<amp::run::NonFiniteExplainer> explainer;
-  if (precision != "f32" && !validating && accumulate == 1)
+  if (precision != "f32" && !validating)
     explainer = nonFiniteExplainer(*module);
   if (failed(pm.run(*module)))
     return job.fatal("the amp pipeline failed (see the diagnostics above)");
