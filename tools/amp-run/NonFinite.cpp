@@ -55,10 +55,14 @@ std::optional<NonFiniteOp> firstNonFinite(const ProbeValues &measured) {
   for (const auto &[probe, values] : measured) {
     OpProbes &op = ops[probe.id];
     ErrorSums sums = sumsOf(values);
-    if (probe.kind == ProbeInfo::Kind::Result && !op.result) {
-      op.result = &probe;
-      op.resultSums = sums;
-      op.found |= notFinite(sums);
+    if (probe.kind == ProbeInfo::Kind::Result) {
+      // An op of several results: the first that is not finite speaks.
+      bool bad = notFinite(sums);
+      if (!op.result || (bad && !notFinite(op.resultSums))) {
+        op.result = &probe;
+        op.resultSums = sums;
+      }
+      op.found |= bad;
     } else if (probe.kind == ProbeInfo::Kind::Input) {
       op.inputs.push_back({probe.index, sums.maxRef, sums.overflow});
       op.found |= sums.overflow > 0 || sums.refNonFinite > 0;
