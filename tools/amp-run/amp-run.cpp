@@ -248,8 +248,8 @@ static cl::opt<std::string> injectFault(
              "writing the checkpoint after STEP steps (save-exit)"),
     cl::cat(parallelCategory));
 
-static cl::OptionCategory checkpointCategory(
-    "Checkpoints: save a run and go on from it bit for bit");
+static cl::OptionCategory
+    checkpointCategory("Checkpoints: save a run and go on from it bit for bit");
 static cl::opt<std::string>
     saveDir("save", cl::init(""), cl::value_desc("DIR"),
             cl::desc("Write DIR/checkpoint.amp at the end (and every "
@@ -445,14 +445,13 @@ void buildTrainingPipeline(PassManager &pm, bool parallel) {
 
 /// Every flag that shapes the compiled code, as text.
 std::string compiledOptions(bool parallel) {
-  std::string text = "precision=" + precision + " loss-scaling=" + lossScaling +
-                     " init-scale=" + std::to_string(initScale) +
-                     " lists-file=" + listsFile +
-                     " lower-options=" + lowerOptions + " cpu=" + emitObjCpu +
-                     (padTensorCores ? " pad-tensor-cores" : "") +
-                     (accumulate != 1
-                          ? " accumulate=" + std::to_string(accumulate)
-                          : std::string());
+  std::string text =
+      "precision=" + precision + " loss-scaling=" + lossScaling +
+      " init-scale=" + std::to_string(initScale) + " lists-file=" + listsFile +
+      " lower-options=" + lowerOptions + " cpu=" + emitObjCpu +
+      (padTensorCores ? " pad-tensor-cores" : "") +
+      (accumulate != 1 ? " accumulate=" + std::to_string(accumulate)
+                       : std::string());
   if (parallel)
     text += " data-parallel grad-comm=" + gradComm +
             " bucket-bytes=" + std::to_string(bucketBytes) +
@@ -732,35 +731,34 @@ static void hideForeignOptions() {
   }
 }
 
-static int runMain(int argc, char **argv) {
-  hideForeignOptions();
-  // LLVM's refusals of the command line ("Unknown command line argument
-  // '--bogus'. Try: ... Did you mean ...?") are said as one error line. A
-  // bad value's reason LLVM prints itself ("amp-run: for the --steps
-  // option: 'abc' value invalid for long argument!"), leaving this empty.
+/// Parses the command line; false after saying why it cannot be taken.
+/// LLVM's refusals ("Unknown command line argument '--bogus'. Try: ...
+/// Did you mean ...?") are said as one error line. A bad value's reason
+/// LLVM prints itself ("amp-run: for the --steps option: 'abc' value
+/// invalid for long argument!"), leaving nothing to add.
+static bool parseCommandLine(int argc, char **argv) {
   std::string parseErrors;
   llvm::raw_string_ostream errors(parseErrors);
-  if (!cl::ParseCommandLineOptions(
-          argc, argv, "amp-run: train a tg training step\n", &errors)) {
-    std::string message;
-    for (StringRef line : llvm::split(StringRef(parseErrors).trim(), '\n')) {
-      line.consume_front("amp-run: ");
-      if (!line.trim().empty())
-        message += (message.empty() ? "" : " ") + line.trim().str();
-    }
-    if (!message.empty())
-      llvm::errs() << "amp-run: error: " << message << "\n";
-    return 1;
+  if (cl::ParseCommandLineOptions(
+          argc, argv, "amp-run: train a tg training step\n", &errors))
+    return true;
+  std::string message;
+  for (StringRef line : llvm::split(StringRef(parseErrors).trim(), '\n')) {
+    line.consume_front("amp-run: ");
+    if (!line.trim().empty())
+      message += (message.empty() ? "" : " ") + line.trim().str();
   }
-  amp::initializeJitTarget();
+  if (!message.empty())
+    llvm::errs() << "amp-run: error: " << message << "\n";
+  return false;
+}
 
-  if (const cl::opt<std::string> *flag = flagGivenEmpty())
-    return fatal("--" + flag->ArgStr + "= needs a value");
-  train::RunOptions options = runOptions();
-  if (train::Status bad = train::checkRunOptions(options))
-    return fatal(bad.message());
+/// Why the flags that name files cannot be taken (empty when they can):
+/// an input that is not a regular file, an output that cannot be written
+/// (checked before the work, not after it) or that is another flag's file.
+static std::string checkFiles() {
   if (amprt::kindOf(inputFile) == amprt::FileKind::Other)
-    return fatal("cannot read '" + inputFile + "': " + amprt::kNotRegularFile);
+    return "cannot read '" + inputFile + "': " + amprt::kNotRegularFile;
   // Files written after the work: fail now, not after it, when one cannot
   // be written.
   std::string manifest = emitObj.empty() ? "" : emitObj + ".json";
@@ -770,13 +768,13 @@ static int runMain(int argc, char **argv) {
         {"--validate-fix", validateFix},
         {"--validate-annotate", validateAnnotate}})
     if (train::Status bad = train::checkWritable(flag.str(), path.str()))
-      return fatal(bad.message());
+      return bad.message();
   // The manifest fingerprints the object by reading it back, and
   // amp-train loads both: a device or a pipe cannot serve.
   if (!emitObj.empty() && amprt::kindOf(emitObj) == amprt::FileKind::Other)
-    return fatal("cannot write --emit-obj '" + emitObj +
-                 "': the object and its manifest (PATH.json) are files "
-                 "amp-train reads back; name a regular file");
+    return "cannot write --emit-obj '" + emitObj +
+           "': the object and its manifest (PATH.json) are files "
+           "amp-train reads back; name a regular file";
   std::vector<train::FlagPath> inputs = train::dataInputs(data);
   inputs.push_back({"the input", inputFile});
   inputs.push_back({"--lists-file", listsFile});
@@ -790,52 +788,108 @@ static int runMain(int argc, char **argv) {
                    {"--validate-annotate", validateAnnotate},
                    {"--report", reportPath},
                    {"--save's checkpoint", checkpointIn(saveDir)}}))
-    return fatal(bad.message());
+    return bad.message();
+  return "";
+}
+
+/// Why the flags that choose what amp-run does cannot go together (empty
+/// when they can).
+static std::string checkModes(bool validating) {
   if (precision == "f32" && !listsFile.empty())
-    return fatal("--lists-file needs --precision=f16, bf16 or fp8");
+    return "--lists-file needs --precision=f16, bf16 or fp8";
   if (precision == "f32" && padTensorCores)
-    return fatal("--pad-tensor-cores needs --precision=f16, bf16 or fp8: "
-                 "Tensor Cores run low-precision contractions");
+    return "--pad-tensor-cores needs --precision=f16, bf16 or fp8: "
+           "Tensor Cores run low-precision contractions";
   if (accumulate < 1)
-    return fatal("--accumulate=K needs K >= 1 micro-batches, got " +
-                 std::to_string(accumulate));
-  bool validating = validate.getNumOccurrences() > 0;
+    return "--accumulate=K needs K >= 1 micro-batches, got " +
+           std::to_string(accumulate);
   if (validating && accumulate != 1)
-    return fatal("--validate compares the mixed and f32 steps of one "
-                 "batch: it takes no --accumulate");
+    return "--validate compares the mixed and f32 steps of one "
+           "batch: it takes no --accumulate";
   if (compileOnly && (validating || !reportPath.empty()))
-    return fatal("--compile-only stops before training: it takes no "
-                 "--validate and no --report");
-  ValidationSteps checks;
+    return "--compile-only stops before training: it takes no "
+           "--validate and no --report";
+  return "";
+}
+
+/// Reads --validate's count and tolerances into `checks`; why they cannot
+/// be taken (empty when they can), or why a validation flag was given
+/// without --validate.
+static std::string readValidationFlags(bool validating,
+                                       ValidationSteps &checks) {
   if (validating) {
     if (precision == "f32")
-      return fatal("--validate compares a mixed-precision step with f32: "
-                   "give --precision=f16, bf16 or fp8");
+      return "--validate compares a mixed-precision step with f32: "
+             "give --precision=f16, bf16 or fp8";
     if (!validate.empty() &&
         (StringRef(validate).getAsInteger(10, checks.steps) ||
          checks.steps < 1))
-      return fatal("--validate=N needs a step count >= 1, got '" + validate +
-                   "'");
+      return "--validate=N needs a step count >= 1, got '" + validate + "'";
     checks.tolerances.relativeF16 = validateTolF16;
     checks.tolerances.relativeBF16 = validateTolBF16;
     checks.tolerances.flushed = validateMaxFlushed;
     for (double t : {checks.tolerances.relativeF16,
                      checks.tolerances.relativeBF16, checks.tolerances.flushed})
       if (!std::isfinite(t) || t <= 0)
-        return fatal("the --validate-tol-* and --validate-max-flushed "
-                     "tolerances must be finite values > 0");
+        return "the --validate-tol-* and --validate-max-flushed "
+               "tolerances must be finite values > 0";
     if (dataParallel.getNumOccurrences() || gradComm.getNumOccurrences() ||
         bucketBytes.getNumOccurrences() || injectFault.getNumOccurrences())
-      return fatal("--validate compares steps in one process: it takes no "
-                   "--data-parallel, --grad-comm, --bucket-bytes or "
-                   "--inject-fault");
+      return "--validate compares steps in one process: it takes no "
+             "--data-parallel, --grad-comm, --bucket-bytes or "
+             "--inject-fault";
   } else if (!validateFix.empty() || !validateAnnotate.empty() ||
              validateTolF16.getNumOccurrences() ||
              validateTolBF16.getNumOccurrences() ||
              validateMaxFlushed.getNumOccurrences()) {
-    return fatal("--validate-fix, --validate-annotate and the tolerance "
-                 "options need --validate");
+    return "--validate-fix, --validate-annotate and the tolerance "
+           "options need --validate";
   }
+
+  return "";
+}
+
+/// The functions amp-run compiles: --entry, and --eval-entry (or
+/// @predict when there is one) into `evalName`; why they cannot be (empty
+/// when they can): missing, or declarations without a body.
+static std::string findFunctions(ModuleOp module, std::string &evalName) {
+  auto lookup = [&](StringRef name) {
+    return module.lookupSymbol<func::FuncOp>(name);
+  };
+  if (!lookup(entryName))
+    return "no function @" + entryName + " in '" + inputFile +
+           "' (use --entry)";
+  evalName = evalEntry;
+  if (evalName.empty() && lookup("predict"))
+    evalName = "predict";
+  if (!evalName.empty() && !lookup(evalName))
+    return "no function @" + evalName + " (--eval-entry)";
+  for (StringRef name : {StringRef(entryName), StringRef(evalName)})
+    if (!name.empty() && lookup(name).isExternal())
+      return "@" + name.str() + " in '" + inputFile +
+             "' is a declaration: the function amp-run compiles needs a body";
+  return "";
+}
+
+static int runMain(int argc, char **argv) {
+  hideForeignOptions();
+  if (!parseCommandLine(argc, argv))
+    return 1;
+  amp::initializeJitTarget();
+
+  if (const cl::opt<std::string> *flag = flagGivenEmpty())
+    return fatal("--" + flag->ArgStr + "= needs a value");
+  train::RunOptions options = runOptions();
+  if (train::Status bad = train::checkRunOptions(options))
+    return fatal(bad.message());
+  if (std::string bad = checkFiles(); !bad.empty())
+    return fatal(bad);
+  bool validating = validate.getNumOccurrences() > 0;
+  if (std::string bad = checkModes(validating); !bad.empty())
+    return fatal(bad);
+  ValidationSteps checks;
+  if (std::string bad = readValidationFlags(validating, checks); !bad.empty())
+    return fatal(bad);
 
   // The process group (alone, or one rank of a launcher's job) and the
   // device.
@@ -858,19 +912,9 @@ static int runMain(int argc, char **argv) {
   auto lookup = [&](ModuleOp m, StringRef name) {
     return m.lookupSymbol<func::FuncOp>(name);
   };
-  if (!lookup(*module, entryName))
-    return job.fatal("no function @" + entryName + " in '" + inputFile +
-                     "' (use --entry)");
-  std::string evalName = evalEntry;
-  if (evalName.empty() && lookup(*module, "predict"))
-    evalName = "predict";
-  if (!evalName.empty() && !lookup(*module, evalName))
-    return job.fatal("no function @" + evalName + " (--eval-entry)");
-  for (StringRef name : {StringRef(entryName), StringRef(evalName)})
-    if (!name.empty() && lookup(*module, name).isExternal())
-      return job.fatal("@" + name.str() + " in '" + inputFile +
-                       "' is a declaration: the function amp-run compiles "
-                       "needs a body");
+  std::string evalName;
+  if (std::string bad = findFunctions(*module, evalName); !bad.empty())
+    return job.fatal(bad);
 
   PassManager pm(&context);
   buildTrainingPipeline(pm, job.parallel());
