@@ -849,6 +849,80 @@ static std::string readValidationFlags(bool validating,
   return "";
 }
 
+/// The f32 step of --validate: a copy of `module` (as parsed) with probes
+/// in @--entry and @`evalName`; null after the diagnostics when the
+/// pipeline fails.
+static OwningOpRef<ModuleOp> validationStep(ModuleOp module,
+                                            StringRef evalName) {
+  OwningOpRef<ModuleOp> f32Module = module.clone();
+  PassManager pipeline(module.getContext());
+  std::vector<std::string> probed = {entryName};
+  if (!evalName.empty())
+    probed.push_back(evalName.str());
+  buildValidationPipeline(pipeline, probed);
+  if (failed(pipeline.run(*f32Module)))
+    return nullptr;
+  return f32Module;
+}
+
+/// Whether every rank compiled the same step with the flags that shape the
+/// run (amprt_last_error says why not): each must run the same collectives
+/// in the same order on batches of one shape, which is compared before the
+/// first collective of a step could wait on a mismatch.
+static bool ranksAgree(ModuleOp compiled) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  compiled.print(os);
+  os << data << ' ' << seed << ' ' << steps << ' ' << epochs << ' ' << lr;
+  return amprt_comm_agree(train::fingerprint(text),
+                          "the compiled step and its flags") == AMPRT_OK;
+}
+
+/// Lowers the compiled step to the LLVM dialect and JIT-compiles it.
+static llvm::Expected<runner::JitModule> lowerAndCompile(ModuleOp module) {
+  std::string optionError;
+  PassManager lower(module.getContext());
+  if (!buildLowering(lower, optionError))
+    return llvm::createStringError("--lower-options: " + optionError);
+  if (failed(lower.run(module)))
+    return llvm::createStringError("lowering to the runtime failed");
+  return runner::JitModule::create(module, {});
+}
+
+/// --emit-obj: the lowered step as an object and its manifest.
+static llvm::Error
+emitObject(ModuleOp lowered, const train::FunctionSpec &trainSpec,
+           const std::optional<train::FunctionSpec> &evalSpec,
+           const std::vector<train::Fp8History> &fp8, int64_t lossClasses,
+           bool parallel) {
+  auto triple = runner::emitObjectFile(lowered, emitObj, emitObjCpu);
+  if (!triple)
+    return triple.takeError();
+  auto manifest =
+      describeObject(trainSpec, evalSpec, fp8, lossClasses, parallel, *triple);
+  if (!manifest)
+    return manifest.takeError();
+  return runner::writeManifest(*manifest, emitObj + ".json");
+}
+
+/// The compiled entry and eval functions, into `compiled`.
+static llvm::Error
+lookUpCompiled(const runner::JitModule &jit, StringRef evalName,
+               const std::optional<train::FunctionSpec> &evalSpec,
+               train::CompiledStep &compiled) {
+  auto stepFn = jit.lookup(entryName);
+  if (!stepFn)
+    return stepFn.takeError();
+  compiled.train = *stepFn;
+  if (evalSpec) {
+    auto found = jit.lookup(evalName);
+    if (!found)
+      return found.takeError();
+    compiled.eval = train::EvalFunction{*evalSpec, *found};
+  }
+  return llvm::Error::success();
+}
+
 /// The functions amp-run compiles: --entry, and --eval-entry (or
 /// @predict when there is one) into `evalName`; why they cannot be (empty
 /// when they can): missing, or declarations without a body.
@@ -924,14 +998,9 @@ static int runMain(int argc, char **argv) {
   // --validate: the f32 step with probes, compiled beside the mixed one.
   OwningOpRef<ModuleOp> f32Module;
   if (validating) {
-    f32Module = module->clone();
     pm.addPass(gradientProbes());
-    PassManager f32Pipeline(&context);
-    std::vector<std::string> probed = {entryName};
-    if (!evalName.empty())
-      probed.push_back(evalName);
-    buildValidationPipeline(f32Pipeline, probed);
-    if (failed(f32Pipeline.run(*f32Module)))
+    f32Module = validationStep(*module, evalName);
+    if (!f32Module)
       return job.fatal("instrumenting the f32 step for --validate failed "
                        "(see the diagnostics above)");
   }
@@ -942,18 +1011,8 @@ static int runMain(int argc, char **argv) {
     explainer = nonFiniteExplainer(*module);
   if (failed(pm.run(*module)))
     return job.fatal("the amp pipeline failed (see the diagnostics above)");
-  // Every rank must run the same collectives in the same order on batches
-  // of one shape: compare the compiled step and the flags that shape the
-  // run before the first collective of a step could wait on a mismatch.
-  if (job.size() > 1) {
-    std::string text;
-    llvm::raw_string_ostream os(text);
-    module->print(os);
-    os << data << ' ' << seed << ' ' << steps << ' ' << epochs << ' ' << lr;
-    if (amprt_comm_agree(train::fingerprint(text),
-                         "the compiled step and its flags") != AMPRT_OK)
-      return job.fatal(amprt_last_error());
-  }
+  if (job.size() > 1 && !ranksAgree(*module))
+    return job.fatal(amprt_last_error());
   size_t deviceMemory = 0;
   amprt_memory_capacity(job.context(), &deviceMemory);
   for (StringRef name : {StringRef(entryName), StringRef(evalName)})
@@ -981,38 +1040,18 @@ static int runMain(int argc, char **argv) {
     checks.mixedProbes = std::move(*probes);
   }
 
-  std::string optionError;
-  PassManager lower(&context);
-  if (!buildLowering(lower, optionError))
-    return job.fatal("--lower-options: " + optionError);
-  if (failed(lower.run(*module)))
-    return job.fatal("lowering to the runtime failed");
-  auto jit = runner::JitModule::create(*module, {});
+  auto jit = lowerAndCompile(*module);
   if (!jit)
     return job.fatal(llvm::toString(jit.takeError()));
-  if (!emitObj.empty()) {
-    auto triple = runner::emitObjectFile(*module, emitObj, emitObjCpu);
-    if (!triple)
-      return job.fatal(llvm::toString(triple.takeError()));
-    auto manifest = describeObject(trainSpec, evalSpec, compiled.fp8,
-                                   checks.lossClasses, job.parallel(), *triple);
-    if (!manifest)
-      return job.fatal(llvm::toString(manifest.takeError()));
-    if (llvm::Error error = runner::writeManifest(*manifest, emitObj + ".json"))
+  if (!emitObj.empty())
+    if (llvm::Error error =
+            emitObject(*module, trainSpec, evalSpec, compiled.fp8,
+                       checks.lossClasses, job.parallel()))
       return job.fatal(llvm::toString(std::move(error)));
-  }
   if (compileOnly)
     return 0;
-  auto stepFn = jit->lookup(entryName);
-  if (!stepFn)
-    return job.fatal(llvm::toString(stepFn.takeError()));
-  compiled.train = *stepFn;
-  if (evalSpec) {
-    auto found = jit->lookup(evalName);
-    if (!found)
-      return job.fatal(llvm::toString(found.takeError()));
-    compiled.eval = train::EvalFunction{*evalSpec, *found};
-  }
+  if (llvm::Error error = lookUpCompiled(*jit, evalName, evalSpec, compiled))
+    return job.fatal(llvm::toString(std::move(error)));
   if (explainer)
     compiled.explainNonFinite = [&](train::TrainingStep &stopped, int64_t s,
                                     amprt_tensor *x, amprt_tensor *y) {
@@ -1025,5 +1064,5 @@ static int runMain(int argc, char **argv) {
   if (llvm::Error error = compileValidation(*f32Module, evalName, compiled.eval,
                                             step, deviceMemory, checks, f32Jit))
     return job.fatal(llvm::toString(std::move(error)));
-  return runValidation(job, step, *stepFn, checks, context);
+  return runValidation(job, step, compiled.train, checks, context);
 }
