@@ -16,7 +16,8 @@ KIT_JOBS (build jobs, default the core count), KIT_NO_GPU=1 (run the CPU
 half only, as on a machine without a GPU), KIT_PARTS (a comma-separated
 list of the parts to run after the inventory and the build, which always
 run; the others are reported as skipped), KIT_TESTS (a ctest -R regular
-expression: the tests part runs only those).
+expression: the tests part runs only those), KIT_MODELS (a comma-separated
+list of kit.json's models: every part trains only those).
 """
 import os
 import sys
@@ -50,6 +51,18 @@ def chosen_parts(listed):
     return names | set(ALWAYS)
 
 
+def chosen_models(models, listed):
+    """kit.json's models that KIT_MODELS names (all when unset), in the
+    kit's order; ValueError for a name that is no model."""
+    if not listed:
+        return models
+    names = {n.strip() for n in listed.split(",") if n.strip()}
+    unknown = names - {m["name"] for m in models}
+    if unknown or not names:
+        raise ValueError(", ".join(sorted(unknown)) or "(none)")
+    return [m for m in models if m["name"] in names]
+
+
 def main(argv):
     if len(argv) != 2 or argv[1].startswith("-"):
         sys.stderr.write(__doc__)
@@ -78,6 +91,14 @@ def main(argv):
         sys.stderr.write(f"run.py: cannot read the kit's kit.json ({e}); "
                          "run the kit scripts/gpu-kit.sh made\n")
         return 1
+    try:
+        kit.facts["kit"]["models"] = chosen_models(
+            kit.facts["kit"]["models"], os.environ.get("KIT_MODELS"))
+    except ValueError as e:
+        models = ", ".join(m["name"] for m in kit.facts["kit"]["models"])
+        sys.stderr.write(f"run.py: KIT_MODELS names no model {e} (the "
+                         f"models: {models})\n")
+        return 2
     results = {}
     for name, part in PARTS:
         results[name] = (kit.run_part(name, part) if name in chosen

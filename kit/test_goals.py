@@ -10,6 +10,7 @@ import tempfile
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import goals  # noqa: E402
 import report  # noqa: E402
+import run  # noqa: E402
 
 FACTS = {"kit": {"models": [{"name": "big", "small": False},
                             {"name": "mlp", "small": True}],
@@ -94,6 +95,16 @@ def main():
                    "### big bf16", "| amprt_layer_norm_grad | 16 | 4 | 250 |",
                    "### big f32\n\nfailed: amp-train exit 1"):
         check(f"report.md holds {needed!r}", needed in text, True)
+    models = [{"name": "a"}, {"name": "b"}, {"name": "c"}]
+    check("KIT_MODELS unset", run.chosen_models(models, None), models)
+    check("KIT_MODELS c,a", [m["name"] for m in
+                             run.chosen_models(models, "c, a")], ["a", "c"])
+    for bad in ("a,zz", ","):
+        try:
+            run.chosen_models(models, bad)
+            check(f"KIT_MODELS {bad!r} refused", False, True)
+        except ValueError:
+            pass
     print("test_goals: ok")
 
 
