@@ -133,23 +133,33 @@ amprt_status copyOnDevice(Ctx *, void *dst, const void *src, size_t bytes) {
   return AMPRT_OK;
 }
 
-/// Fills y with runs of `run` elements, each one copy from x: run i starts
-/// at x's element `sourceOf(i * run)` (y's and x's elements in row-major
-/// order).
-template <typename SourceOf>
-static void copyRuns(const Tensor *x, Tensor *y, int64_t run,
-                     SourceOf sourceOf) {
-  if (y->numel == 0)
-    return;
+/// Copies `runs` runs of `run` elements from x to y, each one copy: run i
+/// goes from x's element `sourceOf(i * run)` to y's `destinationOf(i *
+/// run)` (elements in row-major order); run > 0.
+template <typename DestinationOf, typename SourceOf>
+static void copyRunsBetween(const Tensor *x, Tensor *y, int64_t runs,
+                            int64_t run, DestinationOf destinationOf,
+                            SourceOf sourceOf) {
   size_t e = amprt_dtype_size(x->dtype), bytes = run * e;
   const char *in = static_cast<const char *>(x->data);
   char *out = static_cast<char *>(y->data);
-  parallelFor(y->numel / run, std::max<int64_t>(1, (1 << 14) / run),
+  parallelFor(runs, std::max<int64_t>(1, (1 << 14) / run),
               [&](int64_t b, int64_t end) {
                 for (int64_t i = b; i < end; ++i)
-                  std::memcpy(out + i * bytes, in + sourceOf(i * run) * e,
-                              bytes);
+                  std::memcpy(out + destinationOf(i * run) * e,
+                              in + sourceOf(i * run) * e, bytes);
               });
+}
+
+/// Fills y with runs of `run` elements, each one copy from x: run i starts
+/// at x's element `sourceOf(i * run)`.
+template <typename SourceOf>
+static void copyRuns(const Tensor *x, Tensor *y, int64_t run,
+                     SourceOf sourceOf) {
+  if (y->numel == 0) // run may be 0 too
+    return;
+  copyRunsBetween(
+      x, y, y->numel / run, run, [](int64_t at) { return at; }, sourceOf);
 }
 
 amprt_status broadcastTo(Ctx *ctx, const Tensor *x, Tensor *y) {
@@ -285,20 +295,17 @@ amprt_status pad(Ctx *ctx, const Tensor *x, const int64_t *low, double value,
     run *= x->shape[d - 1];
   if (d > 0)
     run *= x->shape[--d];
-  size_t e = amprt_dtype_size(x->dtype), bytes = run * e;
-  const char *in = static_cast<const char *>(x->data);
-  char *out = static_cast<char *>(y->data);
-  parallelFor(x->numel / run, std::max<int64_t>(1, (1 << 14) / run),
-              [&](int64_t b, int64_t end) {
-                for (int64_t i = b; i < end; ++i) {
-                  int64_t dst = 0, rest = i * run;
-                  for (int64_t a = 0; a < rank; ++a) {
-                    dst += (rest / xs[a] + low[a]) * ys[a];
-                    rest %= xs[a];
-                  }
-                  std::memcpy(out + dst * e, in + i * bytes, bytes);
-                }
-              });
+  copyRunsBetween(
+      x, y, x->numel / run, run,
+      [&](int64_t rest) {
+        int64_t dst = 0;
+        for (int64_t a = 0; a < rank; ++a) {
+          dst += (rest / xs[a] + low[a]) * ys[a];
+          rest %= xs[a];
+        }
+        return dst;
+      },
+      [](int64_t at) { return at; });
   return ok();
 }
 
