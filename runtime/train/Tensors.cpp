@@ -30,20 +30,6 @@ Expected<TensorPtr> makeTensor(amprt_context *context, const TensorSpec &type) {
   return TensorPtr(tensor);
 }
 
-Expected<TensorPtr> copyTensor(amprt_context *context,
-                               const amprt_tensor *tensor) {
-  amprt_tensor *copy = nullptr;
-  if (amprt_tensor_create(context, amprt_tensor_dtype(tensor),
-                          amprt_tensor_rank(tensor), amprt_tensor_shape(tensor),
-                          &copy) != AMPRT_OK)
-    return failure(amprt_last_error());
-  TensorPtr owned(copy);
-  // A reshape to the same shape copies the bytes (on the device).
-  if (amprt_reshape(context, tensor, copy) != AMPRT_OK)
-    return failure(amprt_last_error());
-  return owned;
-}
-
 /// Writes `count` values of type T converted from `values`.
 template <typename T>
 static amprt_status writeAs(amprt_tensor *tensor, const float *values,

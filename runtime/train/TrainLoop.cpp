@@ -96,22 +96,6 @@ static std::optional<std::string> stopReason(const TrainingStep::Outcome &o,
          " steps overflowed: --min-scale-skips)";
 }
 
-/// The batch again, for CompiledStep::explainNonFinite (the step consumes
-/// its own); none when nothing would explain a stop.
-static Expected<std::pair<TensorPtr, TensorPtr>>
-keepBatch(Job &job, const CompiledStep &compiled,
-          const std::pair<TensorPtr, TensorPtr> &batch) {
-  if (!compiled.explainNonFinite)
-    return std::pair<TensorPtr, TensorPtr>();
-  auto x = copyTensor(job.context(), batch.first.get());
-  if (!x)
-    return x.status();
-  auto y = copyTensor(job.context(), batch.second.get());
-  if (!y)
-    return y.status();
-  return std::pair<TensorPtr, TensorPtr>(std::move(*x), std::move(*y));
-}
-
 /// One step of the loop: the batch, the step, the FP8 bookkeeping, the
 /// totals and the progress line.
 static Status trainOne(Job &job, TrainingStep &step,
@@ -125,14 +109,13 @@ static Status trainOne(Job &job, TrainingStep &step,
   auto batch = batches.next(s);
   if (!batch)
     return batch.status();
-  auto kept = keepBatch(job, compiled, *batch);
-  if (!kept)
-    return kept.status();
   if (fp8)
     if (Status failed = fp8->beforeStep(step.arguments().data()))
       return failed;
-  auto outcome = step.run(compiled.train, job.context(),
-                          std::move(batch->first), std::move(batch->second));
+  // The batch stays the loop's: a stop explains itself on it.
+  auto &[input, label] = *batch;
+  auto outcome =
+      step.run(compiled.train, job.context(), input.get(), label.get());
   if (!outcome)
     return failure("step " + std::to_string(s) +
                    " failed: " + outcome.message());
@@ -147,8 +130,7 @@ static Status trainOne(Job &job, TrainingStep &step,
   if (auto stop = stopReason(*outcome, options, s, run)) {
     if (compiled.explainNonFinite)
       *stop += (stop->back() == '.' ? " " : ". ") +
-               compiled.explainNonFinite(step, s, kept->first.get(),
-                                         kept->second.get());
+               compiled.explainNonFinite(step, s, input.get(), label.get());
     run.stopped.emplace(s, *stop);
     return failure(*stop);
   }

@@ -205,18 +205,17 @@ Expected<TrainingStep::Outcome> TrainingStep::run(StepFn step,
                                                   amprt_context *context,
                                                   TensorPtr inputTensor,
                                                   TensorPtr labelTensor) {
-  args[input] = std::move(inputTensor);
-  args[label] = std::move(labelTensor);
   // The batch is released on every way out of this function.
-  struct DropBatch {
-    std::vector<TensorPtr> &args;
-    int input, label;
-    ~DropBatch() {
-      args[input].reset();
-      args[label].reset();
-    }
-  } dropBatch{args, input, label};
+  return run(step, context, inputTensor.get(), labelTensor.get());
+}
+
+Expected<TrainingStep::Outcome> TrainingStep::run(StepFn step,
+                                                  amprt_context *context,
+                                                  amprt_tensor *inputTensor,
+                                                  amprt_tensor *labelTensor) {
   std::vector<amprt_tensor *> argPtrs = arguments();
+  argPtrs[input] = inputTensor;
+  argPtrs[label] = labelTensor;
 
   Outcome out;
   if (scale >= 0) {

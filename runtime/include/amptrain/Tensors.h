@@ -41,10 +41,6 @@ Expected<TensorPtr> tensorFromFloats(amprt_context *context,
                                      const TensorSpec &type,
                                      const float *values);
 
-/// A copy of `tensor` (same type, shape and values) on `context`.
-Expected<TensorPtr> copyTensor(amprt_context *context,
-                               const amprt_tensor *tensor);
-
 /// The single value of a one-element f32 or i64 tensor.
 Expected<float> readScalar(amprt_tensor *tensor);
 

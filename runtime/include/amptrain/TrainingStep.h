@@ -68,6 +68,11 @@ public:
   /// Runs one step on `input` and `label` (consumed).
   Expected<Outcome> run(StepFn step, amprt_context *context, TensorPtr input,
                         TensorPtr label);
+  /// The same on a batch the caller keeps: a compiled step reads its
+  /// arguments and never writes or takes their storage, so the batch is
+  /// as it was afterwards (the training loop runs a stopped step again).
+  Expected<Outcome> run(StepFn step, amprt_context *context,
+                        amprt_tensor *input, amprt_tensor *label);
 
   /// Runs `other`, a function that takes the same arguments as the bound
   /// step (`otherSignature`, checked; it may lack the amax histories and
