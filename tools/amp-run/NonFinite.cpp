@@ -111,9 +111,9 @@ std::string describe(const NonFiniteOp &found, const std::string &batch) {
   return text + ".";
 }
 
-NonFiniteExplainer::NonFiniteExplainer(Instrument instrument, Lower lower,
+NonFiniteExplainer::NonFiniteExplainer(Instrument instrument, Compile compile,
                                        std::string entry)
-    : instrument(std::move(instrument)), lower(std::move(lower)),
+    : instrument(std::move(instrument)), lowerAndCompile(std::move(compile)),
       entry(std::move(entry)) {}
 
 llvm::Error NonFiniteExplainer::compile() {
@@ -129,9 +129,7 @@ llvm::Error NonFiniteExplainer::compile() {
   if (!read)
     return read.takeError();
   probes = std::move(*read);
-  if (llvm::Error error = lower(*module))
-    return error;
-  auto compiled = runner::JitModule::create(*module, {});
+  auto compiled = lowerAndCompile(*module);
   if (!compiled)
     return compiled.takeError();
   jit = std::move(*compiled);

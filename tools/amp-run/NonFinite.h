@@ -71,10 +71,11 @@ public:
   /// Makes the probed step (the input module instrumented, not lowered).
   using Instrument =
       std::function<llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>>()>;
-  /// Lowers it to the LLVM dialect.
-  using Lower = std::function<llvm::Error(mlir::ModuleOp)>;
+  /// Lowers it to the LLVM dialect and JIT-compiles it.
+  using Compile =
+      std::function<llvm::Expected<runner::JitModule>(mlir::ModuleOp)>;
 
-  NonFiniteExplainer(Instrument instrument, Lower lower, std::string entry);
+  NonFiniteExplainer(Instrument instrument, Compile compile, std::string entry);
 
   /// The sentence for step `s` (its batch `input`, `label`, and `step`'s
   /// state as the step started), or why no op can be named. A batch of K
@@ -92,7 +93,7 @@ private:
                                                    amprt_tensor *label);
 
   Instrument instrument;
-  Lower lower;
+  Compile lowerAndCompile;
   std::string entry;
   mlir::OwningOpRef<mlir::ModuleOp> module;
   std::optional<runner::JitModule> jit;

@@ -509,6 +509,20 @@ bool buildLowering(PassManager &pm, std::string &optionError) {
   return succeeded(built);
 }
 
+/// Lowers `module` to the LLVM dialect and JIT-compiles it; `failure` says
+/// what failed when the lowering does.
+llvm::Expected<runner::JitModule>
+lowerAndCompile(ModuleOp module,
+                StringRef failure = "lowering to the runtime failed") {
+  std::string optionError;
+  PassManager lower(module.getContext());
+  if (!buildLowering(lower, optionError))
+    return llvm::createStringError("--lower-options: " + optionError);
+  if (failed(lower.run(module)))
+    return llvm::createStringError(failure);
+  return runner::JitModule::create(module, {});
+}
+
 /// What names the op behind a non-finite stop (NonFinite.h): --validate's
 /// probed f32 step, made from a copy of `input` taken before the amp
 /// pipeline ran and compiled only if a run stops.
@@ -524,16 +538,10 @@ nonFiniteExplainer(ModuleOp input) {
                                      "failed (see the diagnostics above)");
     return probed;
   };
-  auto lower = [](ModuleOp probed) -> llvm::Error {
-    std::string optionError;
-    PassManager pm(probed.getContext());
-    if (!buildLowering(pm, optionError))
-      return llvm::createStringError("--lower-options: " + optionError);
-    if (failed(pm.run(probed)))
-      return llvm::createStringError("lowering the probed step failed");
-    return llvm::Error::success();
+  auto compile = [](ModuleOp probed) {
+    return lowerAndCompile(probed, "lowering the probed step failed");
   };
-  return std::make_unique<amp::run::NonFiniteExplainer>(instrument, lower,
+  return std::make_unique<amp::run::NonFiniteExplainer>(instrument, compile,
                                                         entryName);
 }
 
@@ -687,14 +695,8 @@ llvm::Error compileValidation(ModuleOp f32Module, StringRef evalName,
       f32EvalSpec = runner::specOf(f32Eval);
     }
   }
-  std::string optionError;
-  PassManager lowerF32(f32Module.getContext());
-  if (!buildLowering(lowerF32, optionError))
-    return llvm::createStringError("--lower-options: " + optionError);
-  if (failed(lowerF32.run(f32Module)))
-    return llvm::createStringError(
-        "lowering the f32 step for --validate failed");
-  auto compiled = runner::JitModule::create(f32Module, {});
+  auto compiled =
+      lowerAndCompile(f32Module, "lowering the f32 step for --validate failed");
   if (!compiled)
     return compiled.takeError();
   jit = std::move(*compiled);
@@ -876,17 +878,6 @@ static bool ranksAgree(ModuleOp compiled) {
   os << data << ' ' << seed << ' ' << steps << ' ' << epochs << ' ' << lr;
   return amprt_comm_agree(train::fingerprint(text),
                           "the compiled step and its flags") == AMPRT_OK;
-}
-
-/// Lowers the compiled step to the LLVM dialect and JIT-compiles it.
-static llvm::Expected<runner::JitModule> lowerAndCompile(ModuleOp module) {
-  std::string optionError;
-  PassManager lower(module.getContext());
-  if (!buildLowering(lower, optionError))
-    return llvm::createStringError("--lower-options: " + optionError);
-  if (failed(lower.run(module)))
-    return llvm::createStringError("lowering to the runtime failed");
-  return runner::JitModule::create(module, {});
 }
 
 /// --emit-obj: the lowered step as an object and its manifest.
