@@ -41,7 +41,6 @@ SmallVector<std::pair<Value, Value>> updatedState(Operation *op) {
           {adam.getNewV(), adam.getV()}};
 }
 
-/// The gradient operand of an optimizer op.
 struct LossScalingPass : amp::impl::LossScalingPassBase<LossScalingPass> {
   using Base::Base;
 
@@ -113,130 +112,183 @@ struct LossScalingPass : amp::impl::LossScalingPassBase<LossScalingPass> {
 
   /// Returns whether `func` had a backward pass to scale.
   FailureOr<bool> runOnFunction(func::FuncOp func) {
-    SmallVector<tg::GradSeedOp> seeds;
-    SmallVector<Operation *> optimizers, clips;
-    Operation *alreadyScaled = nullptr;
-    func.walk([&](Operation *op) {
-      if (auto seed = dyn_cast<tg::GradSeedOp>(op))
-        seeds.push_back(seed);
-      else if (tg::isOptimizerUpdate(op))
-        optimizers.push_back(op);
-      else if (isa<tg::ClipByGlobalNormOp>(op))
-        clips.push_back(op);
-      else if (isa<ScaleOp, UpdateScaleOp>(op) && !alreadyScaled)
-        alreadyScaled = op;
-    });
-    for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i)
-      if (tg::getArgumentRole(func, i) == tg::Role::LossScale)
-        alreadyScaled = func;
-
-    if (seeds.empty()) {
-      if (optimizers.empty())
+    BackwardPass pass = findBackwardPass(func);
+    if (pass.seeds.empty()) {
+      if (pass.optimizers.empty())
         return false;
-      return optimizers.front()->emitError(
+      return pass.optimizers.front()->emitError(
           "amp-loss-scaling: optimizer updates but no tg.grad_seed: write "
           "the backward pass with tg.gradients and run --tg-autodiff first");
     }
-    if (alreadyScaled)
-      return alreadyScaled->emitError(
+    if (failed(checkBackwardPass(func, pass)))
+      return failure();
+    GradientSinks sinks = findGradientSinks(pass);
+    if (sinks.gradients.empty())
+      return pass.seeds[0].emitError(
+          "amp-loss-scaling: the gradients from this tg.grad_seed reach no "
+          "optimizer op (tg.sgd_update, tg.momentum_update, tg.adam_update "
+          "or tg.clip_by_global_norm)");
+
+    OpBuilder builder(func.getContext());
+    bool dynamic = mode == "dynamic";
+    Value scale, goodSteps;
+    if (dynamic)
+      std::tie(scale, goodSteps) = appendScaleArguments(builder, func);
+    else
+      scale = constantScale(builder, func, pass.seeds[0].getLoc());
+    scaleSeeds(builder, pass.seeds, scale);
+    SmallVector<Value> unscaled = unscaleGradients(builder, func, sinks, scale);
+    if (!dynamic)
+      return true;
+
+    Operation *firstUpdate = sinkUpdates(func, pass.optimizers);
+    builder.setInsertionPoint(firstUpdate);
+    Location loc = pass.seeds[0].getLoc();
+    auto finite = AllFiniteOp::create(builder, loc, unscaled);
+    guardUpdates(builder, pass.optimizers, finite);
+    appendScaleUpdate(builder, func, loc, scale, goodSteps, finite);
+    return true;
+  }
+
+  /// What loss scaling rewrites in one function.
+  struct BackwardPass {
+    SmallVector<tg::GradSeedOp> seeds;
+    SmallVector<Operation *> optimizers, clips;
+    /// An op or argument that shows the function is already loss-scaled.
+    Operation *alreadyScaled = nullptr;
+  };
+
+  static BackwardPass findBackwardPass(func::FuncOp func) {
+    BackwardPass pass;
+    func.walk([&](Operation *op) {
+      if (auto seed = dyn_cast<tg::GradSeedOp>(op))
+        pass.seeds.push_back(seed);
+      else if (tg::isOptimizerUpdate(op))
+        pass.optimizers.push_back(op);
+      else if (isa<tg::ClipByGlobalNormOp>(op))
+        pass.clips.push_back(op);
+      else if (isa<ScaleOp, UpdateScaleOp>(op) && !pass.alreadyScaled)
+        pass.alreadyScaled = op;
+    });
+    for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i)
+      if (tg::getArgumentRole(func, i) == tg::Role::LossScale)
+        pass.alreadyScaled = func;
+    return pass;
+  }
+
+  /// One backward root (or one per micro-batch under accumulation), with
+  /// the optimizer updates in the function's single block.
+  static LogicalResult checkBackwardPass(func::FuncOp func,
+                                         BackwardPass &pass) {
+    if (pass.alreadyScaled)
+      return pass.alreadyScaled->emitError(
           "amp-loss-scaling: this function is already loss-scaled");
     // Gradient accumulation repeats the backward pass once per
     // micro-batch: every seed gets the same scale.
     auto microBatches =
         func->getAttrOfType<IntegerAttr>(AMPDialect::kMicroBatchesAttrName);
     bool accumulated =
-        microBatches && microBatches.getInt() == int64_t(seeds.size());
-    if (seeds.size() > 1 && !accumulated) {
-      InFlightDiagnostic diag = seeds[1].emitError(
+        microBatches && microBatches.getInt() == int64_t(pass.seeds.size());
+    if (pass.seeds.size() > 1 && !accumulated) {
+      InFlightDiagnostic diag = pass.seeds[1].emitError(
           "amp-loss-scaling: more than one tg.grad_seed in one function; "
           "loss scaling needs a single backward root");
-      diag.attachNote(seeds[0].getLoc()) << "first tg.grad_seed here";
+      diag.attachNote(pass.seeds[0].getLoc()) << "first tg.grad_seed here";
       return failure();
     }
     Block &body = func.getBody().front();
-    if (!func.getBody().hasOneBlock() || seeds[0]->getBlock() != &body ||
-        llvm::any_of(optimizers,
-                     [&](Operation *op) { return op->getBlock() != &body; }))
-      return seeds[0].emitError("amp-loss-scaling: the backward pass and "
-                                "the optimizer updates must be in the "
-                                "function's single block");
-    if (llvm::any_of(seeds, [&](tg::GradSeedOp seed) {
-          return seed->getBlock() != &body;
-        }))
-      return seeds[0].emitError("amp-loss-scaling: every tg.grad_seed must "
-                                "be in the function's single block");
+    auto outside = [&](Operation *op) { return op->getBlock() != &body; };
+    if (!func.getBody().hasOneBlock() || outside(pass.seeds[0]) ||
+        llvm::any_of(pass.optimizers, outside))
+      return pass.seeds[0].emitError("amp-loss-scaling: the backward pass and "
+                                     "the optimizer updates must be in the "
+                                     "function's single block");
+    if (llvm::any_of(pass.seeds,
+                     [&](tg::GradSeedOp seed) { return outside(seed); }))
+      return pass.seeds[0].emitError("amp-loss-scaling: every tg.grad_seed "
+                                     "must be in the function's single block");
+    return success();
+  }
 
-    // Gradients to unscale: every input of clipping, and every optimizer
-    // gradient that clipping did not already produce.
+  /// The gradients to unscale and the operands that read them.
+  struct GradientSinks {
     llvm::SetVector<Value> gradients;
-    SmallVector<OpOperand *> sinks;
-    for (Operation *clip : clips)
+    SmallVector<OpOperand *> uses;
+  };
+
+  /// Every input of clipping, and every optimizer gradient that clipping
+  /// did not already produce.
+  static GradientSinks findGradientSinks(BackwardPass &pass) {
+    GradientSinks sinks;
+    for (Operation *clip : pass.clips)
       for (OpOperand &use : clip->getOpOperands()) {
-        gradients.insert(use.get());
-        sinks.push_back(&use);
+        sinks.gradients.insert(use.get());
+        sinks.uses.push_back(&use);
       }
-    for (Operation *op : optimizers) {
+    for (Operation *op : pass.optimizers) {
       OpOperand &use = tg::optimizerGradient(op);
       if (use.get().getDefiningOp<tg::ClipByGlobalNormOp>())
         continue;
-      gradients.insert(use.get());
-      sinks.push_back(&use);
+      sinks.gradients.insert(use.get());
+      sinks.uses.push_back(&use);
     }
-    if (gradients.empty())
-      return seeds[0].emitError(
-          "amp-loss-scaling: the gradients from this tg.grad_seed reach no "
-          "optimizer op (tg.sgd_update, tg.momentum_update, tg.adam_update "
-          "or tg.clip_by_global_norm)");
+    return sinks;
+  }
 
-    OpBuilder builder(func.getContext());
-    Location loc = seeds[0].getLoc();
-    bool dynamic = mode == "dynamic";
-
-    // The scale: a constant, or the loss_scale argument.
-    Value scale, goodSteps;
+  /// Dynamic scaling: the scale and the finite-step counter become
+  /// arguments whose first values travel with them, so hosts read them
+  /// from the IR instead of restating the pass's options.
+  std::pair<Value, Value> appendScaleArguments(OpBuilder &builder,
+                                               func::FuncOp func) {
     auto f32Scalar = RankedTensorType::get({}, builder.getF32Type());
-    if (dynamic) {
-      auto i64Scalar = RankedTensorType::get({}, builder.getI64Type());
-      unsigned n = func.getNumArguments();
-      // The state's first values travel with it, so hosts read them from
-      // the IR instead of restating the pass's options.
-      auto stateArg = [&](tg::Role role, Attribute first) {
-        return builder.getDictionaryAttr(
-            {builder.getNamedAttr(
-                 tg::TGDialect::kRoleAttrName,
-                 builder.getStringAttr(tg::stringifyRole(role))),
-             builder.getNamedAttr(tg::TGDialect::kInitValueAttrName, first)});
-      };
-      (void)func.insertArgument(
-          n, f32Scalar,
-          stateArg(tg::Role::LossScale, builder.getF32FloatAttr(initScale)),
-          func.getLoc());
-      (void)func.insertArgument(
-          n + 1, i64Scalar,
-          stateArg(tg::Role::GoodSteps, builder.getI64IntegerAttr(0)),
-          func.getLoc());
-      scale = func.getArgument(n);
-      goodSteps = func.getArgument(n + 1);
-    } else {
-      builder.setInsertionPointToStart(&body);
-      scale = arith::ConstantOp::create(
-          builder, loc,
-          DenseElementsAttr::get(
-              f32Scalar, builder.getF32FloatAttr(initScale).getValue()));
-    }
+    auto i64Scalar = RankedTensorType::get({}, builder.getI64Type());
+    unsigned n = func.getNumArguments();
+    auto stateArg = [&](tg::Role role, Attribute first) {
+      return builder.getDictionaryAttr(
+          {builder.getNamedAttr(tg::TGDialect::kRoleAttrName,
+                                builder.getStringAttr(tg::stringifyRole(role))),
+           builder.getNamedAttr(tg::TGDialect::kInitValueAttrName, first)});
+    };
+    (void)func.insertArgument(
+        n, f32Scalar,
+        stateArg(tg::Role::LossScale, builder.getF32FloatAttr(initScale)),
+        func.getLoc());
+    (void)func.insertArgument(
+        n + 1, i64Scalar,
+        stateArg(tg::Role::GoodSteps, builder.getI64IntegerAttr(0)),
+        func.getLoc());
+    return {func.getArgument(n), func.getArgument(n + 1)};
+  }
 
-    // Scale the seeds.
+  /// Static scaling: the scale is a constant at the top of the body.
+  Value constantScale(OpBuilder &builder, func::FuncOp func, Location loc) {
+    auto f32Scalar = RankedTensorType::get({}, builder.getF32Type());
+    builder.setInsertionPointToStart(&func.getBody().front());
+    return arith::ConstantOp::create(
+        builder, loc,
+        DenseElementsAttr::get(f32Scalar,
+                               builder.getF32FloatAttr(initScale).getValue()));
+  }
+
+  static void scaleSeeds(OpBuilder &builder, ArrayRef<tg::GradSeedOp> seeds,
+                         Value scale) {
     for (tg::GradSeedOp seed : seeds) {
       builder.setInsertionPointAfter(seed);
       auto scaled = ScaleOp::create(builder, seed.getLoc(), seed, scale);
       seed.getResult().replaceAllUsesExcept(scaled, scaled);
     }
+  }
 
-    // Unscale each gradient once, right after it is computed; an f16
-    // gradient cast to f32 is unscaled straight from f16.
+  /// Unscales each gradient once, right after it is computed (an f16
+  /// gradient cast to f32 is unscaled straight from f16), and points its
+  /// sinks at the result. Returns the unscaled values in order.
+  static SmallVector<Value> unscaleGradients(OpBuilder &builder,
+                                             func::FuncOp func,
+                                             const GradientSinks &sinks,
+                                             Value scale) {
     llvm::DenseMap<Value, Value> unscaled;
     SmallVector<Value> unscaledList;
-    for (Value g : gradients) {
+    for (Value g : sinks.gradients) {
       Value source = g;
       if (auto cast = g.getDefiningOp<CastOp>())
         if (g.hasOneUse() && isa<Float16Type, BFloat16Type>(
@@ -245,23 +297,25 @@ struct LossScalingPass : amp::impl::LossScalingPassBase<LossScalingPass> {
       if (Operation *def = g.getDefiningOp())
         builder.setInsertionPointAfter(def);
       else
-        builder.setInsertionPointToStart(&body);
+        builder.setInsertionPointToStart(&func.getBody().front());
       auto op = UnscaleOp::create(builder, g.getLoc(), source, scale);
       unscaled[g] = op;
       unscaledList.push_back(op);
     }
-    for (OpOperand *use : sinks)
+    for (OpOperand *use : sinks.uses)
       use->set(unscaled[use->get()]);
+    return unscaledList;
+  }
 
-    if (!dynamic)
-      return true;
-
-    // Updates go after the finite check: sink every optimizer op and what
-    // depends on it to the end of the block, keeping their order.
+  /// Updates go after the finite check: sinks every optimizer op and what
+  /// depends on it to the end of the block, keeping their order. Returns
+  /// the first op sunk.
+  static Operation *sinkUpdates(func::FuncOp func,
+                                ArrayRef<Operation *> optimizers) {
+    Block &body = func.getBody().front();
     Operation *terminator = body.getTerminator();
-    llvm::SetVector<Operation *> dependent;
-    for (Operation *op : optimizers)
-      dependent.insert(op);
+    llvm::SetVector<Operation *> dependent(optimizers.begin(),
+                                           optimizers.end());
     for (Operation &op : body) {
       if (&op == terminator || dependent.contains(&op))
         continue;
@@ -277,9 +331,12 @@ struct LossScalingPass : amp::impl::LossScalingPassBase<LossScalingPass> {
         ordered.push_back(&op);
     for (Operation *op : ordered)
       op->moveBefore(terminator);
+    return ordered.front();
+  }
 
-    builder.setInsertionPoint(ordered.front());
-    auto finite = AllFiniteOp::create(builder, loc, unscaledList);
+  /// A non-finite step keeps every optimizer state as it was.
+  static void guardUpdates(OpBuilder &builder, ArrayRef<Operation *> optimizers,
+                           Value finite) {
     for (Operation *op : optimizers) {
       builder.setInsertionPointAfter(op);
       for (auto [updated, old] : updatedState(op)) {
@@ -288,7 +345,14 @@ struct LossScalingPass : amp::impl::LossScalingPassBase<LossScalingPass> {
         updated.replaceAllUsesExcept(kept, kept.getDefiningOp());
       }
     }
+  }
 
+  /// Updates the scale and the counter and returns them, with whether the
+  /// step applied its update (every gradient finite, so a host need not
+  /// infer a skip from the scale).
+  void appendScaleUpdate(OpBuilder &builder, func::FuncOp func, Location loc,
+                         Value scale, Value goodSteps, Value finite) {
+    Operation *terminator = func.getBody().front().getTerminator();
     builder.setInsertionPoint(terminator);
     auto update = UpdateScaleOp::create(
         builder, loc, scale, goodSteps, finite,
@@ -299,25 +363,16 @@ struct LossScalingPass : amp::impl::LossScalingPassBase<LossScalingPass> {
     terminator->insertOperands(
         terminator->getNumOperands(),
         {update.getNewScale(), update.getNewGoodSteps(), finite});
-    unsigned results = func.getNumResults();
-    (void)func.insertResult(
-        results, update.getNewScale().getType(),
-        builder.getDictionaryAttr(builder.getNamedAttr(
-            tg::TGDialect::kRoleAttrName,
-            builder.getStringAttr(tg::stringifyRole(tg::Role::LossScale)))));
-    (void)func.insertResult(
-        results + 1, update.getNewGoodSteps().getType(),
-        builder.getDictionaryAttr(builder.getNamedAttr(
-            tg::TGDialect::kRoleAttrName,
-            builder.getStringAttr(tg::stringifyRole(tg::Role::GoodSteps)))));
-    // Whether the step applied its update (every gradient finite), so a
-    // host need not infer a skip from the scale.
-    (void)func.insertResult(
-        results + 2, finite.getType(),
-        builder.getDictionaryAttr(builder.getNamedAttr(
-            tg::TGDialect::kRoleAttrName,
-            builder.getStringAttr(tg::stringifyRole(tg::Role::Applied)))));
-    return true;
+    auto roleResult = [&](Value value, tg::Role role) {
+      (void)func.insertResult(
+          func.getNumResults(), value.getType(),
+          builder.getDictionaryAttr(builder.getNamedAttr(
+              tg::TGDialect::kRoleAttrName,
+              builder.getStringAttr(tg::stringifyRole(role)))));
+    };
+    roleResult(update.getNewScale(), tg::Role::LossScale);
+    roleResult(update.getNewGoodSteps(), tg::Role::GoodSteps);
+    roleResult(finite, tg::Role::Applied);
   }
 };
 
