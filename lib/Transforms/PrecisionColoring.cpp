@@ -105,69 +105,41 @@ unsigned ColoringGraph::addOpNode(Operation *op,
   return id;
 }
 
-LogicalResult ColoringGraph::build(Operation *function) {
-  FloatType f32 = Float32Type::get(function->getContext());
-  auto isF32Tensor = [&](Type type) {
-    auto tensor = dyn_cast<RankedTensorType>(type);
-    return tensor && tensor.getElementType() == f32;
-  };
+/// The walk that builds the graph: one node per op whose float values take
+/// part, edges between them as their operands are met.
+class ColoringGraph::Builder {
+public:
+  explicit Builder(ColoringGraph &graph) : graph(graph) {}
 
-  // Most functions are one block of ops: size the node table once.
-  if (function->getNumRegions() == 1 && !function->getRegion(0).empty()) {
-    size_t numOps = function->getRegion(0).front().getOperations().size();
-    nodes.reserve(numOps);
-    opNodes.reserve(numOps);
+  /// Adds the node `op` becomes, if any, and links its operands.
+  LogicalResult visit(Operation *op) {
+    graph.anySuccessors |= op->getNumSuccessors() != 0;
+    const NameFacts &facts = factsOf(op);
+    if (facts.gradients)
+      return op->emitError("tg.gradients must be expanded before "
+                           "--amp-auto-mixed-precision: run --tg-autodiff "
+                           "first");
+    linkOperands(op, addNode(op, facts));
+    return success();
   }
-  // Every operand is looked at once, as the walk meets its user and while
-  // the user is in cache: a precision operand of a node is a data edge; any
-  // other use of a node's result marks the node used outside the graph, so
-  // the rewrite checks that node's uses and no other's. A producer in the
-  // user's own block of an SSA region has been walked already; other
-  // operands are resolved after the walk.
-  SmallVector<std::pair<unsigned, OpOperand *>> deferredOperands;
-  auto link = [&](unsigned user, unsigned index, OpResult result) {
-    auto it = opNodes.find(result.getOwner());
-    if (it == opNodes.end())
-      return;
-    unsigned producer = it->second;
-    if (user == ColorNode::kNoNode || !isPrecisionOperand(nodes[user], index))
-      nodes[producer].usedOutside = true;
-    else if (isPrecisionResult(nodes[producer], result.getResultNumber())) {
-      addEdge(producer, user);
-      setProducer(user, index, producer);
-    }
-  };
-  Block *lastBlock = nullptr;
-  bool lastBlockOrdered = false;
-  auto linkOperands = [&](Operation *op, unsigned id) {
-    Block *block = op->getBlock();
-    if (block != lastBlock) {
-      lastBlock = block;
-      lastBlockOrdered = mayHaveSSADominance(*block->getParent());
-    }
-    for (auto [index, operand] : llvm::enumerate(op->getOpOperands())) {
-      auto result = dyn_cast<OpResult>(operand.get());
-      if (!result)
-        continue; // A block argument: a carried value or no node.
-      Operation *owner = result.getOwner();
-      if (id != ColorNode::kNoNode && isPrecisionOperand(nodes[id], index) &&
-          owner->hasTrait<OpTrait::ConstantLike>())
-        nodes[id].constantOperand = true;
-      if (!lastBlockOrdered || owner->getBlock() != block)
-        deferredOperands.push_back({id, &operand});
-      else
-        link(id, index, result);
-    }
-  };
-  // What every op of a name shares (traits, interfaces, list entries),
-  // asked once per name instead of once per op.
+
+  /// Links the operands whose producer may come later in the walk
+  /// (another block, a graph region).
+  void linkDeferred() {
+    for (auto [id, operand] : deferredOperands)
+      link(id, operand->getOperandNumber(), cast<OpResult>(operand->get()));
+  }
+
+private:
+  /// What every op of a name shares (traits, interfaces, list entries),
+  /// asked once per name instead of once per op.
   struct NameFacts {
     bool gradients, cast, regionBranch, branch, constant, terminator, empty,
         hasModel;
     std::optional<PrecisionClass> listed;
   };
-  llvm::DenseMap<OperationName, NameFacts> factsByName;
-  auto factsOf = [&](Operation *op) -> const NameFacts & {
+
+  const NameFacts &factsOf(Operation *op) {
     auto [it, inserted] = factsByName.try_emplace(op->getName());
     if (inserted)
       it->second = {isa<tg::GradientsOp>(op),
@@ -178,63 +150,74 @@ LogicalResult ColoringGraph::build(Operation *function) {
                     op->hasTrait<OpTrait::IsTerminator>(),
                     isa<tensor::EmptyOp>(op),
                     isa<PrecisionPolicyOpInterface>(op),
-                    policy.getListedClass(op->getName())};
+                    graph.policy.getListedClass(op->getName())};
     return it->second;
-  };
-  auto hasFloat = [](Operation *op) {
+  }
+
+  static bool hasFloat(Operation *op) {
     return llvm::any_of(op->getOperandTypes(), isFloatTensor) ||
            llvm::any_of(op->getResultTypes(), isFloatTensor);
-  };
-  // The node `op` becomes, or kNoNode.
-  auto addNode = [&](Operation *op, const NameFacts &facts) -> unsigned {
+  }
+
+  /// The node `op` becomes, or kNoNode.
+  unsigned addNode(Operation *op, const NameFacts &facts) {
     // Constants and existing casts are settled while rewriting: constants
     // fold into low-precision copies, casts are retyped (step 8).
     if (facts.cast)
-      existingCasts.push_back(op);
+      graph.existingCasts.push_back(op);
     if (facts.regionBranch)
-      regionBranchOps.push_back(op);
+      graph.regionBranchOps.push_back(op);
     if (facts.branch)
-      branchOps.push_back(op);
+      graph.branchOps.push_back(op);
     // Terminators take the types their parent or successors require, and
     // control flow carries values through its own nodes (below): neither is
     // ever retyped as an op, whatever a list says.
     if (facts.cast || facts.constant || facts.terminator)
       return ColorNode::kNoNode;
 
-    // An empty tensor holds no data: a user in another precision gets its
-    // own (the rewrite makes one) rather than a cast.
-    if (facts.empty) {
-      outside[op] = "empty tensor: users in another precision get their own";
-      return ColorNode::kNoNode;
-    }
     auto iface = facts.hasModel ? cast<PrecisionPolicyOpInterface>(op)
                                 : PrecisionPolicyOpInterface();
-    if (!iface && facts.regionBranch) {
-      if (hasFloat(op))
-        outside[op] = "control flow: its values are carried values, "
-                      "coloured with the ops they connect";
-      return ColorNode::kNoNode;
-    }
     std::optional<PrecisionClass> cls =
-        facts.listed ? facts.listed : policy.getModelClass(iface);
-    if (!cls && !op->getDiscardableAttr(AMPDialect::kPrecisionAttrName)) {
-      if (hasFloat(op))
-        outside[op] = "unknown op";
+        facts.listed ? facts.listed : graph.policy.getModelClass(iface);
+    if (std::optional<StringRef> reason =
+            exclusion(op, facts, iface, cls.has_value())) {
+      if (facts.empty || hasFloat(op))
+        graph.outside[op] = *reason;
       return ColorNode::kNoNode;
     }
+    return addPrecisionNode(op, iface, cls.value_or(PrecisionClass::Clear));
+  }
+
+  /// Why `op` stays out of the graph whatever its types, or nullopt.
+  static std::optional<StringRef> exclusion(Operation *op,
+                                            const NameFacts &facts,
+                                            PrecisionPolicyOpInterface iface,
+                                            bool classified) {
+    // An empty tensor holds no data: a user in another precision gets its
+    // own (the rewrite makes one) rather than a cast.
+    if (facts.empty)
+      return StringRef("empty tensor: users in another precision get their "
+                       "own");
+    if (!iface && facts.regionBranch)
+      return StringRef("control flow: its values are carried values, "
+                       "coloured with the ops they connect");
+    if (!classified && !op->getDiscardableAttr(AMPDialect::kPrecisionAttrName))
+      return StringRef("unknown op");
     // An op with regions keeps its types unless its model says how to
     // convert them (a list naming scf.for would otherwise retype the loop's
     // results without its body); region control flow is coloured through
     // its carried values instead.
-    if (!iface && op->getNumRegions() != 0) {
-      if (hasFloat(op))
-        outside[op] = "has regions: it changes precision only through "
-                      "PrecisionPolicyOpInterface";
-      return ColorNode::kNoNode;
-    }
+    if (!iface && op->getNumRegions() != 0)
+      return StringRef("has regions: it changes precision only through "
+                       "PrecisionPolicyOpInterface");
+    return std::nullopt;
+  }
 
-    // Take part only when every precision value is f32: an op already in
-    // f16/bf16 is never recoloured and colour does not travel through it.
+  /// The node of an op the policy classifies, or kNoNode. It takes part
+  /// only when every precision value is f32: an op already in f16/bf16 is
+  /// never recoloured and colour does not travel through it.
+  unsigned addPrecisionNode(Operation *op, PrecisionPolicyOpInterface iface,
+                            PrecisionClass cls) {
     unsigned numPrecision = 0;
     bool allF32 = true, anyWide = false;
     unsigned numOperands = op->getNumOperands();
@@ -257,40 +240,94 @@ LogicalResult ColoringGraph::build(Operation *function) {
     if (numPrecision == 0)
       return ColorNode::kNoNode;
     if (!allF32) {
-      outside[op] = "already computes in another precision";
+      graph.outside[op] = "already computes in another precision";
       return ColorNode::kNoNode;
     }
-    unsigned id = addOpNode(op, iface, cls.value_or(PrecisionClass::Clear));
-    nodes[id].valueBits = std::move(valueBits);
-    nodes[id].numOperands = numOperands;
-    nodes[id].anyWideResult = anyWide;
-    nodes[id].firstProducer = producers.size();
-    producers.resize(producers.size() + op->getNumOperands(),
-                     ColorNode::kNoNode);
+    unsigned id = graph.addOpNode(op, iface, cls);
+    ColorNode &node = graph.nodes[id];
+    node.valueBits = std::move(valueBits);
+    node.numOperands = numOperands;
+    node.anyWideResult = anyWide;
+    node.firstProducer = graph.producers.size();
+    graph.producers.resize(graph.producers.size() + numOperands,
+                           ColorNode::kNoNode);
     return id;
-  };
+  }
+
+  static bool isF32Tensor(Type type) {
+    auto tensor = dyn_cast<RankedTensorType>(type);
+    return tensor && tensor.getElementType().isF32();
+  }
+
+  /// Every operand is looked at once, as the walk meets its user and while
+  /// the user is in cache. A producer in the user's own block of an SSA
+  /// region has been walked already; other operands wait for
+  /// linkDeferred.
+  void linkOperands(Operation *op, unsigned id) {
+    Block *block = op->getBlock();
+    if (block != lastBlock) {
+      lastBlock = block;
+      lastBlockOrdered = mayHaveSSADominance(*block->getParent());
+    }
+    for (auto [index, operand] : llvm::enumerate(op->getOpOperands())) {
+      auto result = dyn_cast<OpResult>(operand.get());
+      if (!result)
+        continue; // A block argument: a carried value or no node.
+      Operation *owner = result.getOwner();
+      if (id != ColorNode::kNoNode &&
+          isPrecisionOperand(graph.nodes[id], index) &&
+          owner->hasTrait<OpTrait::ConstantLike>())
+        graph.nodes[id].constantOperand = true;
+      if (!lastBlockOrdered || owner->getBlock() != block)
+        deferredOperands.push_back({id, &operand});
+      else
+        link(id, index, result);
+    }
+  }
+
+  /// A precision operand of a node is a data edge; any other use of a
+  /// node's result marks the node used outside the graph, so the rewrite
+  /// checks that node's uses and no other's.
+  void link(unsigned user, unsigned index, OpResult result) {
+    auto it = graph.opNodes.find(result.getOwner());
+    if (it == graph.opNodes.end())
+      return;
+    unsigned producer = it->second;
+    if (user == ColorNode::kNoNode ||
+        !isPrecisionOperand(graph.nodes[user], index))
+      graph.nodes[producer].usedOutside = true;
+    else if (isPrecisionResult(graph.nodes[producer],
+                               result.getResultNumber())) {
+      graph.addEdge(producer, user);
+      graph.setProducer(user, index, producer);
+    }
+  }
+
+  ColoringGraph &graph;
+  SmallVector<std::pair<unsigned, OpOperand *>> deferredOperands;
+  llvm::DenseMap<OperationName, NameFacts> factsByName;
+  Block *lastBlock = nullptr;
+  bool lastBlockOrdered = false;
+};
+
+LogicalResult ColoringGraph::build(Operation *function) {
+  // Most functions are one block of ops: size the node table once.
+  if (function->getNumRegions() == 1 && !function->getRegion(0).empty()) {
+    size_t numOps = function->getRegion(0).front().getOperations().size();
+    nodes.reserve(numOps);
+    opNodes.reserve(numOps);
+  }
+  Builder builder(*this);
   WalkResult walk = function->walk<WalkOrder::PreOrder>([&](Operation *op) {
     if (op == function)
       return WalkResult::advance();
-    anySuccessors |= op->getNumSuccessors() != 0;
-    const NameFacts &facts = factsOf(op);
-    if (facts.gradients) {
-      op->emitError("tg.gradients must be expanded before "
-                    "--amp-auto-mixed-precision: run --tg-autodiff first");
-      return WalkResult::interrupt();
-    }
-    linkOperands(op, addNode(op, facts));
-    return WalkResult::advance();
+    return failed(builder.visit(op)) ? WalkResult::interrupt()
+                                     : WalkResult::advance();
   });
   if (walk.wasInterrupted())
     return failure();
-
   buildCarriedValueClasses(function);
-
-  // Operands whose producer may come later in the walk (another block, a
-  // graph region).
-  for (auto [id, operand] : deferredOperands)
-    link(id, operand->getOperandNumber(), cast<OpResult>(operand->get()));
+  builder.linkDeferred();
   indexEdges();
   return success();
 }

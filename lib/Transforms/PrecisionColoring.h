@@ -174,6 +174,7 @@ public:
   }
 
 private:
+  class Builder;
   unsigned addOpNode(mlir::Operation *op, PrecisionPolicyOpInterface iface,
                      PrecisionClass cls);
   void buildCarriedValueClasses(mlir::Operation *function);
