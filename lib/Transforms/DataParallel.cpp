@@ -101,43 +101,86 @@ struct DataParallelPass : amp::impl::DataParallelPassBase<DataParallelPass> {
 
   LogicalResult runOnFunction(ModuleOp module, func::FuncOp func,
                               FloatType wire) {
-    SmallVector<Operation *> optimizers;
-    SmallVector<AllFiniteOp> finiteChecks;
-    SmallVector<RecordAmaxOp> amaxRecords;
-    Operation *existing = nullptr;
-    func.walk([&](Operation *op) {
-      if (tg::isOptimizerUpdate(op))
-        optimizers.push_back(op);
-      else if (auto finite = dyn_cast<AllFiniteOp>(op))
-        finiteChecks.push_back(finite);
-      else if (auto record = dyn_cast<RecordAmaxOp>(op))
-        amaxRecords.push_back(record);
-      else if (isa<tg::AllReduceOp>(op) && !existing)
-        existing = op;
-    });
-    if (optimizers.empty())
+    StepOps step = findStepOps(func);
+    if (step.optimizers.empty())
       return success();
-    if (existing) {
-      existing->emitRemark("tg-data-parallel: @")
+    if (step.existing) {
+      step.existing->emitRemark("tg-data-parallel: @")
           << func.getSymName() << " already reduces over ranks; left as it is";
       return success();
     }
-    // The loss result is rewritten at the return and the collectives are
-    // ordered in one block: a step with control flow between blocks is
-    // refused rather than half rewritten.
+    if (failed(checkStep(module, func, step)))
+      return failure();
+
+    Block &body = func.getBody().front();
+    OpBuilder builder(func.getContext());
+    Value comm = communicator(func, builder);
+    DenseMap<Operation *, int64_t> order;
+    int64_t index = 0;
+    for (Operation &op : body)
+      order[&op] = index++;
+    SmallVector<Value> gradients =
+        localGradients(func, step.optimizers, order, wire);
+    FailureOr<tg::Reduction> reduction = divideSeeds(func, comm, builder);
+    if (failed(reduction) || failed(reduceGradients(func, gradients, wire, comm,
+                                                    *reduction, builder)))
+      return failure();
+    agreeFiniteChecks(step.finiteChecks, comm, builder);
+    if (reduceAmax &&
+        failed(reduceAmaxes(step.amaxRecords, body, order, comm, builder)))
+      return failure();
+    averageLosses(func, comm, builder);
+
+    // Reductions sit after their last gradient; users that came earlier
+    // move after them (a stable sort keeps everything else in place).
+    if (!sortTopologically(&body))
+      return func.emitError("tg-data-parallel: the step's body has a cycle "
+                            "after inserting collectives");
+    return mlir::verify(func);
+  }
+
+  /// The ops of a step the pass rewrites or agrees over ranks.
+  struct StepOps {
+    SmallVector<Operation *> optimizers;
+    SmallVector<AllFiniteOp> finiteChecks;
+    SmallVector<RecordAmaxOp> amaxRecords;
+    /// A collective already there: the step is left as it is.
+    Operation *existing = nullptr;
+  };
+
+  static StepOps findStepOps(func::FuncOp func) {
+    StepOps step;
+    func.walk([&](Operation *op) {
+      if (tg::isOptimizerUpdate(op))
+        step.optimizers.push_back(op);
+      else if (auto finite = dyn_cast<AllFiniteOp>(op))
+        step.finiteChecks.push_back(finite);
+      else if (auto record = dyn_cast<RecordAmaxOp>(op))
+        step.amaxRecords.push_back(record);
+      else if (isa<tg::AllReduceOp>(op) && !step.existing)
+        step.existing = op;
+    });
+    return step;
+  }
+
+  /// The loss result is rewritten at the return and the collectives are
+  /// ordered in one block: a step with control flow between blocks is
+  /// refused rather than half rewritten.
+  static LogicalResult checkStep(ModuleOp module, func::FuncOp func,
+                                 StepOps &step) {
     if (!func.getBody().hasOneBlock())
       return func.emitError("tg-data-parallel: @")
              << func.getSymName()
              << " has more than one block; a data-parallel step must be "
                 "one block (loops and branches as region ops are fine)";
     Block &body = func.getBody().front();
-    for (Operation *op : optimizers)
+    for (Operation *op : step.optimizers)
       if (op->getBlock() != &body)
         return op->emitError(
             "tg-data-parallel: optimizer update inside a nested region; "
             "the gradients must be averaged once per step, in the "
             "function's body");
-    for (AllFiniteOp op : finiteChecks)
+    for (AllFiniteOp op : step.finiteChecks)
       if (op->getBlock() != &body)
         return op->emitError("tg-data-parallel: amp.all_finite inside a "
                              "nested region cannot be agreed once per step");
@@ -146,11 +189,15 @@ struct DataParallelPass : amp::impl::DataParallelPassBase<DataParallelPass> {
              << func.getSymName()
              << " is called by other functions; a data-parallel step gains "
                 "a communicator argument, so it must be an entry point";
+    return success();
+  }
 
-    OpBuilder builder(func.getContext());
-    Value comm = communicator(func, builder);
-
-    // The gradients, each once, in the order the backward pass makes them.
+  /// The gradients, each once, in the order the backward pass makes them
+  /// (`order`: the body's ops by position). Warns when they would travel
+  /// in f16 unscaled.
+  static SmallVector<Value>
+  localGradients(func::FuncOp func, ArrayRef<Operation *> optimizers,
+                 DenseMap<Operation *, int64_t> &order, FloatType wire) {
     llvm::SetVector<Value> gradients;
     bool scaled = false;
     for (Operation *op : optimizers) {
@@ -161,10 +208,6 @@ struct DataParallelPass : amp::impl::DataParallelPassBase<DataParallelPass> {
                 });
       gradients.insert(local);
     }
-    DenseMap<Operation *, int64_t> order;
-    int64_t index = 0;
-    for (Operation &op : body)
-      order[&op] = index++;
     SmallVector<Value> sorted(gradients.begin(), gradients.end());
     llvm::stable_sort(sorted, [&](Value a, Value b) {
       return positionIn(a, order) < positionIn(b, order);
@@ -175,50 +218,58 @@ struct DataParallelPass : amp::impl::DataParallelPassBase<DataParallelPass> {
           << " travel in f16 without loss scaling: gradients below f16's "
              "smallest subnormal (6e-8) flush to zero; use grad-comm=bf16 "
              "or loss scaling";
+    return sorted;
+  }
 
-    // Each rank's backward pass starts from 1/ranks instead of 1, so its
-    // gradients are its share of the global batch's gradient and the
-    // all-reduce sums them. Averaging after the backward pass would give the
-    // same f32 result, but each rank's f16 gradients would be ranks times
-    // larger than one process's with the whole batch and overflow at a
-    // smaller loss scale; pre-dividing keeps the numbers one process sees.
-    SmallVector<tg::GradSeedOp> seeds;
-    for (auto seed : body.getOps<tg::GradSeedOp>())
-      seeds.push_back(seed);
-    tg::Reduction gradientReduction = tg::Reduction::Mean;
-    if (!seeds.empty()) {
-      builder.setInsertionPointToStart(&body);
-      Location loc = func.getLoc();
-      auto f32Scalar = RankedTensorType::get({}, builder.getF32Type());
-      Value one = arith::ConstantOp::create(
-          builder, loc,
-          DenseElementsAttr::get(f32Scalar,
-                                 builder.getF32FloatAttr(1.0f).getValue()));
-      auto ranks = tg::AllReduceOp::create(builder, loc, comm, ValueRange{one},
-                                           tg::Reduction::Sum);
-      ++numCollectives;
-      Value share = tg::ReciprocalOp::create(builder, loc, ranks.getResult(0));
-      for (tg::GradSeedOp seed : seeds) {
-        if (seed.getType() != f32Scalar)
-          return seed.emitError("tg-data-parallel: a backward seed of ")
-                 << seed.getType() << "; the pass divides tensor<f32> seeds";
-        builder.setInsertionPointAfter(seed);
-        Value part = tg::MulOp::create(builder, seed.getLoc(), seed, share);
-        seed.getResult().replaceAllUsesExcept(part, part.getDefiningOp());
-      }
-      gradientReduction = tg::Reduction::Sum;
+  /// Each rank's backward pass starts from 1/ranks instead of 1, so its
+  /// gradients are its share of the global batch's gradient and the
+  /// all-reduce sums them. Averaging after the backward pass would give the
+  /// same f32 result, but each rank's f16 gradients would be ranks times
+  /// larger than one process's with the whole batch and overflow at a
+  /// smaller loss scale; pre-dividing keeps the numbers one process sees.
+  /// Returns the reduction the gradients then need: a sum, or a mean
+  /// where the function has no seed.
+  FailureOr<tg::Reduction> divideSeeds(func::FuncOp func, Value comm,
+                                       OpBuilder &builder) {
+    Block &body = func.getBody().front();
+    SmallVector<tg::GradSeedOp> seeds(body.getOps<tg::GradSeedOp>());
+    if (seeds.empty())
+      return tg::Reduction::Mean;
+    builder.setInsertionPointToStart(&body);
+    Location loc = func.getLoc();
+    auto f32Scalar = RankedTensorType::get({}, builder.getF32Type());
+    Value one = arith::ConstantOp::create(
+        builder, loc,
+        DenseElementsAttr::get(f32Scalar,
+                               builder.getF32FloatAttr(1.0f).getValue()));
+    auto ranks = tg::AllReduceOp::create(builder, loc, comm, ValueRange{one},
+                                         tg::Reduction::Sum);
+    ++numCollectives;
+    Value share = tg::ReciprocalOp::create(builder, loc, ranks.getResult(0));
+    for (tg::GradSeedOp seed : seeds) {
+      if (seed.getType() != f32Scalar)
+        return seed.emitError("tg-data-parallel: a backward seed of ")
+               << seed.getType() << "; the pass divides tensor<f32> seeds";
+      builder.setInsertionPointAfter(seed);
+      Value part = tg::MulOp::create(builder, seed.getLoc(), seed, share);
+      seed.getResult().replaceAllUsesExcept(part, part.getDefiningOp());
     }
+    return tg::Reduction::Sum;
+  }
 
-    // Buckets of one wire type, each reduced after its last member.
+  /// Buckets of one wire type, each reduced after its last member.
+  LogicalResult reduceGradients(func::FuncOp func, ArrayRef<Value> gradients,
+                                FloatType wire, Value comm,
+                                tg::Reduction reduction, OpBuilder &builder) {
     SmallVector<Value> bucket;
     int64_t bucketSize = 0;
     auto flush = [&]() {
       if (!bucket.empty())
-        reduceBucket(bucket, wire, comm, gradientReduction, builder);
+        reduceBucket(bucket, wire, comm, reduction, builder);
       bucket.clear();
       bucketSize = 0;
     };
-    for (Value g : sorted) {
+    for (Value g : gradients) {
       auto type = dyn_cast<RankedTensorType>(g.getType());
       if (!type || !isa<FloatType>(type.getElementType()))
         return (g.getDefiningOp() ? g.getDefiningOp() : func.getOperation())
@@ -235,9 +286,13 @@ struct DataParallelPass : amp::impl::DataParallelPassBase<DataParallelPass> {
       numWireBytes += bytes.value_or(0);
     }
     flush();
-    numGradients += sorted.size();
+    numGradients += gradients.size();
+    return success();
+  }
 
-    // Every rank must take the same decision on a step's gradients.
+  /// Every rank must take the same decision on a step's gradients.
+  void agreeFiniteChecks(ArrayRef<AllFiniteOp> finiteChecks, Value comm,
+                         OpBuilder &builder) {
     for (AllFiniteOp finite : finiteChecks) {
       builder.setInsertionPointAfter(finite);
       auto agreed = tg::AllReduceOp::create(builder, finite.getLoc(), comm,
@@ -246,13 +301,11 @@ struct DataParallelPass : amp::impl::DataParallelPassBase<DataParallelPass> {
       finite.getResult().replaceAllUsesExcept(agreed.getResult(0), agreed);
       ++numCollectives;
     }
+  }
 
-    if (reduceAmax &&
-        failed(reduceAmaxes(amaxRecords, body, order, comm, builder)))
-      return failure();
-
-    // The loss the host reports is the global batch's.
-    Operation *terminator = body.getTerminator();
+  /// The loss the host reports is the global batch's.
+  void averageLosses(func::FuncOp func, Value comm, OpBuilder &builder) {
+    Operation *terminator = func.getBody().front().getTerminator();
     for (unsigned i = 0, e = func.getNumResults(); i < e; ++i) {
       if (tg::getResultRole(func, i) != tg::Role::Loss)
         continue;
@@ -265,13 +318,6 @@ struct DataParallelPass : amp::impl::DataParallelPassBase<DataParallelPass> {
       terminator->setOperand(i, mean.getResult(0));
       ++numCollectives;
     }
-
-    // Reductions sit after their last gradient; users that came earlier
-    // move after them (a stable sort keeps everything else in place).
-    if (!sortTopologically(&body))
-      return func.emitError("tg-data-parallel: the step's body has a cycle "
-                            "after inserting collectives");
-    return mlir::verify(func);
   }
 
   /// The function's communicator argument, added when it has none.
