@@ -332,55 +332,81 @@ LogicalResult ColoringGraph::build(Operation *function) {
   return success();
 }
 
-void ColoringGraph::buildCarriedValueClasses(Operation *function) {
-  // Every value that receives a forwarded operand (a loop's iter_arg and
-  // result, a branch target's block argument), and every carried value
-  // forwarded on, must keep one type with what it is tied to: classes of
-  // values, each one node.
-  llvm::EquivalenceClasses<Value> classes;
+/// Every value that receives a forwarded operand (a loop's iter_arg and
+/// result, a branch target's block argument), and every carried value
+/// forwarded on, must keep one type with what it is tied to: classes of
+/// values, each one node.
+struct ColoringGraph::CarriedLinks {
   struct Forward {
     Operation *user;
     unsigned operand;
     Value input;
   };
+  llvm::EquivalenceClasses<Value> classes;
   SmallVector<Forward> forwarded;
+  /// Values whose type the pass cannot change.
   llvm::DenseSet<Value> fixed;
-  auto link = [&](Operation *user, unsigned operand, Value input) {
+
+  void link(Operation *user, unsigned operand, Value input) {
     classes.insert(input);
     forwarded.push_back({user, operand, input});
-  };
-
-  for (Operation *op : regionBranchOps) {
-    auto branch = cast<RegionBranchOpInterface>(op);
-    SmallVector<RegionSuccessor> successors;
-    branch.getSuccessorRegions(RegionBranchPoint::parent(), successors);
-    for (RegionSuccessor &successor : successors) {
-      OperandRange operands = branch.getEntrySuccessorOperands(successor);
-      ValueRange inputs = successor.getSuccessorInputs();
-      for (unsigned k = 0, e = std::min(operands.size(), inputs.size()); k < e;
-           ++k)
-        link(branch, operands.getBeginOperandIndex() + k, inputs[k]);
-    }
-    for (Region &region : branch->getRegions())
-      for (Block &block : region) {
-        auto terminator = dyn_cast_or_null<RegionBranchTerminatorOpInterface>(
-            block.empty() ? nullptr : &block.back());
-        if (!terminator)
-          continue;
-        successors.clear();
-        branch.getSuccessorRegions(RegionBranchPoint(terminator), successors);
-        for (RegionSuccessor &successor : successors) {
-          OperandRange operands = terminator.getSuccessorOperands(successor);
-          ValueRange inputs = successor.getSuccessorInputs();
-          for (unsigned k = 0, e = std::min(operands.size(), inputs.size());
-               k < e; ++k)
-            link(terminator, operands.getBeginOperandIndex() + k, inputs[k]);
-        }
-      }
   }
-  // Unstructured control flow: branch operands forward into the block
-  // arguments of their successors. Arguments a branch produces itself, or
-  // that a predecessor feeds in a way the pass cannot read, are fixed.
+  /// Operand k of `operands` forwards into input k of `inputs`.
+  void linkAll(Operation *user, OperandRange operands, ValueRange inputs) {
+    for (unsigned k = 0, e = std::min(operands.size(), inputs.size()); k < e;
+         ++k)
+      link(user, operands.getBeginOperandIndex() + k, inputs[k]);
+  }
+};
+
+void ColoringGraph::buildCarriedValueClasses(Operation *function) {
+  CarriedLinks links;
+  for (Operation *op : regionBranchOps)
+    linkRegionForwards(cast<RegionBranchOpInterface>(op), links);
+  linkBranchForwards(links);
+  // One operand has one type: the values it forwards into (a yield's
+  // operand reaches the next iteration and the loop's result) join, and a
+  // forwarded operand that is itself carried joins its targets.
+  llvm::DenseMap<std::pair<Operation *, unsigned>, Value> firstInput;
+  for (CarriedLinks::Forward &f : links.forwarded) {
+    auto [it, inserted] = firstInput.try_emplace({f.user, f.operand}, f.input);
+    if (!inserted)
+      links.classes.unionSets(it->second, f.input);
+    Value source = f.user->getOperand(f.operand);
+    if (links.classes.contains(source))
+      links.classes.unionSets(source, f.input);
+  }
+  if (links.classes.empty())
+    return;
+  llvm::DenseMap<Value, unsigned> classNode = addCarriedNodes(links);
+  linkCarriedNodes(links, classNode);
+}
+
+void ColoringGraph::linkRegionForwards(RegionBranchOpInterface branch,
+                                       CarriedLinks &links) {
+  SmallVector<RegionSuccessor> successors;
+  branch.getSuccessorRegions(RegionBranchPoint::parent(), successors);
+  for (RegionSuccessor &successor : successors)
+    links.linkAll(branch, branch.getEntrySuccessorOperands(successor),
+                  successor.getSuccessorInputs());
+  for (Region &region : branch->getRegions())
+    for (Block &block : region) {
+      auto terminator = dyn_cast_or_null<RegionBranchTerminatorOpInterface>(
+          block.empty() ? nullptr : &block.back());
+      if (!terminator)
+        continue;
+      successors.clear();
+      branch.getSuccessorRegions(RegionBranchPoint(terminator), successors);
+      for (RegionSuccessor &successor : successors)
+        links.linkAll(terminator, terminator.getSuccessorOperands(successor),
+                      successor.getSuccessorInputs());
+    }
+}
+
+/// Unstructured control flow: branch operands forward into the block
+/// arguments of their successors. Arguments a branch produces itself, or
+/// that a predecessor feeds in a way the pass cannot read, are fixed.
+void ColoringGraph::linkBranchForwards(CarriedLinks &links) {
   for (Operation *op : branchOps) {
     auto branch = cast<BranchOpInterface>(op);
     for (unsigned i = 0, e = op->getNumSuccessors(); i < e; ++i) {
@@ -388,12 +414,12 @@ void ColoringGraph::buildCarriedValueClasses(Operation *function) {
       SuccessorOperands operands = branch.getSuccessorOperands(i);
       unsigned produced = operands.getProducedOperandCount();
       for (unsigned k = 0; k < produced && k < target->getNumArguments(); ++k)
-        fixed.insert(target->getArgument(k));
+        links.fixed.insert(target->getArgument(k));
       OperandRange forwardedOperands = operands.getForwardedOperands();
       for (unsigned k = 0, n = forwardedOperands.size(); k < n; ++k)
         if (produced + k < target->getNumArguments())
-          link(op, forwardedOperands.getBeginOperandIndex() + k,
-               target->getArgument(produced + k));
+          links.link(op, forwardedOperands.getBeginOperandIndex() + k,
+                     target->getArgument(produced + k));
     }
   }
   for (Operation *op : branchOps)
@@ -401,25 +427,14 @@ void ColoringGraph::buildCarriedValueClasses(Operation *function) {
       for (Block *pred : target->getPredecessors())
         if (!isa<BranchOpInterface>(pred->getTerminator()))
           for (BlockArgument arg : target->getArguments())
-            fixed.insert(arg);
-  // One operand has one type: the values it forwards into (a yield's
-  // operand reaches the next iteration and the loop's result) join, and a
-  // forwarded operand that is itself carried joins its targets.
-  llvm::DenseMap<std::pair<Operation *, unsigned>, Value> firstInput;
-  for (Forward &f : forwarded) {
-    auto [it, inserted] = firstInput.try_emplace({f.user, f.operand}, f.input);
-    if (!inserted)
-      classes.unionSets(it->second, f.input);
-    Value source = f.user->getOperand(f.operand);
-    if (classes.contains(source))
-      classes.unionSets(source, f.input);
-  }
-  if (classes.empty())
-    return;
+            links.fixed.insert(arg);
+}
 
+llvm::DenseMap<Value, unsigned>
+ColoringGraph::addCarriedNodes(const CarriedLinks &links) {
   // One node per class whose carried values are all f32 tensors.
-  FloatType f32 = Float32Type::get(function->getContext());
   llvm::DenseMap<Value, unsigned> classNode;
+  const llvm::EquivalenceClasses<Value> &classes = links.classes;
   for (auto it = classes.begin(), e = classes.end(); it != e; ++it) {
     if (!(*it)->isLeader())
       continue;
@@ -427,7 +442,7 @@ void ColoringGraph::buildCarriedValueClasses(Operation *function) {
                                   classes.member_end());
     bool allF32 = llvm::all_of(members, [&](Value v) {
       auto tensor = dyn_cast<RankedTensorType>(v.getType());
-      return tensor && tensor.getElementType() == f32;
+      return tensor && tensor.getElementType().isF32();
     });
     if (!allF32)
       continue;
@@ -435,7 +450,7 @@ void ColoringGraph::buildCarriedValueClasses(Operation *function) {
     ColorNode node;
     node.carried = carried.size();
     bool typeFixed =
-        llvm::any_of(members, [&](Value v) { return fixed.contains(v); });
+        llvm::any_of(members, [&](Value v) { return links.fixed.contains(v); });
     node.supports = !typeFixed;
     carried.push_back({members, {}, typeFixed});
     nodes.push_back(std::move(node));
@@ -450,10 +465,15 @@ void ColoringGraph::buildCarriedValueClasses(Operation *function) {
   }
   llvm::sort(carryingOps);
   carryingOps.erase(llvm::unique(carryingOps), carryingOps.end());
+  return classNode;
+}
 
+void ColoringGraph::linkCarriedNodes(
+    const CarriedLinks &links,
+    const llvm::DenseMap<Value, unsigned> &classNode) {
   // Feeders: the forwarded operands.
-  for (Forward &f : forwarded) {
-    auto it = classNode.find(classes.getLeaderValue(f.input));
+  for (const CarriedLinks::Forward &f : links.forwarded) {
+    auto it = classNode.find(links.classes.getLeaderValue(f.input));
     if (it == classNode.end())
       continue;
     unsigned id = it->second;

@@ -14,6 +14,7 @@
 #include "NearbyKeyInfo.h"
 #include "amp/Transforms/PrecisionPolicy.h"
 #include "mlir/IR/Operation.h"
+#include "mlir/Interfaces/ControlFlowInterfaces.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallBitVector.h"
 #include <string>
@@ -178,6 +179,14 @@ private:
   unsigned addOpNode(mlir::Operation *op, PrecisionPolicyOpInterface iface,
                      PrecisionClass cls);
   void buildCarriedValueClasses(mlir::Operation *function);
+  struct CarriedLinks;
+  void linkRegionForwards(mlir::RegionBranchOpInterface branch,
+                          CarriedLinks &links);
+  void linkBranchForwards(CarriedLinks &links);
+  llvm::DenseMap<mlir::Value, unsigned>
+  addCarriedNodes(const CarriedLinks &links);
+  void linkCarriedNodes(const CarriedLinks &links,
+                        const llvm::DenseMap<mlir::Value, unsigned> &classNode);
   /// Whether result `index` of `op` is precision data of a graph node.
   bool isNodeResult(mlir::Value value, unsigned &node) const;
   void addEdge(unsigned from, unsigned to);
