@@ -168,6 +168,24 @@ private:
   placeCastsOutsideLoops(ArrayRef<std::pair<OpOperand *, Type>> mismatches);
   void retypeExistingCasts();
   void updateSignature();
+  LogicalResult rewriteOpNodes();
+  bool castOperands(const ColorNode &node, unsigned id);
+  void castOtherUses();
+  void addFeeder(Value value);
+  /// Records that `use` needs `required`, if it has another type.
+  void require(OpOperand &use, Type required);
+  void eraseUnusedFeeders();
+
+  /// Ops that may lose their last user to a converted copy.
+  llvm::SetVector<Operation *> feeders;
+  /// Values retyped in place whose uses outside the graph need reading.
+  SmallVector<Value> retyped;
+  /// Where a producer and a consumer disagree, one cast per (value, type)
+  /// to make after step 1. A use found twice is fixed the first time and
+  /// re-checked the second.
+  SmallVector<std::pair<OpOperand *, Type>> mismatches;
+  /// Allow ops finished after every cast is made.
+  SmallVector<const ColorNode *> finishLater;
 
   FunctionOpInterface function;
   const ColoringGraph &graph;
@@ -363,144 +381,29 @@ LogicalResult FunctionRewriter::finishConversion(const ColorNode &node) {
 }
 
 LogicalResult FunctionRewriter::run() {
-  FloatType f32 = Float32Type::get(function.getContext());
-  ArrayRef<ColorNode> nodes = graph.getNodes();
-
-  // What feeds a converted op may lose its last user to a converted copy
-  // (a folded constant, a fresh empty tensor, a converted fill value):
-  // remembered now, erased at the end if so.
-  // (Collected with the mismatches below: one read of each operand.)
-  llvm::SetVector<Operation *> feeders;
-  auto addFeeder = [&](Value v) {
-    if (Operation *op = v.getDefiningOp())
-      feeders.insert(op);
-  };
-  for (const ColorNode &node : nodes)
-    if (node.allow && !node.op)
-      for (OpOperand *feed : graph.getCarried(node).feeds)
-        addFeeder(feed->get());
-
-  // Carried values take the low type in place (allow ops below).
-  SmallVector<Value> retyped;
-  for (const ColorNode &node : nodes) {
+  // Carried values take the low type in place (allow ops in step 1).
+  for (const ColorNode &node : graph.getNodes()) {
     if (!node.allow || node.op)
       continue;
+    // What feeds a converted op may lose its last user to a converted copy
+    // (a folded constant, a fresh empty tensor, a converted fill value):
+    // remembered now, erased at the end if so.
+    for (OpOperand *feed : graph.getCarried(node).feeds)
+      addFeeder(feed->get());
     for (Value v : graph.getCarried(node).values) {
       retype(v, node.target);
       retyped.push_back(v);
     }
   }
   retypeExistingCasts();
-
-  // Allow ops finished after every cast is made.
-  SmallVector<const ColorNode *> finishLater;
-  // Where a producer and a consumer now disagree, one cast per (value, type).
-  // A use found twice is fixed the first time and re-checked the second.
-  SmallVector<std::pair<OpOperand *, Type>> mismatches;
-  auto require = [&](OpOperand &use, Type required) {
-    if (required != use.get().getType())
-      mismatches.push_back({&use, required});
-  };
-  // 1. The ops of the graph, each touched once: allow ops take the low type
-  // in place, and every precision operand is checked. Each was f32 when
-  // the graph was built, so the colouring says which type it ends with:
-  // the operand is read only where a cast is due. Node ids follow the walk,
-  // so a producer with a smaller id, or outside the graph, has its final
-  // type already: its cast is made now, while the user is in cache (a
-  // second sweep over the uses cost a quarter of the pass at a million
-  // ops). Other producers may not be retyped yet: those casts are made
-  // after this loop, and so are all of them where casts may move out of cf
-  // loops (that needs every use first).
-  bool castNow = !graph.hasSuccessors();
-  for (const ColorNode &node : nodes) {
-    if (!node.op)
-      continue;
-    unsigned id = &node - nodes.data();
-    if (node.allow) {
-      ++numConverted;
-      for (OpResult result : node.op->getResults())
-        if (ColoringGraph::isRetypedResult(node, result.getResultNumber())) {
-          retype(result, node.target);
-          // Uses as precision operands of nodes are settled here from the
-          // graph; only results used otherwise need their uses read.
-          if (node.usedOutside)
-            retyped.push_back(result);
-        }
-    }
-    FloatType wanted = node.allow ? node.target : f32;
-    bool operandsSettled = castNow;
-    for (auto [index, use] : llvm::enumerate(node.op->getOpOperands())) {
-      bool precision = ColoringGraph::isPrecisionOperand(node, index);
-      unsigned producer =
-          precision ? graph.getProducer(node, index) : ColorNode::kNoNode;
-      // A node's result keeps a user (or a cast for it): only other
-      // producers can be left unused.
-      if (node.allow && producer == ColorNode::kNoNode)
-        addFeeder(use.get());
-      if (!precision) {
-        // Steps 2 and 3 may still cast it.
-        operandsSettled = false;
-        continue;
-      }
-      FloatType now = f32;
-      if (producer != ColorNode::kNoNode && nodes[producer].allow) {
-        const ColorNode &from = nodes[producer];
-        if (!from.op || !from.anyWideResult ||
-            ColoringGraph::isRetypedResult(
-                from, cast<OpResult>(use.get()).getResultNumber()))
-          now = from.target;
-      }
-      if (now == wanted)
-        continue;
-      Type type = lowered(use.get().getType(), wanted);
-      bool opProducer = producer != ColorNode::kNoNode && nodes[producer].op;
-      if (castNow && (!opProducer || producer < id)) {
-        if (use.get().getType() != type)
-          use.set(getOrCreateCast(use, type,
-                                  opProducer ? producer : ColorNode::kNoNode));
-      } else {
-        mismatches.push_back({&use, type});
-        operandsSettled = false;
-      }
-    }
-    // An allow op whose operands all have their final types finishes now,
-    // in cache. Steps 2 and 3 cast only non-precision operands and the
-    // operands of terminators and region ops.
-    if (!node.allow)
-      continue;
-    if (operandsSettled && node.op->getNumRegions() == 0) {
-      if (failed(finishConversion(node)))
-        return failure();
-    } else {
-      finishLater.push_back(&node);
-    }
-  }
-  // 2. Every other use of a retyped value: it expects f32, unless it
-  // forwards into a low carried value or returns from a flexible signature.
-  for (Value value : retyped) {
-    Type type = value.getType();
-    for (OpOperand &use : value.getUses()) {
-      Operation *user = use.getOwner();
-      // A cast made in step 1 takes the value as it is now.
-      if (castNow && created.contains(user))
-        continue;
-      unsigned index = use.getOperandNumber();
-      const ColorNode *node = graph.lookup(user);
-      if (node && ColoringGraph::isPrecisionOperand(*node, index))
-        continue;
-      if (const ColorNode *carried = graph.forwardedInto(user, index))
-        require(use, carried->allow ? lowered(type, carried->target)
-                                    : lowered(type, f32));
-      else if (!(isa<func::ReturnOp>(user) && flexibleResults.contains(index)))
-        require(use, lowered(type, f32));
-    }
-  }
+  if (failed(rewriteOpNodes()))
+    return failure();
+  castOtherUses();
   // 3. Operands forwarded into low carried values.
-  for (const ColorNode &node : nodes)
+  for (const ColorNode &node : graph.getNodes())
     if (node.allow && !node.op)
       for (OpOperand *use : graph.getCarried(node).feeds)
         require(*use, lowered(use->get().getType(), node.target));
-
   if (graph.hasSuccessors())
     placeCastsOutsideLoops(mismatches);
   for (auto [use, type] : mismatches)
@@ -519,8 +422,133 @@ LogicalResult FunctionRewriter::run() {
       castOp.getResult().replaceAllUsesWith(castOp.getX());
   }
   updateSignature();
+  eraseUnusedFeeders();
+  return success();
+}
 
-  // Drop what the conversion left unused, and what that leaves unused.
+void FunctionRewriter::addFeeder(Value value) {
+  if (Operation *op = value.getDefiningOp())
+    feeders.insert(op);
+}
+
+void FunctionRewriter::require(OpOperand &use, Type required) {
+  if (required != use.get().getType())
+    mismatches.push_back({&use, required});
+}
+
+/// 1. The ops of the graph, each touched once: allow ops take the low type
+/// in place, and every precision operand is checked. An allow op whose
+/// operands all have their final types finishes now, in cache; the others
+/// wait in finishLater (steps 2 and 3 cast only non-precision operands and
+/// the operands of terminators and region ops).
+LogicalResult FunctionRewriter::rewriteOpNodes() {
+  ArrayRef<ColorNode> nodes = graph.getNodes();
+  for (const ColorNode &node : nodes) {
+    if (!node.op)
+      continue;
+    if (node.allow) {
+      ++numConverted;
+      for (OpResult result : node.op->getResults())
+        if (ColoringGraph::isRetypedResult(node, result.getResultNumber())) {
+          retype(result, node.target);
+          // Uses as precision operands of nodes are settled here from the
+          // graph; only results used otherwise need their uses read.
+          if (node.usedOutside)
+            retyped.push_back(result);
+        }
+    }
+    bool operandsSettled = castOperands(node, &node - nodes.data());
+    if (!node.allow)
+      continue;
+    if (operandsSettled && node.op->getNumRegions() == 0) {
+      if (failed(finishConversion(node)))
+        return failure();
+    } else {
+      finishLater.push_back(&node);
+    }
+  }
+  return success();
+}
+
+/// Each operand was f32 when the graph was built, so the colouring says
+/// which type it ends with: the operand is read only where a cast is due.
+/// Node ids follow the walk, so a producer with a smaller id, or outside the
+/// graph, has its final type already: its cast is made now, while the user
+/// is in cache (a second sweep over the uses cost a quarter of the pass at
+/// a million ops). Other producers may not be retyped yet: those casts are
+/// made after step 1, and so are all of them where casts may move out of
+/// cf loops (that needs every use first). Returns whether every operand
+/// of `node`'s op has its final type.
+bool FunctionRewriter::castOperands(const ColorNode &node, unsigned id) {
+  ArrayRef<ColorNode> nodes = graph.getNodes();
+  FloatType f32 = Float32Type::get(function.getContext());
+  FloatType wanted = node.allow ? node.target : f32;
+  bool castNow = !graph.hasSuccessors();
+  bool operandsSettled = castNow;
+  for (auto [index, use] : llvm::enumerate(node.op->getOpOperands())) {
+    bool precision = ColoringGraph::isPrecisionOperand(node, index);
+    unsigned producer =
+        precision ? graph.getProducer(node, index) : ColorNode::kNoNode;
+    // A node's result keeps a user (or a cast for it): only other
+    // producers can be left unused.
+    if (node.allow && producer == ColorNode::kNoNode)
+      addFeeder(use.get());
+    if (!precision) {
+      // Steps 2 and 3 may still cast it.
+      operandsSettled = false;
+      continue;
+    }
+    FloatType now = f32;
+    if (producer != ColorNode::kNoNode && nodes[producer].allow) {
+      const ColorNode &from = nodes[producer];
+      if (!from.op || !from.anyWideResult ||
+          ColoringGraph::isRetypedResult(
+              from, cast<OpResult>(use.get()).getResultNumber()))
+        now = from.target;
+    }
+    if (now == wanted)
+      continue;
+    Type type = lowered(use.get().getType(), wanted);
+    bool opProducer = producer != ColorNode::kNoNode && nodes[producer].op;
+    if (castNow && (!opProducer || producer < id)) {
+      if (use.get().getType() != type)
+        use.set(getOrCreateCast(use, type,
+                                opProducer ? producer : ColorNode::kNoNode));
+    } else {
+      mismatches.push_back({&use, type});
+      operandsSettled = false;
+    }
+  }
+  return operandsSettled;
+}
+
+/// 2. Every other use of a retyped value: it expects f32, unless it
+/// forwards into a low carried value or returns from a flexible signature.
+void FunctionRewriter::castOtherUses() {
+  FloatType f32 = Float32Type::get(function.getContext());
+  bool castNow = !graph.hasSuccessors();
+  for (Value value : retyped) {
+    Type type = value.getType();
+    for (OpOperand &use : value.getUses()) {
+      Operation *user = use.getOwner();
+      // A cast made in step 1 takes the value as it is now.
+      if (castNow && created.contains(user))
+        continue;
+      unsigned index = use.getOperandNumber();
+      const ColorNode *node = graph.lookup(user);
+      if (node && ColoringGraph::isPrecisionOperand(*node, index))
+        continue;
+      if (const ColorNode *carried = graph.forwardedInto(user, index))
+        require(use, carried->allow ? lowered(type, carried->target)
+                                    : lowered(type, f32));
+      else if (!(isa<func::ReturnOp>(user) && flexibleResults.contains(index)))
+        require(use, lowered(type, f32));
+    }
+  }
+}
+
+/// Drops what the conversion left unused, and what that leaves unused.
+void FunctionRewriter::eraseUnusedFeeders() {
   while (!feeders.empty()) {
     Operation *op = feeders.pop_back_val();
     if (created.contains(op) || retypedCasts.contains(op) ||
@@ -532,7 +560,6 @@ LogicalResult FunctionRewriter::run() {
     foldedConstants.erase(op);
     rewriter.eraseOp(op);
   }
-  return success();
 }
 
 struct AutoMixedPrecisionPass
