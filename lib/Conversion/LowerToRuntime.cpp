@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "FusionPlan.h"
 #include "amp/Conversion/Passes.h"
 #include "amp/Conversion/RuntimeLoweringBuilder.h"
 #include "amp/Dialect/AMP/IR/AMP.h"
@@ -55,233 +56,51 @@ std::optional<int32_t> amp::runtimeDtypeCode(Type element) {
 
 namespace {
 
-/// An f32 -> f16 cast read only by products: they round the f32 tensor as
-/// they stage it (amprt_matmul takes f32 operands of a 16-bit product), so
-/// the cast needs no tensor of its own.
-bool foldsIntoProducts(amp::CastOp cast) {
-  if (!getElementTypeOrSelf(cast.getX().getType()).isF32() ||
-      !getElementTypeOrSelf(cast.getType()).isF16() || cast->use_empty())
-    return false;
-  return llvm::all_of(cast->getUses(), [](OpOperand &use) {
-    return isa<tg::MatmulOp, tg::BatchMatmulOp>(use.getOwner()) &&
-           use.getOperandNumber() < 2;
-  });
-}
-
-/// An f16 or bf16 -> f32 cast read only by bias gradients: they sum the
-/// 16-bit tensor into their f32 result (amprt_bias_add_grad), the sums of
-/// the widened values, so the cast needs no tensor of its own. The policy
-/// keeps reductions in f32, so every 16-bit gradient of a biased layer
-/// meets one of these casts.
-bool foldsIntoBiasGrads(amp::CastOp cast) {
-  if (!isa<Float16Type, BFloat16Type>(
-          getElementTypeOrSelf(cast.getX().getType())) ||
-      !getElementTypeOrSelf(cast.getType()).isF32() || cast->use_empty())
-    return false;
-  return llvm::all_of(cast->getUsers(), [](Operation *user) {
-    return isa<tg::BiasAddGradOp>(user);
-  });
-}
-
-/// The unscales whose results `check` tests, when one amprt call can
-/// unscale them and test the unscaled values in the same pass: every
-/// operand is a distinct amp.unscale by one scale, of f16, bf16 or f32 into
-/// f32 (amprt_unscale_all_finite's arithmetic, the same bits as
-/// amprt_unscale's), and nothing reads an unscaled gradient before the
-/// check. Empty otherwise.
-SmallVector<amp::UnscaleOp>
-unscalesCheckedTogether(amp::AllFiniteOp check,
-                        const llvm::DenseMap<Operation *, unsigned> &position) {
-  SmallVector<amp::UnscaleOp> unscales;
-  llvm::SmallPtrSet<Operation *, 8> seen;
-  unsigned at = position.lookup(check);
-  for (Value g : check.getGs()) {
-    auto unscale = g.getDefiningOp<amp::UnscaleOp>();
-    if (!unscale || unscale->getBlock() != check->getBlock() ||
-        !seen.insert(unscale).second ||
-        (!unscales.empty() &&
-         unscale.getScale() != unscales.front().getScale()) ||
-        !getElementTypeOrSelf(unscale.getY().getType()).isF32() ||
-        !isa<Float16Type, BFloat16Type, Float32Type>(
-            getElementTypeOrSelf(unscale.getG().getType())))
-      return {};
-    for (Operation *user : unscale->getUsers())
-      if (user != check && position.lookup(user) < at)
-        return {};
-    unscales.push_back(unscale);
-  }
-  return unscales;
-}
-
-/// The tg.bias_add that can run in `op`'s epilogue: `op` is a tg.matmul
-/// or a forward tg.conv2d, the bias add is the only reader of its result,
-/// adds along the product's channels (a conv's layout; a matmul's result is
-/// rank 2) and its bias has the result's type. Null otherwise.
-tg::BiasAddOp epilogueBiasAdd(Operation *op) {
-  if (!isa<tg::MatmulOp, tg::Conv2DOp>(op) || op->getNumResults() != 1 ||
-      !op->getResult(0).hasOneUse())
-    return nullptr;
-  auto biasAdd = dyn_cast<tg::BiasAddOp>(*op->getResult(0).user_begin());
-  if (!biasAdd || biasAdd.getX() != op->getResult(0) ||
-      biasAdd->getBlock() != op->getBlock() ||
-      getElementTypeOrSelf(biasAdd.getB().getType()) !=
-          getElementTypeOrSelf(biasAdd.getX().getType()))
-    return nullptr;
-  if (auto conv = dyn_cast<tg::Conv2DOp>(op))
-    if (conv.getLayout() != biasAdd.getLayout())
-      return nullptr;
-  return biasAdd;
-}
-
-/// The amprt_activation of `op` when a product's epilogue can apply it
-/// (tg's activations: the amprt_unary functions of those names), with its
-/// slope (leaky relu's alpha, 0 otherwise).
-std::optional<amprt_activation> epilogueActivation(Operation *op,
-                                                   double &alpha) {
-  alpha = 0;
-  if (isa<tg::ReluOp>(op))
-    return AMPRT_ACTIVATION_RELU;
-  if (isa<tg::GeluOp>(op))
-    return AMPRT_ACTIVATION_GELU;
-  if (isa<tg::TanhOp>(op))
-    return AMPRT_ACTIVATION_TANH;
-  if (isa<tg::SigmoidOp>(op))
-    return AMPRT_ACTIVATION_SIGMOID;
-  if (isa<tg::SiluOp>(op))
-    return AMPRT_ACTIVATION_SILU;
-  if (auto leaky = dyn_cast<tg::LeakyReluOp>(op)) {
-    alpha = leaky.getAlpha().convertToDouble();
-    return AMPRT_ACTIVATION_LEAKY_RELU;
-  }
-  return std::nullopt;
-}
-
-/// A product and the ops that run in its epilogue, as one call at the
-/// place of the last of them (the anchor).
-struct ProductEpilogue {
-  Operation *product = nullptr;
-  mutable tg::BiasAddOp biasAdd;   // null: no bias
-  Operation *activation = nullptr; // null: no activation
-  amprt_activation code = AMPRT_ACTIVATION_RELU;
-  double alpha = 0;
-  /// Whether the activation's input is also read after it: the call then
-  /// writes it too (amprt_matmul_bias_act's `pre`).
-  bool keepsPre = false;
-
-  Operation *anchor() const {
-    return activation ? activation : biasAdd.getOperation();
-  }
-  /// The activation's input: the biased product, or the product.
-  Value pre() const {
-    return biasAdd ? Value(biasAdd.getResult()) : product->getResult(0);
-  }
+/// What one function's lowering fused and reused, for the pass's
+/// statistics.
+struct LoweringCounts {
+  unsigned foldedCasts = 0, fusedChecks = 0, inPlaceResults = 0,
+           reshapeViews = 0, fusedBiases = 0, fusedActivations = 0, chains = 0,
+           chainedOps = 0;
 };
 
-/// The epilogue `op` runs when it is a tg.matmul or forward tg.conv2d:
-/// the bias add epilogueBiasAdd finds, then the first activation that
-/// reads the (biased) product, when nothing else reads that before the
-/// activation runs. Null when neither is there.
-std::optional<ProductEpilogue>
-productEpilogue(Operation *op, bool fuseBiases, bool fuseActivations,
-                const llvm::DenseMap<Operation *, unsigned> &position) {
-  if (!isa<tg::MatmulOp, tg::Conv2DOp>(op) || op->getNumResults() != 1)
-    return std::nullopt;
-  ProductEpilogue e;
-  e.product = op;
-  if (fuseBiases)
-    e.biasAdd = epilogueBiasAdd(op);
-  if (fuseActivations) {
-    Value pre = e.pre();
-    Operation *first = nullptr;
-    double alpha = 0;
-    for (Operation *user : pre.getUsers())
-      if (user->getBlock() == op->getBlock() &&
-          epilogueActivation(user, alpha) &&
-          (!first || position.lookup(user) < position.lookup(first)))
-        first = user;
-    if (first && llvm::all_of(pre.getUsers(), [&](Operation *user) {
-          return user == first ||
-                 position.lookup(user) > position.lookup(first);
-        })) {
-      e.activation = first;
-      e.code = *epilogueActivation(first, e.alpha);
-      e.keepsPre = !pre.hasOneUse();
-    }
-  }
-  if (!e.biasAdd && !e.activation)
-    return std::nullopt;
-  return e;
-}
-
-/// The amprt_chain_op of a tg elementwise op an amprt_elementwise_chain
-/// step can run: tg's unary arithmetic and activations, and its binary
-/// arithmetic, on float operands of the result's type (no broadcasting),
-/// with its slope (leaky relu's alpha, 0 otherwise).
-std::optional<amprt_chain_op> chainOp(Operation *op, double &alpha) {
-  alpha = 0;
-  if (op->getNumResults() != 1)
-    return std::nullopt;
-  Type type = op->getResult(0).getType();
-  if (!isa<FloatType>(getElementTypeOrSelf(type)) ||
-      !llvm::all_of(op->getOperandTypes(), [&](Type t) { return t == type; }))
-    return std::nullopt;
-  using Code = std::optional<amprt_chain_op>;
-  return llvm::TypeSwitch<Operation *, Code>(op)
-      .Case([](tg::NegOp) { return AMPRT_CHAIN_NEG; })
-      .Case([](tg::AbsOp) { return AMPRT_CHAIN_ABS; })
-      .Case([](tg::ExpOp) { return AMPRT_CHAIN_EXP; })
-      .Case([](tg::LogOp) { return AMPRT_CHAIN_LOG; })
-      .Case([](tg::SqrtOp) { return AMPRT_CHAIN_SQRT; })
-      .Case([](tg::RsqrtOp) { return AMPRT_CHAIN_RSQRT; })
-      .Case([](tg::SquareOp) { return AMPRT_CHAIN_SQUARE; })
-      .Case([](tg::ReciprocalOp) { return AMPRT_CHAIN_RECIPROCAL; })
-      .Case([](tg::TanhOp) { return AMPRT_CHAIN_TANH; })
-      .Case([](tg::SigmoidOp) { return AMPRT_CHAIN_SIGMOID; })
-      .Case([](tg::ReluOp) { return AMPRT_CHAIN_RELU; })
-      .Case([](tg::GeluOp) { return AMPRT_CHAIN_GELU; })
-      .Case([](tg::ErfOp) { return AMPRT_CHAIN_ERF; })
-      .Case([](tg::SiluOp) { return AMPRT_CHAIN_SILU; })
-      .Case([&](tg::LeakyReluOp leaky) {
-        alpha = leaky.getAlpha().convertToDouble();
-        return AMPRT_CHAIN_LEAKY_RELU;
-      })
-      .Case([](tg::AddOp) { return AMPRT_CHAIN_ADD; })
-      .Case([](tg::SubOp) { return AMPRT_CHAIN_SUB; })
-      .Case([](tg::MulOp) { return AMPRT_CHAIN_MUL; })
-      .Case([](tg::DivOp) { return AMPRT_CHAIN_DIV; })
-      .Case([](tg::PowOp) { return AMPRT_CHAIN_POW; })
-      .Case([](tg::MaximumOp) { return AMPRT_CHAIN_MAXIMUM; })
-      .Case([](tg::MinimumOp) { return AMPRT_CHAIN_MINIMUM; })
-      .Default([](Operation *) -> Code { return std::nullopt; });
-}
-
-/// Elementwise ops run as one amprt_elementwise_chain call at the place of
-/// the last (the root): its steps in block order, and the values they read
-/// from outside (its inputs).
-struct ElementwiseChain {
-  SmallVector<Operation *> steps;
-  SmallVector<Value> inputs;
-};
-
+/// Lowers one single-block function: checks its types, plans its fusions,
+/// then builds the runtime-call function beside it, op after op, releasing
+/// each tensor after its last use.
 class FunctionLowering {
 public:
-  FunctionLowering(ModuleOp module, func::FuncOp func, bool foldCasts,
-                   bool foldBiasGradCasts, bool inPlace, bool reshapeViews,
-                   bool fuseBiases, bool fuseActivations, bool fuseChains)
-      : module(module), func(func), foldCasts(foldCasts),
-        foldBiasGradCasts(foldBiasGradCasts), inPlace(inPlace),
-        reshapeViews(reshapeViews), fuseBiases(fuseBiases),
-        fuseActivations(fuseActivations), fuseChains(fuseChains),
+  FunctionLowering(ModuleOp module, func::FuncOp func,
+                   const amp::FusionOptions &fusion, bool inPlace)
+      : module(module), func(func), fusion(fusion), inPlace(inPlace),
         b(func.getContext()),
         ptr(LLVM::LLVMPointerType::get(func.getContext())),
         i32(b.getI32Type()) {}
 
   LogicalResult run();
-  unsigned numFoldedCasts = 0, numFusedChecks = 0, numInPlaceResults = 0,
-           numReshapeViews = 0, numFusedBiases = 0, numFusedActivations = 0,
-           numChains = 0, numChainedOps = 0;
+  LoweringCounts counts;
 
 private:
+  LogicalResult checkTypes();
+  /// The runtime-call function (context, arguments, results) beside the
+  /// tensor form, which takes a new name; returns its entry block.
+  Block *beginLoweredFunction();
+  /// Each argument's handle, loaded from the arguments array.
+  void loadArguments(RuntimeLoweringBuilder &lowering, Value args);
+  /// Lowers the op at position `here` (or records that it runs elsewhere)
+  /// and releases what it read for the last time.
+  LogicalResult lowerInPlace(RuntimeLoweringBuilder &lowering, Operation &op,
+                             unsigned here);
+  /// Emits the call(s) that run `op` and whatever runs with it.
+  LogicalResult emitCall(RuntimeLoweringBuilder &lowering, Operation &op);
+  /// The values `op`'s call reads: its operands, or those of the product,
+  /// bias, chain or unscales that run in it.
+  SmallVector<Value> readsOf(Operation &op) const;
+  void releaseAfter(RuntimeLoweringBuilder &lowering, Operation &op,
+                    ArrayRef<Value> reads,
+                    llvm::SmallSetVector<Value, 8> &dying, unsigned here);
+  /// Results: new handles owned by the caller.
+  void storeResults(RuntimeLoweringBuilder &lowering, func::ReturnOp ret,
+                    Value results);
   /// Lowers `op` by its RuntimeLoweringOpInterface (constants here).
   LogicalResult lowerOp(RuntimeLoweringBuilder &lowering, Operation *op);
   LogicalResult lowerConstant(RuntimeLoweringBuilder &lowering,
@@ -295,16 +114,18 @@ private:
   /// amprt_conv2d_bias call, or amprt_matmul_bias_act /
   /// amprt_conv2d_bias_act with an activation.
   void lowerEpilogue(RuntimeLoweringBuilder &lowering,
-                     const ProductEpilogue &epilogue);
+                     const amp::ProductEpilogue &epilogue);
+  /// `chain` as one amprt_elementwise_chain call.
+  void lowerChain(RuntimeLoweringBuilder &lowering,
+                  const amp::ElementwiseChain &chain);
 
   ModuleOp module;
   func::FuncOp func;
-  /// `chain` as one amprt_elementwise_chain call.
-  void lowerChain(RuntimeLoweringBuilder &lowering,
-                  const ElementwiseChain &chain);
-
-  bool foldCasts, foldBiasGradCasts, inPlace, reshapeViews, fuseBiases,
-      fuseActivations, fuseChains;
+  amp::FusionOptions fusion;
+  bool inPlace;
+  std::optional<amp::FusionPlan> plan;
+  std::optional<amp::BufferLifetimes> lifetimes;
+  llvm::DenseSet<Value> returned;
   OpBuilder b;
   Type ptr, i32;
   unsigned globals = 0;
@@ -380,7 +201,7 @@ void FunctionLowering::lowerUnscalesAndCheck(
 }
 
 void FunctionLowering::lowerEpilogue(RuntimeLoweringBuilder &lowering,
-                                     const ProductEpilogue &e) {
+                                     const amp::ProductEpilogue &e) {
   SmallVector<Location> locs = {e.product->getLoc()};
   if (e.biasAdd)
     locs.push_back(e.biasAdd.getLoc());
@@ -433,7 +254,7 @@ void FunctionLowering::lowerEpilogue(RuntimeLoweringBuilder &lowering,
 }
 
 void FunctionLowering::lowerChain(RuntimeLoweringBuilder &lowering,
-                                  const ElementwiseChain &chain) {
+                                  const amp::ElementwiseChain &chain) {
   SmallVector<Location> locs;
   for (Operation *step : chain.steps)
     locs.push_back(step->getLoc());
@@ -448,7 +269,7 @@ void FunctionLowering::lowerChain(RuntimeLoweringBuilder &lowering,
   SmallVector<double> alphas;
   for (Operation *step : chain.steps) {
     double alpha = 0;
-    amprt_chain_op code = *chainOp(step, alpha);
+    amprt_chain_op code = *amp::chainOp(step, alpha);
     int64_t a = index.lookup(step->getOperand(0));
     int64_t b =
         step->getNumOperands() > 1 ? index.lookup(step->getOperand(1)) : a;
@@ -486,10 +307,42 @@ LogicalResult FunctionLowering::lowerOp(RuntimeLoweringBuilder &lowering,
 }
 
 LogicalResult FunctionLowering::run() {
+  if (failed(checkTypes()))
+    return failure();
+  Block &body = func.getBody().front();
+  auto ret = cast<func::ReturnOp>(body.getTerminator());
+  returned.insert(ret.getOperands().begin(), ret.getOperands().end());
+  plan.emplace(body, fusion);
+  lifetimes.emplace(*plan);
+
+  Block *entry = beginLoweredFunction();
+  RuntimeLoweringBuilder lowering(module, b, entry->getArgument(0));
+  lowering.setInPlaceElementwise(inPlace);
+  loadArguments(lowering, entry->getArgument(1));
+  unsigned here = 0;
+  for (Operation &op : body) {
+    if (&op == ret.getOperation())
+      break;
+    if (failed(lowerInPlace(lowering, op, here++)))
+      return failure();
+  }
+  storeResults(lowering, ret, entry->getArgument(2));
+  func.erase();
+  counts.foldedCasts = plan->numFoldedCasts();
+  counts.fusedChecks = plan->numFusedChecks();
+  counts.reshapeViews = plan->numReshapeViews();
+  counts.fusedBiases = plan->numFusedBiases;
+  counts.fusedActivations = plan->numFusedActivations;
+  counts.chains = plan->numChains();
+  counts.chainedOps = plan->numChainedOps;
+  counts.inPlaceResults = lowering.numInPlaceResults();
+  return success();
+}
+
+LogicalResult FunctionLowering::checkTypes() {
   if (!func.getBody().hasOneBlock())
     return func.emitError("amp-lower-to-runtime: functions must be one "
                           "block");
-  Block &body = func.getBody().front();
   for (Type t : llvm::concat<const Type>(func.getArgumentTypes(),
                                          func.getResultTypes())) {
     auto tensor = dyn_cast<RankedTensorType>(t);
@@ -503,7 +356,7 @@ LogicalResult FunctionLowering::run() {
                             "shapes, got ")
              << t << "; give the step concrete sizes";
   }
-  for (Operation &op : body)
+  for (Operation &op : func.getBody().front())
     for (Type t : op.getResultTypes()) {
       auto tensor = dyn_cast<RankedTensorType>(t);
       if (!tensor || !amp::runtimeDtypeCode(tensor.getElementType()))
@@ -515,179 +368,10 @@ LogicalResult FunctionLowering::run() {
                             "shapes, got ")
                << t;
     }
+  return success();
+}
 
-  // Casts that make no tensor: their result is their input's tensor,
-  // which lives until the last product or bias gradient that reads it.
-  llvm::DenseMap<Value, Value> foldedInto;
-  for (auto cast : body.getOps<amp::CastOp>())
-    if ((foldCasts && foldsIntoProducts(cast)) ||
-        (foldBiasGradCasts && foldsIntoBiasGrads(cast)))
-      foldedInto[cast.getResult()] = cast.getX();
-  numFoldedCasts = foldedInto.size();
-  auto ret = cast<func::ReturnOp>(body.getTerminator());
-  llvm::DenseSet<Value> returned(ret.getOperands().begin(),
-                                 ret.getOperands().end());
-
-  // Reshapes that make no copy: their result is a view of their input's
-  // storage (amprt_tensor_view), which lives until the view's last use. A
-  // returned reshape gets a tensor of its own for the caller to own. Views
-  // and their storage are never written in place while both live: an op
-  // writes over an operand only where that operand's storage dies.
-  llvm::DenseMap<Value, Value> viewOf;
-  // The value whose handle `v` shares: a folded cast's input (that of a
-  // cast of a cast, and so on).
-  std::function<Value(Value)> sharedHandle = [&](Value v) -> Value {
-    Value input = foldedInto.lookup(v);
-    return input ? sharedHandle(input) : v;
-  };
-  // The value that owns `v`'s storage: through folded casts, then a
-  // view's root (a folded cast of a view reads the view's root).
-  auto storage = [&](Value v) {
-    Value shared = sharedHandle(v);
-    if (Value root = viewOf.lookup(shared))
-      return root;
-    return shared;
-  };
-  if (reshapeViews)
-    for (auto reshape : body.getOps<tg::ReshapeOp>())
-      if (!returned.contains(reshape.getResult())) {
-        Value input = reshape.getX();
-        viewOf[reshape.getResult()] = storage(input);
-      }
-  numReshapeViews = viewOf.size();
-
-  llvm::DenseMap<Operation *, unsigned> position;
-  unsigned index = 0;
-  for (Operation &op : body)
-    position[&op] = index++;
-
-  // Unscales run by the amp.all_finite that checks their results, in one
-  // pass over each gradient (amprt_unscale_all_finite) instead of an
-  // unscale and a second read of the unscaled gradient.
-  llvm::DenseMap<Operation *, SmallVector<amp::UnscaleOp>> unscalesOf;
-  llvm::DenseMap<Operation *, Operation *> checkedBy;
-  for (auto check : body.getOps<amp::AllFiniteOp>()) {
-    SmallVector<amp::UnscaleOp> unscales =
-        unscalesCheckedTogether(check, position);
-    for (amp::UnscaleOp unscale : unscales)
-      checkedBy[unscale] = check;
-    if (!unscales.empty())
-      unscalesOf[check] = std::move(unscales);
-  }
-  numFusedChecks = unscalesOf.size();
-
-  // Products run with the bias add and the activation after them, where
-  // the last of those is (its bias may be made after the product, a cast
-  // of the f32 master bias for one).
-  llvm::DenseMap<Operation *, ProductEpilogue> epilogueAt;
-  llvm::DenseMap<Operation *, Operation *> runsWith;
-  for (Operation &op : body)
-    if (std::optional<ProductEpilogue> e =
-            productEpilogue(&op, fuseBiases, fuseActivations, position)) {
-      Operation *anchor = e->anchor();
-      runsWith[&op] = anchor;
-      if (e->biasAdd && e->activation)
-        runsWith[e->biasAdd] = anchor;
-      numFusedBiases += e->biasAdd ? 1 : 0;
-      numFusedActivations += e->activation ? 1 : 0;
-      epilogueAt[anchor] = *e;
-    }
-
-  // Trees of elementwise ops whose intermediates each have one reader, in
-  // the tree: one pass over the tensors at the root's place, the
-  // intermediates never stored (torch-mlir's decomposed gelu is five ops).
-  // Grown from the last op back, so a root is found before its members.
-  llvm::DenseMap<Operation *, ElementwiseChain> chainAt;
-  llvm::DenseMap<Operation *, Operation *> chainedInto;
-  auto chainable = [&](Operation *op) {
-    double alpha;
-    return op->getBlock() == &body && !runsWith.count(op) &&
-           !epilogueAt.count(op) && !chainedInto.count(op) &&
-           chainOp(op, alpha).has_value();
-  };
-  if (fuseChains)
-    for (Operation &root : llvm::reverse(body)) {
-      if (!chainable(&root))
-        continue;
-      llvm::SetVector<Operation *> members;
-      members.insert(&root);
-      for (unsigned i = 0; i < members.size(); ++i)
-        for (Value v : members[i]->getOperands()) {
-          Operation *def = v.getDefiningOp();
-          if (def && v.hasOneUse() && !members.contains(def) &&
-              chainable(def) && members.size() < AMPRT_CHAIN_MAX_STEPS)
-            members.insert(def);
-        }
-      if (members.size() < 2)
-        continue;
-      ElementwiseChain chain;
-      chain.steps.assign(members.begin(), members.end());
-      llvm::sort(chain.steps, [&](Operation *x, Operation *y) {
-        return position.lookup(x) < position.lookup(y);
-      });
-      llvm::SetVector<Value> inputs;
-      for (Operation *step : chain.steps)
-        for (Value v : step->getOperands())
-          if (!members.contains(v.getDefiningOp()))
-            inputs.insert(v);
-      if (inputs.size() > AMPRT_CHAIN_MAX_INPUTS)
-        continue;
-      chain.inputs.assign(inputs.begin(), inputs.end());
-      for (Operation *step : chain.steps)
-        if (step != &root)
-          chainedInto[step] = &root;
-      ++numChains;
-      numChainedOps += chain.steps.size();
-      chainAt[&root] = std::move(chain);
-    }
-
-  // The last use of every value, by op position in the block: a folded
-  // cast's users use its input, a deferred unscale reads its operands
-  // where its check runs, and a fused product (and bias add) where its
-  // epilogue runs. A view's uses are its storage's too.
-  auto runsAt = [&](Operation *user) -> int64_t {
-    if (checkedBy.count(user))
-      return position.lookup(checkedBy[user]);
-    if (Operation *anchor = runsWith.lookup(user))
-      return position.lookup(anchor);
-    if (Operation *root = chainedInto.lookup(user))
-      return position.lookup(root);
-    return position.lookup(user);
-  };
-  // Both are asked for every operand of every op: each value's answer is
-  // kept, so a value read by many ops (the learning rate, by every
-  // update) costs its users once, not once per reader.
-  llvm::DenseMap<Value, int64_t> lastUses, lastDirectUses;
-  std::function<int64_t(Value)> lastUse = [&](Value v) -> int64_t {
-    if (auto known = lastUses.find(v); known != lastUses.end())
-      return known->second;
-    int64_t last = -1;
-    for (Operation *user : v.getUsers()) {
-      auto cast = dyn_cast<amp::CastOp>(user);
-      int64_t at = cast && foldedInto.count(cast.getResult())
-                       ? lastUse(cast.getResult())
-                       : runsAt(user);
-      if (user->getNumResults() == 1 && viewOf.count(user->getResult(0)))
-        at = std::max(at, lastUse(user->getResult(0)));
-      last = std::max(last, at);
-    }
-    return lastUses[v] = last;
-  };
-  // Where a view itself is read last (through the folded casts that share
-  // its handle): its handle is released there.
-  std::function<int64_t(Value)> lastDirectUse = [&](Value v) -> int64_t {
-    if (auto known = lastDirectUses.find(v); known != lastDirectUses.end())
-      return known->second;
-    int64_t last = -1;
-    for (Operation *user : v.getUsers()) {
-      auto cast = dyn_cast<amp::CastOp>(user);
-      last = std::max(last, cast && foldedInto.count(cast.getResult())
-                                ? lastDirectUse(cast.getResult())
-                                : runsAt(user));
-    }
-    return lastDirectUses[v] = last;
-  };
-
+Block *FunctionLowering::beginLoweredFunction() {
   // The new function, built beside the old one.
   b.setInsertionPoint(func);
   std::string name = func.getName().str();
@@ -697,104 +381,127 @@ LogicalResult FunctionLowering::run() {
       b, func.getLoc(), name, b.getFunctionType({ptr, ptr, ptr}, {i32}));
   Block *entry = lowered.addEntryBlock();
   b.setInsertionPointToStart(entry);
-  RuntimeLoweringBuilder lowering(module, b, entry->getArgument(0));
-  lowering.setInPlaceElementwise(inPlace);
-  Value ctx = lowering.context();
-  Value args = entry->getArgument(1), results = entry->getArgument(2);
+  return entry;
+}
+
+void FunctionLowering::loadArguments(RuntimeLoweringBuilder &lowering,
+                                     Value args) {
   Location loc = func.getLoc();
-  for (auto [i, arg] : llvm::enumerate(body.getArguments())) {
+  for (auto [i, arg] : llvm::enumerate(func.getBody().front().getArguments())) {
     Value slot = LLVM::GEPOp::create(b, loc, ptr, ptr, args,
                                      ArrayRef<LLVM::GEPArg>{(int32_t)i});
     lowering.setHandle(arg, LLVM::LoadOp::create(b, loc, ptr, slot));
   }
+}
 
-  index = 0;
-  for (Operation &op : body) {
-    unsigned here = index++;
-    if (&op == ret.getOperation())
-      break;
-    if (op.getNumResults() == 1 && foldedInto.count(op.getResult(0))) {
-      lowering.setHandle(op.getResult(0),
-                         lowering.handle(foldedInto.lookup(op.getResult(0))));
-      continue;
-    }
-    if (checkedBy.count(&op) || runsWith.count(&op) || chainedInto.count(&op))
-      continue; // runs with its check, its product's epilogue or its chain
-    auto fused = unscalesOf.find(&op);
-    auto epilogue = epilogueAt.find(&op);
-    auto chain = chainAt.find(&op);
-    // What this op (and the unscales or product it runs) uses for the last
-    // time, and its unused results: freed after it. The results inside a
-    // fused epilogue are never made, but for an activation's input that is
-    // read later (its `pre`).
-    SmallVector<Value> reads;
-    if (epilogue != epilogueAt.end()) {
-      Operation *product = epilogue->second.product;
-      reads.append(product->operand_begin(), product->operand_end());
-      if (epilogue->second.biasAdd)
-        reads.push_back(epilogue->second.biasAdd.getB());
-    } else if (chain != chainAt.end()) {
-      reads.append(chain->second.inputs);
-    } else {
-      reads.append(op.operand_begin(), op.operand_end());
-    }
-    if (fused != unscalesOf.end())
-      for (amp::UnscaleOp unscale : fused->second)
-        reads.append(unscale->operand_begin(), unscale->operand_end());
-    llvm::SmallSetVector<Value, 8> dying;
-    for (Value v : llvm::map_range(reads, storage))
-      if (lastUse(v) == here && !isa<BlockArgument>(v) && !returned.contains(v))
-        dying.insert(v);
-    lowering.setDying(dying.getArrayRef());
-    if (fused != unscalesOf.end()) {
-      lowerUnscalesAndCheck(lowering, cast<amp::AllFiniteOp>(op),
-                            fused->second);
-    } else if (epilogue != epilogueAt.end()) {
-      lowerEpilogue(lowering, epilogue->second);
-    } else if (chain != chainAt.end()) {
-      lowerChain(lowering, chain->second);
-    } else if (op.getNumResults() == 1 && viewOf.count(op.getResult(0))) {
-      auto reshape = cast<tg::ReshapeOp>(op);
-      auto type = cast<RankedTensorType>(reshape.getType());
-      lowering.setLoc(op.getLoc());
-      lowering.setHandle(reshape.getResult(),
-                         lowering.call(AMPRT_ENTRY(amprt_tensor_view), ctx,
-                                       lowering.handle(reshape.getX()),
-                                       lowering.constI32(type.getRank()),
-                                       lowering.i64Array(type.getShape())));
-    } else if (failed(lowerOp(lowering, &op))) {
-      return failure();
-    }
-    // A rule of another dialect may forget a result: say so here rather
-    // than build a call on a null handle.
-    for (Value r : op.getResults())
-      if (!lowering.handle(r))
-        return op.emitError()
-               << "amp-lower-to-runtime: the runtime lowering of '"
-               << op.getName() << "' gave result #"
-               << cast<OpResult>(r).getResultNumber()
-               << " no tensor (a lowering must call newResults)";
-    lowering.setLoc(op.getLoc());
-    for (Value r : op.getResults())
-      if (r.use_empty() && !returned.contains(r))
-        dying.insert(r);
-    for (Value v : dying)
-      if (!lowering.tookStorageOf(v))
-        lowering.call(AMPRT_ENTRY(amprt_tensor_release), lowering.handle(v));
-    // Views read for the last time: only the view goes (an unused one went
-    // with the unused results above).
-    llvm::SmallSetVector<Value, 4> views;
-    for (Value v : llvm::map_range(reads, sharedHandle))
-      if (viewOf.count(v) && lastDirectUse(v) == here)
-        views.insert(v);
-    for (Value v : views)
-      lowering.call(AMPRT_ENTRY(amprt_tensor_release), lowering.handle(v));
+LogicalResult FunctionLowering::lowerInPlace(RuntimeLoweringBuilder &lowering,
+                                             Operation &op, unsigned here) {
+  if (op.getNumResults() == 1 && plan->isFoldedCast(op.getResult(0))) {
+    lowering.setHandle(op.getResult(0),
+                       lowering.handle(plan->foldedInput(op.getResult(0))));
+    return success();
   }
+  if (plan->runsInsideAnother(&op))
+    return success(); // runs with its check, its product's epilogue or chain
+  // What this op (and the unscales or product it runs) uses for the last
+  // time: freed after it.
+  SmallVector<Value> reads = readsOf(op);
+  llvm::SmallSetVector<Value, 8> dying;
+  for (Value v :
+       llvm::map_range(reads, [&](Value read) { return plan->storage(read); }))
+    if (lifetimes->lastUse(v) == here && !isa<BlockArgument>(v) &&
+        !returned.contains(v))
+      dying.insert(v);
+  lowering.setDying(dying.getArrayRef());
+  if (failed(emitCall(lowering, op)))
+    return failure();
+  // A rule of another dialect may forget a result: say so here rather
+  // than build a call on a null handle.
+  for (Value r : op.getResults())
+    if (!lowering.handle(r))
+      return op.emitError() << "amp-lower-to-runtime: the runtime lowering of '"
+                            << op.getName() << "' gave result #"
+                            << cast<OpResult>(r).getResultNumber()
+                            << " no tensor (a lowering must call newResults)";
+  releaseAfter(lowering, op, reads, dying, here);
+  return success();
+}
 
-  // Results: new handles owned by the caller. A returned argument, or a
-  // value returned twice, gets a copy so every result can be released.
-  loc = ret.getLoc();
+SmallVector<Value> FunctionLowering::readsOf(Operation &op) const {
+  // The results inside a fused epilogue are never made, but for an
+  // activation's input that is read later (its `pre`).
+  SmallVector<Value> reads;
+  if (const amp::ProductEpilogue *epilogue = plan->epilogueAnchoredAt(&op)) {
+    Operation *product = epilogue->product;
+    reads.append(product->operand_begin(), product->operand_end());
+    if (epilogue->biasAdd)
+      reads.push_back(epilogue->biasAdd.getB());
+  } else if (const amp::ElementwiseChain *chain = plan->chainRootedAt(&op)) {
+    reads.append(chain->inputs);
+  } else {
+    reads.append(op.operand_begin(), op.operand_end());
+  }
+  if (const SmallVector<amp::UnscaleOp> *unscales = plan->unscalesRunBy(&op))
+    for (amp::UnscaleOp unscale : *unscales)
+      reads.append(unscale->operand_begin(), unscale->operand_end());
+  return reads;
+}
+
+LogicalResult FunctionLowering::emitCall(RuntimeLoweringBuilder &lowering,
+                                         Operation &op) {
+  if (const SmallVector<amp::UnscaleOp> *unscales = plan->unscalesRunBy(&op)) {
+    lowerUnscalesAndCheck(lowering, cast<amp::AllFiniteOp>(op), *unscales);
+  } else if (const amp::ProductEpilogue *epilogue =
+                 plan->epilogueAnchoredAt(&op)) {
+    lowerEpilogue(lowering, *epilogue);
+  } else if (const amp::ElementwiseChain *chain = plan->chainRootedAt(&op)) {
+    lowerChain(lowering, *chain);
+  } else if (op.getNumResults() == 1 && plan->isView(op.getResult(0))) {
+    auto reshape = cast<tg::ReshapeOp>(op);
+    auto type = cast<RankedTensorType>(reshape.getType());
+    lowering.setLoc(op.getLoc());
+    lowering.setHandle(reshape.getResult(),
+                       lowering.call(AMPRT_ENTRY(amprt_tensor_view),
+                                     lowering.context(),
+                                     lowering.handle(reshape.getX()),
+                                     lowering.constI32(type.getRank()),
+                                     lowering.i64Array(type.getShape())));
+  } else {
+    return lowerOp(lowering, &op);
+  }
+  return success();
+}
+
+void FunctionLowering::releaseAfter(RuntimeLoweringBuilder &lowering,
+                                    Operation &op, ArrayRef<Value> reads,
+                                    llvm::SmallSetVector<Value, 8> &dying,
+                                    unsigned here) {
+  lowering.setLoc(op.getLoc());
+  for (Value r : op.getResults())
+    if (r.use_empty() && !returned.contains(r))
+      dying.insert(r);
+  for (Value v : dying)
+    if (!lowering.tookStorageOf(v))
+      lowering.call(AMPRT_ENTRY(amprt_tensor_release), lowering.handle(v));
+  // Views read for the last time: only the view goes (an unused one went
+  // with the unused results above).
+  llvm::SmallSetVector<Value, 4> views;
+  for (Value read : reads) {
+    Value v = plan->sharedHandle(read);
+    if (plan->isView(v) && lifetimes->lastDirectUse(v) == here)
+      views.insert(v);
+  }
+  for (Value v : views)
+    lowering.call(AMPRT_ENTRY(amprt_tensor_release), lowering.handle(v));
+}
+
+void FunctionLowering::storeResults(RuntimeLoweringBuilder &lowering,
+                                    func::ReturnOp ret, Value results) {
+  // A returned argument, or a value returned twice, gets a copy so every
+  // result can be released.
+  Location loc = ret.getLoc();
   lowering.setLoc(loc);
+  Value ctx = lowering.context();
   llvm::DenseSet<Value> stored;
   for (auto [i, v] : llvm::enumerate(ret.getOperands())) {
     Value result = lowering.handle(v);
@@ -809,9 +516,6 @@ LogicalResult FunctionLowering::run() {
   }
   Value status = lowering.call(AMPRT_ENTRY(amprt_context_status), ctx);
   func::ReturnOp::create(b, loc, status);
-  func.erase();
-  numInPlaceResults = lowering.numInPlaceResults();
-  return success();
 }
 
 struct LowerToRuntimePass
@@ -845,20 +549,25 @@ struct LowerToRuntimePass
         funcs.push_back(func);
     }
     for (func::FuncOp func : funcs) {
-      FunctionLowering lowering(module, func, foldCastsIntoProducts,
-                                foldCastsIntoBiasGrads, inPlaceElementwise,
-                                reshapeViews, fuseBiasEpilogues,
-                                fuseActivationEpilogues, fuseElementwiseChains);
+      amp::FusionOptions fusion;
+      fusion.foldCastsIntoProducts = foldCastsIntoProducts;
+      fusion.foldCastsIntoBiasGrads = foldCastsIntoBiasGrads;
+      fusion.reshapeViews = reshapeViews;
+      fusion.fuseBiasEpilogues = fuseBiasEpilogues;
+      fusion.fuseActivationEpilogues = fuseActivationEpilogues;
+      fusion.fuseElementwiseChains = fuseElementwiseChains;
+      FunctionLowering lowering(module, func, fusion, inPlaceElementwise);
       if (failed(lowering.run()))
         return signalPassFailure();
-      numFoldedCasts += lowering.numFoldedCasts;
-      numFusedChecks += lowering.numFusedChecks;
-      numInPlaceResults += lowering.numInPlaceResults;
-      numReshapeViews += lowering.numReshapeViews;
-      numFusedBiases += lowering.numFusedBiases;
-      numFusedActivations += lowering.numFusedActivations;
-      numChains += lowering.numChains;
-      numChainedOps += lowering.numChainedOps;
+      const LoweringCounts &counts = lowering.counts;
+      numFoldedCasts += counts.foldedCasts;
+      numFusedChecks += counts.fusedChecks;
+      numInPlaceResults += counts.inPlaceResults;
+      numReshapeViews += counts.reshapeViews;
+      numFusedBiases += counts.fusedBiases;
+      numFusedActivations += counts.fusedActivations;
+      numChains += counts.chains;
+      numChainedOps += counts.chainedOps;
     }
   }
 };
