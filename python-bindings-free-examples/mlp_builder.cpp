@@ -84,7 +84,7 @@ int main() {
   // The whole pipeline, as another compiler would embed it.
   PassManager pm(&context);
   amp::AmpPipelineOptions options;
-  options.precision = "f16";
+  options.precision = amp::LowPrecision::F16;
   amp::buildAmpPipeline(pm, options);
   if (failed(pm.run(*module)))
     return 1;

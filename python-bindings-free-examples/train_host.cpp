@@ -57,8 +57,8 @@ int main(int argc, char **argv) {
   // Mixed precision with static loss scaling.
   PassManager pm(&context);
   amp::AmpPipelineOptions options;
-  options.precision = "f16";
-  options.mode = "static";
+  options.precision = amp::LowPrecision::F16;
+  options.mode = amp::LossScalingMode::Static;
   options.initScale = 1024;
   amp::buildAmpPipeline(pm, options);
   if (failed(pm.run(*module)))

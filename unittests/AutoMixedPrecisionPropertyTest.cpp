@@ -194,7 +194,7 @@ protected:
   LogicalResult runPass(ModuleOp module, StringRef precision) {
     PassManager pm(&context);
     amp::AutoMixedPrecisionPassOptions options;
-    options.precision = precision.str();
+    options.precision = *amp::parseOption<amp::LowPrecision>(precision);
     options.keepIoTypes = true;
     pm.addPass(amp::createAutoMixedPrecisionPass(options));
     return pm.run(module);

@@ -62,6 +62,20 @@ RankedTensorType withElement(Type type, Type element) {
 /// arith, chosen per value (upstreamCastFor).
 enum class CastKind { Auto, Amp, Arith, Tosa, Upstream };
 
+CastKind castKindOf(CastOpChoice choice) {
+  switch (choice) {
+  case CastOpChoice::Auto:
+    return CastKind::Auto;
+  case CastOpChoice::Amp:
+    return CastKind::Amp;
+  case CastOpChoice::Arith:
+    return CastKind::Arith;
+  case CastOpChoice::Tosa:
+    return CastKind::Tosa;
+  }
+  llvm_unreachable("every cast-op choice is a cast kind");
+}
+
 bool isTosaOp(Operation *op) {
   return op && op->getName().getDialectNamespace() ==
                    tosa::TosaDialect::getDialectNamespace();
@@ -578,13 +592,6 @@ struct AutoMixedPrecisionPass
     tensorCores = TensorCoreChecks();
     PrecisionLists lists =
         PrecisionLists::of(allowOps, inferOps, clearOps, denyOps);
-    if (precision != "f16" && precision != "bf16" && precision != "fp8") {
-      emitError(module.getLoc())
-          << "amp-auto-mixed-precision: precision must be f16, bf16 or fp8, "
-             "got '"
-          << precision << "'";
-      return signalPassFailure();
-    }
     FailureOr<Fp8Options> parsed =
         parseFp8Options(module.getLoc(), "amp-auto-mixed-precision", fp8Format,
                         fp8Scaling, amaxHistoryLen, fp8Margin);
@@ -592,37 +599,13 @@ struct AutoMixedPrecisionPass
       return signalPassFailure();
     fp8Options = *parsed;
     // An fp8 graph is a bf16 graph whose contraction operands are FP8.
-    fp8 = precision == "fp8";
-    FailureOr<PrecisionPolicy> policy =
-        PrecisionPolicy::create(&getContext(), module.getLoc(),
-                                fp8 ? StringRef("bf16") : StringRef(precision),
-                                level, lists, listsFile);
+    fp8 = precision == LowPrecision::FP8;
+    FailureOr<PrecisionPolicy> policy = PrecisionPolicy::create(
+        &getContext(), module.getLoc(), precision, level, lists, listsFile);
     if (failed(policy))
       return signalPassFailure();
-    std::optional<CastKind> requestedCasts =
-        llvm::StringSwitch<std::optional<CastKind>>(castOp)
-            .Case("auto", CastKind::Auto)
-            .Case("amp", CastKind::Amp)
-            .Case("arith", CastKind::Arith)
-            .Case("tosa", CastKind::Tosa)
-            .Default(std::nullopt);
-    if (!requestedCasts) {
-      emitError(module.getLoc())
-          << "amp-auto-mixed-precision: cast-op must be auto, amp, arith or "
-             "tosa, got '"
-          << castOp << "'";
-      return signalPassFailure();
-    }
-    std::optional<ConstantOverflow> overflowMode =
-        parseConstantOverflow(constantOverflow);
-    if (!overflowMode) {
-      emitError(module.getLoc())
-          << "amp-auto-mixed-precision: constant-overflow must be keep-f32 "
-             "or saturate, got '"
-          << constantOverflow << "'";
-      return signalPassFailure();
-    }
-    ConstantConverter constants(*overflowMode);
+    CastKind requestedCasts = castKindOf(castOp);
+    ConstantConverter constants(constantOverflow);
 
     // Every function of the module and of modules nested in it; those that
     // something calls keep their signature.
@@ -641,7 +624,7 @@ struct AutoMixedPrecisionPass
     // IR that holds no amp or tg op comes back in its own dialects' ops, so
     // the compiler that gave it lowers it with its own pipeline.
     bool ampModule = false;
-    if (*requestedCasts == CastKind::Auto)
+    if (requestedCasts == CastKind::Auto)
       module.walk([&](Operation *op) {
         StringRef ns = op->getName().getDialectNamespace();
         ampModule = ns == AMPDialect::getDialectNamespace() ||
@@ -649,9 +632,10 @@ struct AutoMixedPrecisionPass
         return ampModule ? WalkResult::interrupt() : WalkResult::advance();
       });
 
-    PrecisionReport report(*policy, level, fp8 ? "fp8" : "");
+    PrecisionReport report(*policy, optionName(level.getValue()),
+                           fp8 ? "fp8" : "");
     for (FunctionOpInterface function : functions) {
-      CastKind kind = *requestedCasts != CastKind::Auto ? *requestedCasts
+      CastKind kind = requestedCasts != CastKind::Auto ? requestedCasts
                       : ampModule                       ? CastKind::Amp
                                                         : CastKind::Upstream;
       if (failed(runOnFunction(function, *policy, report,
@@ -664,7 +648,7 @@ struct AutoMixedPrecisionPass
     report.setTensorCoreTotals(tensorCores);
     if (tensorCoreSummary && tensorCores.contractions)
       mlir::emitRemark(module.getLoc())
-          << tensorCores.summary(fp8 ? "fp8" : precision.getValue());
+          << tensorCores.summary(optionName(precision.getValue()));
     if (!reportPath.empty() &&
         failed(report.write(reportPath, module.getLoc())))
       return signalPassFailure();

@@ -15,6 +15,7 @@
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "llvm/ADT/DenseMap.h"
+#include "amp/Transforms/PassOptions.h"
 #include "llvm/ADT/StringSwitch.h"
 
 namespace amp {
@@ -30,24 +31,6 @@ struct ConversionCounts {
   /// Non-zero values that become subnormals (fewer significant bits).
   int64_t subnormal = 0;
 };
-
-/// How an overflowing constant is handled (pass option
-/// `constant-overflow`).
-enum class ConstantOverflow {
-  /// Its ops keep f32 (the default: nothing changes value silently).
-  KeepF32,
-  /// Values past the range become the largest finite value of the type.
-  Saturate,
-};
-
-/// The `constant-overflow` option's value, if it names one.
-inline std::optional<ConstantOverflow>
-parseConstantOverflow(llvm::StringRef name) {
-  return llvm::StringSwitch<std::optional<ConstantOverflow>>(name)
-      .Case("keep-f32", ConstantOverflow::KeepF32)
-      .Case("saturate", ConstantOverflow::Saturate)
-      .Default(std::nullopt);
-}
 
 class ConstantConverter {
 public:

@@ -71,19 +71,9 @@ struct DataParallelPass : amp::impl::DataParallelPassBase<DataParallelPass> {
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    Type wire = llvm::StringSwitch<Type>(gradComm)
-                    .Case("f32", Float32Type::get(&getContext()))
-                    .Case("f16", Float16Type::get(&getContext()))
-                    .Case("bf16", BFloat16Type::get(&getContext()))
-                    .Default(Type());
+    FloatType wire = wireType(gradComm);
     // Option errors name the option only: an error on the module would
     // print the whole module after it.
-    if (!wire) {
-      emitError(module.getLoc())
-          << "tg-data-parallel: grad-comm must be f32, f16 or bf16, got '"
-          << gradComm << "'";
-      return signalPassFailure();
-    }
     if (bucketBytes < 1) {
       emitError(module.getLoc())
           << "tg-data-parallel: bucket-bytes must be >= 1, got "
@@ -95,8 +85,20 @@ struct DataParallelPass : amp::impl::DataParallelPassBase<DataParallelPass> {
       if (!func.isExternal())
         funcs.push_back(func);
     for (func::FuncOp func : funcs)
-      if (failed(runOnFunction(module, func, cast<FloatType>(wire))))
+      if (failed(runOnFunction(module, func, wire)))
         return signalPassFailure();
+  }
+
+  FloatType wireType(GradComm comm) {
+    switch (comm) {
+    case GradComm::F32:
+      return Float32Type::get(&getContext());
+    case GradComm::F16:
+      return Float16Type::get(&getContext());
+    case GradComm::BF16:
+      return BFloat16Type::get(&getContext());
+    }
+    llvm_unreachable("every grad-comm is a float type");
   }
 
   LogicalResult runOnFunction(ModuleOp module, func::FuncOp func,

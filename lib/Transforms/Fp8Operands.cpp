@@ -29,16 +29,8 @@ using namespace mlir;
 namespace amp {
 
 FailureOr<Fp8Options> parseFp8Options(Location loc, StringRef pass,
-                                      StringRef format, StringRef scaling,
+                                      Fp8Format format, Fp8Scaling scaling,
                                       int64_t historyLength, int64_t margin) {
-  if (format != "hybrid" && format != "e4m3")
-    return emitError(loc) << pass
-                          << ": fp8-format must be hybrid or e4m3, got '"
-                          << format << "'";
-  if (scaling != "delayed" && scaling != "current")
-    return emitError(loc) << pass
-                          << ": fp8-scaling must be delayed or current, got '"
-                          << scaling << "'";
   if (historyLength < 1 || historyLength > (1 << 20))
     return emitError(loc) << pass
                           << ": amax-history-len must be in [1, 2^20], got "
@@ -47,8 +39,8 @@ FailureOr<Fp8Options> parseFp8Options(Location loc, StringRef pass,
     return emitError(loc) << pass << ": fp8-margin must be in [0, 64], got "
                           << margin;
   Fp8Options options;
-  options.hybrid = format == "hybrid";
-  options.delayed = scaling == "delayed";
+  options.hybrid = format == Fp8Format::Hybrid;
+  options.delayed = scaling == Fp8Scaling::Delayed;
   options.historyLength = historyLength;
   options.margin = margin;
   return options;

@@ -35,7 +35,7 @@ struct Fp8Options {
 /// them; diagnostics at `loc` name `pass`.
 mlir::FailureOr<Fp8Options>
 parseFp8Options(mlir::Location loc, llvm::StringRef pass,
-                llvm::StringRef format, llvm::StringRef scaling,
+                Fp8Format format, Fp8Scaling scaling,
                 int64_t historyLength, int64_t margin);
 
 /// One operand that now reads FP8, for remarks and the report.

@@ -45,15 +45,11 @@ struct LossScalingPass : amp::impl::LossScalingPassBase<LossScalingPass> {
   using Base::Base;
 
   LogicalResult checkOptions(Location loc) {
-    if (mode != "dynamic" && mode != "static" && mode != "none")
-      return emitError(loc) << "amp-loss-scaling: mode must be dynamic, "
-                               "static or none, got '"
-                            << mode << "'";
     if (!(initScale > 0.0) || std::isinf(initScale))
       return emitError(loc) << "amp-loss-scaling: init-scale must be a "
                                "finite value > 0, got "
                             << static_cast<double>(initScale);
-    if (mode != "dynamic")
+    if (mode != LossScalingMode::Dynamic)
       return success();
     if (!(growthFactor >= 1.0) || std::isinf(growthFactor))
       return emitError(loc) << "amp-loss-scaling: growth-factor must be a "
@@ -85,7 +81,7 @@ struct LossScalingPass : amp::impl::LossScalingPassBase<LossScalingPass> {
     ModuleOp module = getOperation();
     if (failed(checkOptions(module.getLoc())))
       return signalPassFailure();
-    if (mode == "none")
+    if (mode == LossScalingMode::None)
       return;
     bool anySeed = false;
     // Functions of nested modules too: none is skipped silently.
@@ -130,7 +126,7 @@ struct LossScalingPass : amp::impl::LossScalingPassBase<LossScalingPass> {
           "or tg.clip_by_global_norm)");
 
     OpBuilder builder(func.getContext());
-    bool dynamic = mode == "dynamic";
+    bool dynamic = mode == LossScalingMode::Dynamic;
     Value scale, goodSteps;
     if (dynamic)
       std::tie(scale, goodSteps) = appendScaleArguments(builder, func);

@@ -66,14 +66,7 @@ struct PadForTensorCoresPass
   using Base::Base;
 
   void runOnOperation() override {
-    if (precision != "f16" && precision != "bf16" && precision != "fp8") {
-      emitError(getOperation().getLoc())
-          << "amp-pad-for-tensor-cores: precision must be f16, bf16 or fp8, "
-             "got '"
-          << precision << "'";
-      return signalPassFailure();
-    }
-    unsigned bits = precision == "fp8" ? 8 : 16;
+    unsigned bits = precision == LowPrecision::FP8 ? 8 : 16;
     SmallVector<TensorCoreShapeOpInterface> contractions;
     getOperation().walk(
         [&](TensorCoreShapeOpInterface op) { contractions.push_back(op); });

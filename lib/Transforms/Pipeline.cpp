@@ -20,20 +20,11 @@ void amp::buildAmpPipeline(OpPassManager &pm,
   pm.addPass(createTGAutodiffPass());
 
   AutoMixedPrecisionPassOptions amp;
-  amp.precision = options.precision;
-  amp.fp8Format = options.fp8Format;
+  copyPolicyOptions(options, amp);
   amp.fp8Scaling = options.fp8Scaling;
   amp.amaxHistoryLen = options.amaxHistoryLen;
-  amp.fp8Margin = options.fp8Margin;
-  amp.allowOps.assign(options.allowOps.begin(), options.allowOps.end());
-  amp.inferOps.assign(options.inferOps.begin(), options.inferOps.end());
-  amp.clearOps.assign(options.clearOps.begin(), options.clearOps.end());
-  amp.denyOps.assign(options.denyOps.begin(), options.denyOps.end());
-  amp.listsFile = options.listsFile;
-  amp.level = options.level;
   amp.keepIoTypes = options.keepIoTypes;
   amp.castOp = options.castOp;
-  amp.constantOverflow = options.constantOverflow;
   amp.annotate = options.annotate;
   amp.reportPath = options.report;
   amp.remarks = options.remarks;
@@ -52,7 +43,7 @@ void amp::buildAmpPipeline(OpPassManager &pm,
   // nothing to scale. fp8 keeps loss scaling: per-tensor scales give the
   // FP8 operands their range, and the scaler skips a step whose gradients
   // hold inf or NaN, as for f16.
-  if (options.precision != "bf16") {
+  if (options.precision != LowPrecision::BF16) {
     LossScalingPassOptions scaling;
     scaling.mode = options.mode;
     scaling.initScale = options.initScale;

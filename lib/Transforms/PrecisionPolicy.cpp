@@ -179,8 +179,9 @@ static LogicalResult checkListedOp(MLIRContext *context, Location loc,
 }
 
 FailureOr<PrecisionPolicy>
-PrecisionPolicy::create(MLIRContext *context, Location loc, StringRef precision,
-                        StringRef level, const PrecisionLists &optionLists,
+PrecisionPolicy::create(MLIRContext *context, Location loc,
+                        LowPrecision precision, PrecisionLevel level,
+                        const PrecisionLists &optionLists,
                         StringRef listsFile) {
   PrecisionPolicy policy;
   {
@@ -189,24 +190,11 @@ PrecisionPolicy::create(MLIRContext *context, Location loc, StringRef precision,
     for (const auto &entry : r.classes)
       policy.named[entry.getKey()] = entry.getValue();
   }
-  policy.lowType = parseLowPrecisionType(context, precision);
-  if (!policy.lowType)
-    return emitError(loc) << "amp-auto-mixed-precision: precision must be "
-                             "f16 or bf16, got '"
-                          << precision << "'";
-  std::optional<PrecisionLevel> parsedLevel =
-      llvm::StringSwitch<std::optional<PrecisionLevel>>(level)
-          .Case("default", PrecisionLevel::Default)
-          .Case("tensor-cores-only", PrecisionLevel::TensorCoresOnly)
-          .Case("infer-as-deny", PrecisionLevel::InferAsDeny)
-          .Case("force-all", PrecisionLevel::ForceAll)
-          .Default(std::nullopt);
-  if (!parsedLevel)
-    return emitError(loc) << "amp-auto-mixed-precision: level must be "
-                             "default, tensor-cores-only, infer-as-deny or "
-                             "force-all, got '"
-                          << level << "'";
-  policy.level = *parsedLevel;
+  if (precision == LowPrecision::F16)
+    policy.lowType = Float16Type::get(context);
+  else
+    policy.lowType = BFloat16Type::get(context);
+  policy.level = level;
 
   SmallVector<std::pair<const PrecisionLists *, std::string>> sources = {
       {&optionLists, "the pass options"}};

@@ -60,10 +60,10 @@ struct ValidationProbesPass
     std::optional<ConstantConverter> constants;
     // The probes quantize with this step's amax (current scaling), so
     // only the format and the margin are theirs to choose.
-    if (precision == "fp8") {
-      FailureOr<Fp8Options> parsed =
-          parseFp8Options(module.getLoc(), "amp-validation-probes", fp8Format,
-                          "current", /*historyLength=*/1, fp8Margin);
+    if (precision == LowPrecision::FP8) {
+      FailureOr<Fp8Options> parsed = parseFp8Options(
+          module.getLoc(), "amp-validation-probes", fp8Format,
+          Fp8Scaling::Current, /*historyLength=*/1, fp8Margin);
       if (failed(parsed))
         return signalPassFailure();
       fp8Options = *parsed;
@@ -74,22 +74,11 @@ struct ValidationProbesPass
       // An fp8 graph is coloured as a bf16 graph (as the precision pass
       // does); its FP8 operands are added to the shadows below.
       FailureOr<PrecisionPolicy> created = PrecisionPolicy::create(
-          &getContext(), module.getLoc(),
-          precision == "fp8" ? StringRef("bf16") : StringRef(precision), level,
-          lists, listsFile);
+          &getContext(), module.getLoc(), precision, level, lists, listsFile);
       if (failed(created))
         return signalPassFailure();
       policy = std::move(*created);
-      std::optional<ConstantOverflow> overflowMode =
-          parseConstantOverflow(constantOverflow);
-      if (!overflowMode) {
-        emitError(module.getLoc())
-            << "amp-validation-probes: constant-overflow must be keep-f32 or "
-               "saturate, got '"
-            << constantOverflow << "'";
-        return signalPassFailure();
-      }
-      constants.emplace(*overflowMode);
+      constants.emplace(constantOverflow);
     }
 
     llvm::StringSet<> wanted;
@@ -228,7 +217,7 @@ struct ValidationProbesPass
       IRMapping mapping;
       SmallVector<std::pair<unsigned, Value>> inputs;
       DenseMap<unsigned, Type> fp8Formats;
-      bool fp8 = precision == "fp8" && node.cls == PrecisionClass::Allow &&
+      bool fp8 = precision == LowPrecision::FP8 && node.cls == PrecisionClass::Allow &&
                  node.target && node.target.isBF16();
       for (OpOperand &use : op->getOpOperands()) {
         unsigned index = use.getOperandNumber();

@@ -342,8 +342,8 @@ void runText(StringRef text) {
       *module,
       [](OpPassManager &pm) {
         amp::AmpPipelineOptions options;
-        options.precision = "f16";
-        options.mode = "dynamic";
+        options.precision = amp::LowPrecision::F16;
+        options.mode = amp::LossScalingMode::Dynamic;
         amp::buildAmpPipeline(pm, options);
       },
       text, /*mustCompile=*/false);
@@ -415,9 +415,9 @@ void runGraph(llvm::ArrayRef<uint8_t> bytes) {
       *low,
       [&](OpPassManager &pm) {
         amp::AmpPipelineOptions options;
-        options.precision = step.precision;
-        options.level = step.level;
-        options.mode = "static";
+        options.precision = *amp::parseOption<amp::LowPrecision>(step.precision);
+        options.level = *amp::parseOption<amp::PrecisionLevel>(step.level);
+        options.mode = amp::LossScalingMode::Static;
         options.initScale = step.lossScale;
         amp::buildAmpPipeline(pm, options);
       },

@@ -383,6 +383,17 @@ llvm::Error annotateFailures(MLIRContext &context,
       train::writeFile(path.str(), "--validate-annotate", text));
 }
 
+/// The flags' words as the passes' options (checked before compiling:
+/// --precision other than f32 and --grad-comm by train::checkRunOptions,
+/// --loss-scaling by checkModes).
+amp::LowPrecision lowPrecision() {
+  return *amp::parseOption<amp::LowPrecision>(precision);
+}
+amp::LossScalingMode scalingMode() {
+  return *amp::parseOption<amp::LossScalingMode>(lossScaling);
+}
+amp::GradComm wireType() { return *amp::parseOption<amp::GradComm>(gradComm); }
+
 /// The f32 step instrumented for --validate: autodiff, the probes where
 /// the precision pass would run (same colouring), loss scaling as the mixed
 /// step has it (so backward ops see the same scaled values), and the
@@ -390,13 +401,13 @@ llvm::Error annotateFailures(MLIRContext &context,
 void buildValidationPipeline(PassManager &pm, ArrayRef<std::string> functions) {
   pm.addPass(amp::createTGAutodiffPass());
   amp::ValidationProbesPassOptions probes;
-  probes.precision = precision;
+  probes.precision = lowPrecision();
   probes.functions.assign(functions.begin(), functions.end());
   probes.listsFile = listsFile;
   pm.addPass(amp::createValidationProbesPass(probes));
   if (precision != "bf16") {
     amp::LossScalingPassOptions scaling;
-    scaling.mode = lossScaling;
+    scaling.mode = scalingMode();
     scaling.initScale = initScale;
     pm.addPass(amp::createLossScalingPass(scaling));
   }
@@ -417,7 +428,7 @@ void buildTrainingPipeline(PassManager &pm, bool parallel) {
     }
     if (parallel) {
       amp::DataParallelPassOptions options;
-      options.gradComm = gradComm;
+      options.gradComm = wireType();
       options.bucketBytes = bucketBytes;
       pm.addPass(amp::createDataParallelPass(options));
     }
@@ -426,8 +437,8 @@ void buildTrainingPipeline(PassManager &pm, bool parallel) {
     return;
   }
   amp::AmpPipelineOptions options;
-  options.precision = precision;
-  options.mode = lossScaling;
+  options.precision = lowPrecision();
+  options.mode = scalingMode();
   options.initScale = initScale;
   options.listsFile = listsFile;
   // amp-run prints training progress; amp-opt reports the alignment.
@@ -436,7 +447,7 @@ void buildTrainingPipeline(PassManager &pm, bool parallel) {
   options.accumulate = accumulate;
   if (parallel) {
     options.dataParallel = true;
-    options.gradComm = gradComm;
+    options.gradComm = wireType();
     options.bucketBytes = bucketBytes;
     options.reduceAmax = reduceAmax;
   }
@@ -797,6 +808,10 @@ static std::string checkFiles() {
 /// Why the flags that choose what amp-run does cannot go together (empty
 /// when they can).
 static std::string checkModes(bool validating) {
+  if (!amp::parseOption<amp::LossScalingMode>(lossScaling))
+    return "--loss-scaling must be " +
+           amp::optionChoices<amp::LossScalingMode>() + ", got '" +
+           lossScaling + "'";
   if (precision == "f32" && !listsFile.empty())
     return "--lists-file needs --precision=f16, bf16 or fp8";
   if (precision == "f32" && padTensorCores)

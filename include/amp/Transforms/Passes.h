@@ -6,6 +6,7 @@
 #include "amp/Dialect/AMP/IR/AMP.h"
 #include "amp/Dialect/TG/IR/TG.h"
 #include "amp/Transforms/LossScalingDefaults.h"
+#include "amp/Transforms/PassOptions.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Tosa/IR/TosaOps.h"

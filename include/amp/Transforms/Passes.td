@@ -5,6 +5,44 @@
 
 include "mlir/Pass/PassBase.td"
 
+// Options of the precision policy, shared by the precision pass and the
+// validation probes so that the probes colour exactly as the pass does.
+defvar PolicyOptions = [
+    Option<"precision", "precision", "::amp::LowPrecision",
+           /*default=*/"::amp::LowPrecision::F16",
+           "Low-precision type: f16, bf16 or fp8 (bf16 with FP8 "
+           "contraction operands)",
+           "::amp::optionValues<::amp::LowPrecision>()">,
+    Option<"fp8Format", "fp8-format", "::amp::Fp8Format",
+           /*default=*/"::amp::Fp8Format::Hybrid",
+           "precision=fp8: hybrid (E5M2 gradients, E4M3 the rest) or e4m3",
+           "::amp::optionValues<::amp::Fp8Format>()">,
+    Option<"fp8Margin", "fp8-margin", "int64_t", /*default=*/"0",
+           "precision=fp8: scales are divided by 2^margin">,
+    ListOption<"allowOps", "allow", "std::string",
+               "Op names (dialect.op) moved into the allow list">,
+    ListOption<"inferOps", "infer", "std::string",
+               "Op names moved into the infer list">,
+    ListOption<"clearOps", "clear", "std::string",
+               "Op names moved into the clear list">,
+    ListOption<"denyOps", "deny", "std::string",
+               "Op names moved into the deny list">,
+    Option<"listsFile", "lists-file", "std::string", /*default=*/"\"\"",
+           "JSON policy file {\"allow\": [...], \"infer\": [...], "
+           "\"clear\": [...], \"deny\": [...]}">,
+    Option<"level", "level", "::amp::PrecisionLevel",
+           /*default=*/"::amp::PrecisionLevel::Default",
+           "default, tensor-cores-only, infer-as-deny or force-all",
+           "::amp::optionValues<::amp::PrecisionLevel>()">,
+    Option<"constantOverflow", "constant-overflow", "::amp::ConstantOverflow",
+           /*default=*/"::amp::ConstantOverflow::KeepF32",
+           "What a constant operand with values past the low type's range "
+           "does: keep-f32 (its op stays f32) or saturate (those values "
+           "become the largest finite value). Tiny values always flush, "
+           "counted in the report",
+           "::amp::optionValues<::amp::ConstantOverflow>()">,
+];
+
 def AutoMixedPrecisionPass
     : Pass<"amp-auto-mixed-precision", "::mlir::ModuleOp"> {
   let summary = "Moves Tensor Core work to f16/bf16 and keeps dangerous math "
@@ -74,48 +112,25 @@ def AutoMixedPrecisionPass
 
     Example: `amp-opt --amp-auto-mixed-precision="precision=bf16 report=r.json"`.
   }];
-  let options = [
-    Option<"precision", "precision", "std::string", /*default=*/"\"f16\"",
-           "Low-precision type: f16, bf16 or fp8 (bf16 with FP8 "
-           "contraction operands)">,
-    Option<"fp8Format", "fp8-format", "std::string", /*default=*/"\"hybrid\"",
-           "precision=fp8: hybrid (E5M2 gradients, E4M3 the rest) or e4m3">,
-    Option<"fp8Scaling", "fp8-scaling", "std::string",
-           /*default=*/"\"delayed\"",
+  let options = !listconcat(PolicyOptions, [
+    Option<"fp8Scaling", "fp8-scaling", "::amp::Fp8Scaling",
+           /*default=*/"::amp::Fp8Scaling::Delayed",
            "precision=fp8: delayed (amax history carried by the step) or "
-           "current (each tensor's own amax)">,
+           "current (each tensor's own amax)",
+           "::amp::optionValues<::amp::Fp8Scaling>()">,
     Option<"amaxHistoryLen", "amax-history-len", "int64_t",
            /*default=*/"1024", "precision=fp8: steps of amax history">,
-    Option<"fp8Margin", "fp8-margin", "int64_t", /*default=*/"0",
-           "precision=fp8: scales are divided by 2^margin">,
-    ListOption<"allowOps", "allow", "std::string",
-               "Op names (dialect.op) moved into the allow list">,
-    ListOption<"inferOps", "infer", "std::string",
-               "Op names moved into the infer list">,
-    ListOption<"clearOps", "clear", "std::string",
-               "Op names moved into the clear list">,
-    ListOption<"denyOps", "deny", "std::string",
-               "Op names moved into the deny list">,
-    Option<"listsFile", "lists-file", "std::string", /*default=*/"\"\"",
-           "JSON policy file {\"allow\": [...], \"infer\": [...], "
-           "\"clear\": [...], \"deny\": [...]}">,
-    Option<"level", "level", "std::string", /*default=*/"\"default\"",
-           "default, tensor-cores-only, infer-as-deny or force-all">,
     Option<"keepIoTypes", "keep-io-types", "bool", /*default=*/"true",
            "Keep function argument and result types (results get a cast "
            "back); false lets results of functions nothing calls and no "
            "tg.role pins come back in low precision">,
-    Option<"castOp", "cast-op", "std::string", /*default=*/"\"auto\"",
+    Option<"castOp", "cast-op", "::amp::CastOpChoice",
+           /*default=*/"::amp::CastOpChoice::Auto",
            "The op that converts precisions: amp (amp.cast), arith "
            "(arith.truncf/extf on tensors), tosa (tosa.cast) or auto (amp "
            "when the module holds tg or amp ops, else tosa.cast for a value "
-           "a TOSA op produces or uses and arith for the others)">,
-    Option<"constantOverflow", "constant-overflow", "std::string",
-           /*default=*/"\"keep-f32\"",
-           "What a constant operand with values past the low type's range "
-           "does: keep-f32 (its op stays f32) or saturate (those values "
-           "become the largest finite value). Tiny values always flush, "
-           "counted in the report">,
+           "a TOSA op produces or uses and arith for the others)",
+           "::amp::optionValues<::amp::CastOpChoice>()">,
     Option<"annotate", "annotate", "bool", /*default=*/"false",
            "Write amp.color on every op that takes part">,
     Option<"reportPath", "report", "std::string", /*default=*/"\"\"",
@@ -127,7 +142,7 @@ def AutoMixedPrecisionPass
            "Emit one remark on the module: how many converted contractions "
            "meet Tensor Core alignment, and how many of the rest a "
            "parameter owns the dimension of (paddable)">,
-  ];
+  ]);
   let statistics = [
     Statistic<"numConverted", "ops-converted",
               "Ops moved to low precision">,
@@ -193,9 +208,11 @@ def PadForTensorCoresPass
     says so.
   }];
   let options = [
-    Option<"precision", "precision", "std::string", /*default=*/"\"f16\"",
+    Option<"precision", "precision", "::amp::LowPrecision",
+           /*default=*/"::amp::LowPrecision::F16",
            "The contractions' operand type: f16 or bf16 (multiples of 8) "
-           "or fp8 (multiples of 16)">,
+           "or fp8 (multiples of 16)",
+           "::amp::optionValues<::amp::LowPrecision>()">,
     Option<"remarks", "remarks", "bool", /*default=*/"false",
            "Emit a remark per padded contraction">,
   ];
@@ -247,28 +264,7 @@ def ValidationProbesPass : Pass<"amp-validation-probes", "::mlir::ModuleOp"> {
     then measures FP8's rounding and the values the shared per-tensor scale
     flushes to zero, and carries `fp8 = "f8E4M3FN"` or `"f8E5M2"`.
   }];
-  let options = [
-    Option<"precision", "precision", "std::string", /*default=*/"\"f16\"",
-           "Low-precision type: f16, bf16 or fp8">,
-    Option<"fp8Format", "fp8-format", "std::string", /*default=*/"\"hybrid\"",
-           "As --amp-auto-mixed-precision's fp8-format">,
-    Option<"fp8Margin", "fp8-margin", "int64_t", /*default=*/"0",
-           "As --amp-auto-mixed-precision's fp8-margin">,
-    ListOption<"allowOps", "allow", "std::string",
-               "As --amp-auto-mixed-precision's allow">,
-    ListOption<"inferOps", "infer", "std::string",
-               "As --amp-auto-mixed-precision's infer">,
-    ListOption<"clearOps", "clear", "std::string",
-               "As --amp-auto-mixed-precision's clear">,
-    ListOption<"denyOps", "deny", "std::string",
-               "As --amp-auto-mixed-precision's deny">,
-    Option<"listsFile", "lists-file", "std::string", /*default=*/"\"\"",
-           "As --amp-auto-mixed-precision's lists-file">,
-    Option<"level", "level", "std::string", /*default=*/"\"default\"",
-           "As --amp-auto-mixed-precision's level">,
-    Option<"constantOverflow", "constant-overflow", "std::string",
-           /*default=*/"\"keep-f32\"",
-           "As --amp-auto-mixed-precision's constant-overflow">,
+  let options = !listconcat(PolicyOptions, [
     ListOption<"functions", "functions", "std::string",
                "Functions to instrument (default: every function nothing "
                "calls)">,
@@ -276,7 +272,7 @@ def ValidationProbesPass : Pass<"amp-validation-probes", "::mlir::ModuleOp"> {
            "Probe the ops that would go to low precision">,
     Option<"gradients", "gradients", "bool", /*default=*/"false",
            "Return the sum of squares of each optimizer op's gradient">,
-  ];
+  ]);
   let statistics = [
     Statistic<"numProbedOps", "ops-probed", "Ops given a low-precision shadow">,
     Statistic<"numProbes", "probes", "Probe results added">,
@@ -318,8 +314,10 @@ def LossScalingPass : Pass<"amp-loss-scaling", "::mlir::ModuleOp"> {
     GradScaler's.
   }];
   let options = [
-    Option<"mode", "mode", "std::string", /*default=*/"\"dynamic\"",
-           "dynamic, static or none">,
+    Option<"mode", "mode", "::amp::LossScalingMode",
+           /*default=*/"::amp::LossScalingMode::Dynamic",
+           "dynamic, static or none",
+           "::amp::optionValues<::amp::LossScalingMode>()">,
     Option<"initScale", "init-scale", "double", /*default=*/"::amp::loss_scaling::kInitScale",
            "The initial (static: the fixed) loss scale">,
     Option<"growthFactor", "growth-factor", "double",
@@ -391,8 +389,10 @@ def DataParallelPass : Pass<"tg-data-parallel", "::mlir::ModuleOp"> {
     flush to zero in f16; bf16 keeps f32's range).
   }];
   let options = [
-    Option<"gradComm", "grad-comm", "std::string", /*default=*/"\"f32\"",
-           "Wire type of gradients: f32, f16 or bf16">,
+    Option<"gradComm", "grad-comm", "::amp::GradComm",
+           /*default=*/"::amp::GradComm::F32",
+           "Wire type of gradients: f32, f16 or bf16",
+           "::amp::optionValues<::amp::GradComm>()">,
     Option<"bucketBytes", "bucket-bytes", "int64_t",
            /*default=*/"25 * 1024 * 1024",
            "Most bytes of gradients per collective (PyTorch DDP's 25 MiB)">,

@@ -5,7 +5,7 @@
 // Another compiler embeds it with one call:
 //
 //   amp::AmpPipelineOptions options;
-//   options.precision = "bf16";
+//   options.precision = amp::LowPrecision::BF16;
 //   amp::buildAmpPipeline(pm, options);
 //
 //===----------------------------------------------------------------------===//
@@ -14,6 +14,7 @@
 #define AMP_TRANSFORMS_PIPELINE_H
 
 #include "amp/Transforms/LossScalingDefaults.h"
+#include "amp/Transforms/PassOptions.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassOptions.h"
 
@@ -22,18 +23,18 @@ namespace amp {
 struct AmpPipelineOptions
     : public mlir::PassPipelineOptions<AmpPipelineOptions> {
   // --amp-auto-mixed-precision.
-  Option<std::string> precision{
-      *this, "precision",
-      llvm::cl::desc("f16, bf16 or fp8 (bf16 with FP8 contraction operands)"),
-      llvm::cl::init("f16")};
-  Option<std::string> fp8Format{
-      *this, "fp8-format",
-      llvm::cl::desc("precision=fp8: hybrid (E5M2 gradients) or e4m3"),
-      llvm::cl::init("hybrid")};
-  Option<std::string> fp8Scaling{
+  Option<LowPrecision> precision{*this, "precision",
+                                 llvm::cl::desc("Low-precision type"),
+                                 llvm::cl::init(LowPrecision::F16),
+                                 optionValues<LowPrecision>()};
+  Option<Fp8Format> fp8Format{*this, "fp8-format",
+                              llvm::cl::desc("precision=fp8: formats"),
+                              llvm::cl::init(Fp8Format::Hybrid),
+                              optionValues<Fp8Format>()};
+  Option<Fp8Scaling> fp8Scaling{
       *this, "fp8-scaling",
-      llvm::cl::desc("precision=fp8: delayed (amax history) or current"),
-      llvm::cl::init("delayed")};
+      llvm::cl::desc("precision=fp8: where the scales come from"),
+      llvm::cl::init(Fp8Scaling::Delayed), optionValues<Fp8Scaling>()};
   Option<int64_t> amaxHistoryLen{
       *this, "amax-history-len",
       llvm::cl::desc("precision=fp8: steps of amax history"),
@@ -52,19 +53,22 @@ struct AmpPipelineOptions
                                   llvm::cl::desc("Ops moved into deny")};
   Option<std::string> listsFile{*this, "lists-file",
                                 llvm::cl::desc("JSON policy file")};
-  Option<std::string> level{
-      *this, "level",
-      llvm::cl::desc("default, tensor-cores-only, infer-as-deny, force-all"),
-      llvm::cl::init("default")};
+  Option<PrecisionLevel> level{*this, "level",
+                               llvm::cl::desc("How far the colouring goes"),
+                               llvm::cl::init(PrecisionLevel::Default),
+                               optionValues<PrecisionLevel>()};
   Option<bool> keepIoTypes{*this, "keep-io-types",
                            llvm::cl::desc("Keep function signatures"),
                            llvm::cl::init(true)};
-  Option<std::string> constantOverflow{*this, "constant-overflow",
-                                       llvm::cl::desc("keep-f32 or saturate"),
-                                       llvm::cl::init("keep-f32")};
-  Option<std::string> castOp{*this, "cast-op",
-                             llvm::cl::desc("auto, amp, arith or tosa"),
-                             llvm::cl::init("auto")};
+  Option<ConstantOverflow> constantOverflow{
+      *this, "constant-overflow",
+      llvm::cl::desc("Constants past the low type's range"),
+      llvm::cl::init(ConstantOverflow::KeepF32),
+      optionValues<ConstantOverflow>()};
+  Option<CastOpChoice> castOp{*this, "cast-op",
+                              llvm::cl::desc("The op precision casts are"),
+                              llvm::cl::init(CastOpChoice::Auto),
+                              optionValues<CastOpChoice>()};
   Option<bool> annotate{*this, "annotate", llvm::cl::desc("Write amp.color"),
                         llvm::cl::init(false)};
   Option<std::string> report{*this, "report",
@@ -89,9 +93,10 @@ struct AmpPipelineOptions
                      "alignment"),
       llvm::cl::init(true)};
   // --amp-loss-scaling.
-  Option<std::string> mode{*this, "mode",
-                           llvm::cl::desc("dynamic, static or none"),
-                           llvm::cl::init("dynamic")};
+  Option<LossScalingMode> mode{*this, "mode",
+                               llvm::cl::desc("How the loss is scaled"),
+                               llvm::cl::init(LossScalingMode::Dynamic),
+                               optionValues<LossScalingMode>()};
   Option<double> initScale{*this, "init-scale",
                            llvm::cl::desc("Initial loss scale"),
                            llvm::cl::init(loss_scaling::kInitScale)};
@@ -113,11 +118,10 @@ struct AmpPipelineOptions
       *this, "data-parallel",
       llvm::cl::desc("Average gradients over the ranks of a process group"),
       llvm::cl::init(false)};
-  Option<std::string> gradComm{
+  Option<GradComm> gradComm{
       *this, "grad-comm",
-      llvm::cl::desc("Wire type of gradients: f32, f16 or bf16 (implies "
-                     "data-parallel)"),
-      llvm::cl::init("f32")};
+      llvm::cl::desc("Wire type of gradients (implies data-parallel)"),
+      llvm::cl::init(GradComm::F32), optionValues<GradComm>()};
   Option<int64_t> bucketBytes{
       *this, "bucket-bytes",
       llvm::cl::desc("Most bytes of gradients per collective (implies "
@@ -129,6 +133,23 @@ struct AmpPipelineOptions
                      "the ranks in each amax history"),
       llvm::cl::init(true)};
 };
+
+/// Copies the precision policy's options (Passes.td's PolicyOptions) from
+/// one options struct to another: the pipeline's, the precision pass's and
+/// the validation probes' name them alike.
+template <typename From, typename To>
+void copyPolicyOptions(const From &from, To &to) {
+  to.precision = from.precision;
+  to.fp8Format = from.fp8Format;
+  to.fp8Margin = from.fp8Margin;
+  to.allowOps.assign(from.allowOps.begin(), from.allowOps.end());
+  to.inferOps.assign(from.inferOps.begin(), from.inferOps.end());
+  to.clearOps.assign(from.clearOps.begin(), from.clearOps.end());
+  to.denyOps.assign(from.denyOps.begin(), from.denyOps.end());
+  to.listsFile = from.listsFile;
+  to.level = from.level;
+  to.constantOverflow = from.constantOverflow;
+}
 
 /// Appends the pipeline to `pm` (which must run on a ModuleOp).
 void buildAmpPipeline(mlir::OpPassManager &pm,

@@ -12,14 +12,13 @@
 
 #include "amp/Interfaces/PrecisionPolicyInterface.h"
 #include "mlir/IR/Location.h"
+#include "amp/Transforms/PassOptions.h"
 #include "llvm/ADT/StringMap.h"
 #include <optional>
 #include <string>
 #include <vector>
 
 namespace amp {
-
-enum class PrecisionLevel { Default, TensorCoresOnly, InferAsDeny, ForceAll };
 
 /// User-supplied list contents, by class.
 struct PrecisionLists {
@@ -40,11 +39,12 @@ struct PrecisionLists {
 
 class PrecisionPolicy {
 public:
-  /// Validates the options and loads `listsFile` (if not empty); emits at
-  /// `loc` and fails on a bad type, level, file or an op named twice.
+  /// Loads `listsFile` (if not empty); emits at `loc` and fails on a bad
+  /// file or an op named twice. An fp8 graph is coloured as a bf16 graph
+  /// (its contraction operands become FP8 after the colouring).
   static llvm::FailureOr<PrecisionPolicy>
   create(mlir::MLIRContext *context, mlir::Location loc,
-         llvm::StringRef precision, llvm::StringRef level,
+         LowPrecision precision, PrecisionLevel level,
          const PrecisionLists &optionLists, llvm::StringRef listsFile);
 
   mlir::FloatType getLowType() const { return lowType; }

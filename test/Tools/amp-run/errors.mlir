@@ -3,6 +3,7 @@
 // RUN: mkdir -p %t/bad %t/trunc
 // RUN: not amp-run %t/missing.mlir 2>&1 | FileCheck %s --check-prefix=MISSING
 // RUN: not amp-run %t/step.mlir --precision=f8 2>&1 | FileCheck %s --check-prefix=PRECISION
+// RUN: not amp-run %t/step.mlir --loss-scaling=sometimes 2>&1 | FileCheck %s --check-prefix=SCALING
 // RUN: not amp-run %t/step.mlir --data=cifar 2>&1 | FileCheck %s --check-prefix=DATA
 // RUN: not amp-run %t/step.mlir --batch=64 2>&1 | FileCheck %s --check-prefix=BATCH
 // RUN: not amp-run %t/step.mlir --entry=nope 2>&1 | FileCheck %s --check-prefix=ENTRY
@@ -33,6 +34,7 @@
 
 // MISSING: amp-run: error: cannot parse
 // PRECISION: amp-run: error: --precision must be f32, f16, bf16 or fp8, got 'f8'
+// SCALING: amp-run: error: --loss-scaling must be dynamic, static or none, got 'sometimes'
 // VALF32: amp-run: error: --validate compares a mixed-precision step with f32: give --precision=f16, bf16 or fp8
 // VALSTEPS: amp-run: error: --validate=N needs a step count >= 1, got '0'
 // VALPARALLEL: amp-run: error: --validate compares steps in one process: it takes no --data-parallel, --grad-comm, --bucket-bytes or --inject-fault

@@ -51,5 +51,5 @@
 // PROBES: tg.matmul %[[D]]
 // PROBES: amp.quantize {{.*}} to tensor<32x10xf8E5M2>
 // E4M3-NOT: f8E5M2
-// BAD-FORMAT: amp-validation-probes: fp8-format must be hybrid or e4m3, got 'e3m4'
+// BAD-FORMAT: for the --fp8-format option: Cannot find option named 'e3m4'!
 // BAD-MARGIN: amp-validation-probes: fp8-margin must be in [0, 64], got 65

@@ -29,8 +29,8 @@
 // NOTJSON: error: amp-auto-mixed-precision: lists-file '{{.*}}bad.json' is not valid JSON
 // KEY: error: amp-auto-mixed-precision: lists-file '{{.*}}' has an unknown key "alow" (expected allow, infer, clear, deny)
 // MISSING: error: amp-auto-mixed-precision: cannot read lists-file '{{.*}}missing.json': No such file or directory
-// PRECISION: error: amp-auto-mixed-precision: precision must be f16, bf16 or fp8, got 'fp4'
-// LEVEL: error: amp-auto-mixed-precision: level must be default, tensor-cores-only, infer-as-deny or force-all, got 'aggressive'
+// PRECISION: for the --precision option: Cannot find option named 'fp4'!
+// LEVEL: for the --level option: Cannot find option named 'aggressive'!
 // UNQUALIFIED: error: amp-auto-mixed-precision: 'matmul' in the pass options is not a fully qualified op name (dialect.op)
 // OPTION: no such option colour
 // REPORT: error: amp-auto-mixed-precision: cannot write report '/nonexistent-dir/r.json'

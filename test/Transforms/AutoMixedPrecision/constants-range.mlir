@@ -70,4 +70,4 @@ func.func @splat(%x: tensor<64x64xf32>) -> tensor<64x64xf32> {
 // REPORT-NEXT: "overflowed": 0
 // REPORT-NEXT: "flushed_to_zero": 4097
 // REPORT-NEXT: "subnormal": 1
-// BAD: error: amp-auto-mixed-precision: constant-overflow must be keep-f32 or saturate, got 'clip'
+// BAD: for the --constant-overflow option: Cannot find option named 'clip'!

@@ -106,8 +106,8 @@
 // PIPELINE: amp.scaled_matmul {{.*}} {transpose_a = true} : tensor<32x784xf8E4M3FN>, tensor<32x10xf8E5M2> -> tensor<784x10xbf16>
 // PIPELINE: amp.update_scale
 
-// BAD-FORMAT: error: amp-auto-mixed-precision: fp8-format must be hybrid or e4m3, got 'e3m4'
-// BAD-SCALING: error: amp-auto-mixed-precision: fp8-scaling must be delayed or current, got 'just-in-time'
+// BAD-FORMAT: for the --fp8-format option: Cannot find option named 'e3m4'!
+// BAD-SCALING: for the --fp8-scaling option: Cannot find option named 'just-in-time'!
 // BAD-LEN: error: amp-auto-mixed-precision: amax-history-len must be in [1, 2^20], got 0
 // BAD-MARGIN: error: amp-auto-mixed-precision: fp8-margin must be in [0, 64], got 65
 

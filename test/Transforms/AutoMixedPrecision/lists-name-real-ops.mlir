@@ -24,7 +24,7 @@
 // YIELD: error: amp-auto-mixed-precision: 'scf.yield' in the pass options is a terminator: its types follow its parent op or successors, so it cannot be listed
 // RETURN: error: amp-auto-mixed-precision: 'func.return' in the pass options is a terminator
 // BRANCH: error: amp-auto-mixed-precision: 'cf.br' in the pass options is a terminator
-// CASTOP: error: amp-auto-mixed-precision: cast-op must be auto, amp, arith or tosa, got 'fp16'
+// CASTOP: for the --cast-op option: Cannot find option named 'fp16'!
 // UNUSED: tg.matmul {{.*}} : tensor<4x4xf16>
 
 func.func @f(%x: tensor<4x4xf32>) -> tensor<4x4xf32> {

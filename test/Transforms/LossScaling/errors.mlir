@@ -3,7 +3,7 @@
 // RUN: not amp-opt %s --amp-loss-scaling=mode=sometimes 2>&1 | FileCheck %s --check-prefix=MODE
 // RUN: not amp-opt %s --amp-loss-scaling="backoff-factor=1.5" 2>&1 | FileCheck %s --check-prefix=BACKOFF
 // RUN: not amp-opt %s --amp-loss-scaling="init-scale=1e9" 2>&1 | FileCheck %s --check-prefix=RANGE
-// MODE: amp-loss-scaling: mode must be dynamic, static or none, got 'sometimes'
+// MODE: for the --mode option: Cannot find option named 'sometimes'!
 // BACKOFF: amp-loss-scaling: backoff-factor must be in (0, 1], got 1.500000e+00
 // RANGE: amp-loss-scaling: init-scale 1.000000e+09 is outside [min-scale, max-scale] = [1.000000e+00, 1.677722e+07]
 

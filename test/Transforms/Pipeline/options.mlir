@@ -6,6 +6,9 @@
 // RUN: amp-opt %s --amp-pipeline="precision=bf16 mode=static" | FileCheck %s --check-prefix=BF16
 // RUN: amp-opt %s --amp-pipeline="mode=none" | FileCheck %s --check-prefix=NONE
 // RUN: not amp-opt %s --amp-pipeline="precision=f8" 2>&1 | FileCheck %s --check-prefix=BAD
+// Enum-valued options list their words in --help (one table per enum feeds
+// the passes, the pipeline and the parser).
+// RUN: amp-opt --help | FileCheck %s --check-prefix=HELP
 
 // DENY-LABEL: func.func @step
 // DENY-NOT: f16
@@ -20,7 +23,21 @@
 // BF16-NOT: amp.scale
 // NONE: tg.matmul {{.*}} : tensor<8x8xf16>
 // NONE-NOT: amp.scale
-// BAD: amp-auto-mixed-precision: precision must be f16, bf16 or fp8, got 'f8'
+// BAD: for the --precision option: Cannot find option named 'f8'!
+// HELP-LABEL: --amp-pipeline
+// HELP: --cast-op=<value>
+// HELP-NEXT: =auto
+// HELP-NEXT: =amp
+// HELP-NEXT: =arith
+// HELP-NEXT: =tosa
+// HELP: --mode=<value>
+// HELP-NEXT: =dynamic
+// HELP-NEXT: =static
+// HELP-NEXT: =none
+// HELP: --precision=<value>
+// HELP-NEXT: =f16
+// HELP-NEXT: =bf16
+// HELP-NEXT: =fp8
 func.func @step(%w: tensor<8x8xf32> {tg.role = "param"}, %x: tensor<8x8xf32> {tg.role = "input"},
                 %lr: tensor<f32> {tg.role = "lr"}) -> (tensor<f32> {tg.role = "loss"}, tensor<8x8xf32> {tg.role = "param"}) {
   %y = tg.matmul %x, %w : tensor<8x8xf32>

@@ -7,7 +7,7 @@
 
 // MISSING: amp-validation-probes: no function @missing
 // CALLED: amp-validation-probes: @callee is called, and probes add results to its signature
-// TYPE: error:
+// TYPE: for the --precision option: Cannot find option named 'f8'!
 // A called function keeps its signature when no function is named.
 // DEFAULT-LABEL: func.func @callee
 // DEFAULT-SAME: -> tensor<4x4xf32> {
