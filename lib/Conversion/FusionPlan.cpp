@@ -1,7 +1,6 @@
 //===- FusionPlan.cpp - What a lowered step runs together -----------------===//
 
 #include "FusionPlan.h"
-#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/TypeUtilities.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/TypeSwitch.h"
@@ -287,8 +286,8 @@ void FusionPlan::planEpilogues(Block &body, const FusionOptions &options) {
       runsWith[&op] = anchor;
       if (e->biasAdd && e->activation)
         runsWith[e->biasAdd] = anchor;
-      numFusedBiases += e->biasAdd ? 1 : 0;
-      numFusedActivations += e->activation ? 1 : 0;
+      fusedBiases += e->biasAdd ? 1 : 0;
+      fusedActivations += e->activation ? 1 : 0;
       epilogueAt[anchor] = *e;
     }
 }
@@ -314,7 +313,7 @@ void FusionPlan::planChains(Block &body) {
     for (Operation *step : chain->steps)
       if (step != &root)
         chainedInto[step] = &root;
-    numChainedOps += chain->steps.size();
+    chainedOps += chain->steps.size();
     chainAt[&root] = std::move(*chain);
   }
 }

@@ -4,7 +4,8 @@
 // tensor of their own (casts folded into their readers, reshapes that are
 // views) and which run inside another op's call (unscales in their finite
 // check, bias adds and activations in a product's epilogue, elementwise
-// trees as one chain). Each decision is a function of the block alone.
+// trees as one chain). Each decision depends on the block and the options
+// alone.
 //
 //===----------------------------------------------------------------------===//
 
@@ -98,8 +99,10 @@ public:
   unsigned numFoldedCasts() const { return foldedInto.size(); }
   unsigned numReshapeViews() const { return viewOf.size(); }
   unsigned numFusedChecks() const { return unscalesOf.size(); }
-  unsigned numFusedBiases = 0, numFusedActivations = 0, numChainedOps = 0;
+  unsigned numFusedBiases() const { return fusedBiases; }
+  unsigned numFusedActivations() const { return fusedActivations; }
   unsigned numChains() const { return chainAt.size(); }
+  unsigned numChainedOps() const { return chainedOps; }
 
 private:
   void planFoldedCasts(mlir::Block &body, const FusionOptions &options);
@@ -122,6 +125,7 @@ private:
   llvm::DenseMap<mlir::Operation *, mlir::Operation *> runsWith;
   llvm::DenseMap<mlir::Operation *, ElementwiseChain> chainAt;
   llvm::DenseMap<mlir::Operation *, mlir::Operation *> chainedInto;
+  unsigned fusedBiases = 0, fusedActivations = 0, chainedOps = 0;
 };
 
 /// Where each value of a planned block is read for the last time, by op

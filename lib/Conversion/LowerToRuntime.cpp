@@ -20,8 +20,6 @@
 #include "mlir/IR/TypeUtilities.h"
 #include "mlir/Transforms/Passes.h"
 #include "llvm/ADT/SetVector.h"
-#include "llvm/ADT/TypeSwitch.h"
-#include <functional>
 
 namespace amp {
 #define GEN_PASS_DEF_LOWERTORUNTIMEPASS
@@ -86,10 +84,11 @@ private:
   Block *beginLoweredFunction();
   /// Each argument's handle, loaded from the arguments array.
   void loadArguments(RuntimeLoweringBuilder &lowering, Value args);
-  /// Lowers the op at position `here` (or records that it runs elsewhere)
-  /// and releases what it read for the last time.
-  LogicalResult lowerInPlace(RuntimeLoweringBuilder &lowering, Operation &op,
-                             unsigned here);
+  /// Lowers the op at position `here` (a folded cast takes its input's
+  /// handle; an op that runs in another's call is skipped) and releases
+  /// what it read for the last time.
+  LogicalResult lowerAtItsPlace(RuntimeLoweringBuilder &lowering, Operation &op,
+                                unsigned here);
   /// Emits the call(s) that run `op` and whatever runs with it.
   LogicalResult emitCall(RuntimeLoweringBuilder &lowering, Operation &op);
   /// The values `op`'s call reads: its operands, or those of the product,
@@ -323,7 +322,7 @@ LogicalResult FunctionLowering::run() {
   for (Operation &op : body) {
     if (&op == ret.getOperation())
       break;
-    if (failed(lowerInPlace(lowering, op, here++)))
+    if (failed(lowerAtItsPlace(lowering, op, here++)))
       return failure();
   }
   storeResults(lowering, ret, entry->getArgument(2));
@@ -331,10 +330,10 @@ LogicalResult FunctionLowering::run() {
   counts.foldedCasts = plan->numFoldedCasts();
   counts.fusedChecks = plan->numFusedChecks();
   counts.reshapeViews = plan->numReshapeViews();
-  counts.fusedBiases = plan->numFusedBiases;
-  counts.fusedActivations = plan->numFusedActivations;
+  counts.fusedBiases = plan->numFusedBiases();
+  counts.fusedActivations = plan->numFusedActivations();
   counts.chains = plan->numChains();
-  counts.chainedOps = plan->numChainedOps;
+  counts.chainedOps = plan->numChainedOps();
   counts.inPlaceResults = lowering.numInPlaceResults();
   return success();
 }
@@ -394,8 +393,9 @@ void FunctionLowering::loadArguments(RuntimeLoweringBuilder &lowering,
   }
 }
 
-LogicalResult FunctionLowering::lowerInPlace(RuntimeLoweringBuilder &lowering,
-                                             Operation &op, unsigned here) {
+LogicalResult
+FunctionLowering::lowerAtItsPlace(RuntimeLoweringBuilder &lowering,
+                                  Operation &op, unsigned here) {
   if (op.getNumResults() == 1 && plan->isFoldedCast(op.getResult(0))) {
     lowering.setHandle(op.getResult(0),
                        lowering.handle(plan->foldedInput(op.getResult(0))));

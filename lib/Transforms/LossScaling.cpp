@@ -172,8 +172,9 @@ struct LossScalingPass : amp::impl::LossScalingPassBase<LossScalingPass> {
     return pass;
   }
 
-  /// One backward root (or one per micro-batch under accumulation), with
-  /// the optimizer updates in the function's single block.
+  /// Not loss-scaled already; one backward root (or one per micro-batch
+  /// under accumulation), with the optimizer updates in the function's
+  /// single block.
   static LogicalResult checkBackwardPass(func::FuncOp func,
                                          BackwardPass &pass) {
     if (pass.alreadyScaled)
@@ -343,9 +344,9 @@ struct LossScalingPass : amp::impl::LossScalingPassBase<LossScalingPass> {
     }
   }
 
-  /// Updates the scale and the counter and returns them, with whether the
-  /// step applied its update (every gradient finite, so a host need not
-  /// infer a skip from the scale).
+  /// Updates the scale and the counter and makes them results of `func`,
+  /// with whether the step applied its update (every gradient finite, so a
+  /// host need not infer a skip from the scale).
   void appendScaleUpdate(OpBuilder &builder, func::FuncOp func, Location loc,
                          Value scale, Value goodSteps, Value finite) {
     Operation *terminator = func.getBody().front().getTerminator();

@@ -326,7 +326,7 @@ LogicalResult ColoringGraph::build(Operation *function) {
   });
   if (walk.wasInterrupted())
     return failure();
-  buildCarriedValueClasses(function);
+  buildCarriedValueClasses();
   builder.linkDeferred();
   indexEdges();
   return success();
@@ -359,7 +359,7 @@ struct ColoringGraph::CarriedLinks {
   }
 };
 
-void ColoringGraph::buildCarriedValueClasses(Operation *function) {
+void ColoringGraph::buildCarriedValueClasses() {
   CarriedLinks links;
   for (Operation *op : regionBranchOps)
     linkRegionForwards(cast<RegionBranchOpInterface>(op), links);

@@ -178,7 +178,7 @@ private:
   class Builder;
   unsigned addOpNode(mlir::Operation *op, PrecisionPolicyOpInterface iface,
                      PrecisionClass cls);
-  void buildCarriedValueClasses(mlir::Operation *function);
+  void buildCarriedValueClasses();
   struct CarriedLinks;
   void linkRegionForwards(mlir::RegionBranchOpInterface branch,
                           CarriedLinks &links);
