@@ -77,21 +77,8 @@ bool chainStepOf(amprt_chain_op code, ChainStep &step) {
   case code:                                                                   \
     step.op = (int)Binary::kind;                                               \
     return true;
-    AMPRT_CHAIN_UNARY(AMPRT_CHAIN_NEG, Neg)
-    AMPRT_CHAIN_UNARY(AMPRT_CHAIN_ABS, Abs)
-    AMPRT_CHAIN_UNARY(AMPRT_CHAIN_EXP, Exp)
-    AMPRT_CHAIN_UNARY(AMPRT_CHAIN_LOG, Log)
-    AMPRT_CHAIN_UNARY(AMPRT_CHAIN_SQRT, Sqrt)
-    AMPRT_CHAIN_UNARY(AMPRT_CHAIN_RSQRT, Rsqrt)
-    AMPRT_CHAIN_UNARY(AMPRT_CHAIN_SQUARE, Square)
-    AMPRT_CHAIN_UNARY(AMPRT_CHAIN_RECIPROCAL, Reciprocal)
-    AMPRT_CHAIN_UNARY(AMPRT_CHAIN_TANH, Tanh)
-    AMPRT_CHAIN_UNARY(AMPRT_CHAIN_SIGMOID, Sigmoid)
-    AMPRT_CHAIN_UNARY(AMPRT_CHAIN_RELU, Relu)
-    AMPRT_CHAIN_UNARY(AMPRT_CHAIN_GELU, Gelu)
-    AMPRT_CHAIN_UNARY(AMPRT_CHAIN_ERF, Erf)
-    AMPRT_CHAIN_UNARY(AMPRT_CHAIN_SILU, Silu)
-    AMPRT_CHAIN_UNARY(AMPRT_CHAIN_LEAKY_RELU, LeakyRelu)
+#define AMPRT_UNARY(name, Kind, CODE) AMPRT_CHAIN_UNARY(AMPRT_CHAIN_##CODE, Kind)
+#include "amprt/amprt_unary.def"
     AMPRT_CHAIN_BINARY(AMPRT_CHAIN_ADD, Add)
     AMPRT_CHAIN_BINARY(AMPRT_CHAIN_SUB, Sub)
     AMPRT_CHAIN_BINARY(AMPRT_CHAIN_MUL, Mul)
@@ -165,26 +152,16 @@ amprt_status amprt_elementwise_chain(amprt_context *ctx,
                             amprt_tensor *y) {                                 \
     return unary("amprt_" #name, ctx, x, y, Unary::kind, 0.0);                 \
   }
-AMPRT_DEFINE_UNARY(neg, Neg)
-AMPRT_DEFINE_UNARY(abs, Abs)
-AMPRT_DEFINE_UNARY(exp, Exp)
-AMPRT_DEFINE_UNARY(log, Log)
-AMPRT_DEFINE_UNARY(sqrt, Sqrt)
-AMPRT_DEFINE_UNARY(rsqrt, Rsqrt)
-AMPRT_DEFINE_UNARY(square, Square)
-AMPRT_DEFINE_UNARY(reciprocal, Reciprocal)
-AMPRT_DEFINE_UNARY(tanh, Tanh)
-AMPRT_DEFINE_UNARY(sigmoid, Sigmoid)
-AMPRT_DEFINE_UNARY(relu, Relu)
-AMPRT_DEFINE_UNARY(gelu, Gelu)
-AMPRT_DEFINE_UNARY(erf, Erf)
-AMPRT_DEFINE_UNARY(silu, Silu)
+#define AMPRT_DEFINE_UNARY_ALPHA(name, kind)                                   \
+  amprt_status amprt_##name(amprt_context *ctx, const amprt_tensor *x,         \
+                            double alpha, amprt_tensor *y) {                   \
+    return unary("amprt_" #name, ctx, x, y, Unary::kind, alpha);               \
+  }
+#define AMPRT_UNARY(name, Kind, CODE) AMPRT_DEFINE_UNARY(name, Kind)
+#define AMPRT_UNARY_ALPHA(name, Kind, CODE) AMPRT_DEFINE_UNARY_ALPHA(name, Kind)
+#include "amprt/amprt_unary.def"
 #undef AMPRT_DEFINE_UNARY
-
-amprt_status amprt_leaky_relu(amprt_context *ctx, const amprt_tensor *x,
-                              double alpha, amprt_tensor *y) {
-  return unary("amprt_leaky_relu", ctx, x, y, Unary::LeakyRelu, alpha);
-}
+#undef AMPRT_DEFINE_UNARY_ALPHA
 
 #define AMPRT_DEFINE_BINARY(name, kind)                                        \
   amprt_status amprt_##name(amprt_context *ctx, const amprt_tensor *a,         \

@@ -91,8 +91,8 @@ template <typename C> AMPRT_HD inline bool m_isfinite(C x) {
 
 /// Unary ops, by enumerator.
 enum class Unary {
-  Neg, Abs, Exp, Log, Sqrt, Rsqrt, Square, Reciprocal, Tanh, Sigmoid, Relu,
-  Gelu, Erf, LeakyRelu, Silu
+#define AMPRT_UNARY(name, Kind, CODE) Kind,
+#include "../include/amprt/amprt_unary.def"
 };
 
 template <typename C>

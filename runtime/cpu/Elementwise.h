@@ -18,21 +18,8 @@ template <typename F> void withUnary(Unary kind, F &&f) {
 #define AMPRT_UNARY_CASE(K)                                                    \
   case Unary::K:                                                               \
     return f(std::integral_constant<Unary, Unary::K>());
-    AMPRT_UNARY_CASE(Neg)
-    AMPRT_UNARY_CASE(Abs)
-    AMPRT_UNARY_CASE(Exp)
-    AMPRT_UNARY_CASE(Log)
-    AMPRT_UNARY_CASE(Sqrt)
-    AMPRT_UNARY_CASE(Rsqrt)
-    AMPRT_UNARY_CASE(Square)
-    AMPRT_UNARY_CASE(Reciprocal)
-    AMPRT_UNARY_CASE(Tanh)
-    AMPRT_UNARY_CASE(Sigmoid)
-    AMPRT_UNARY_CASE(Relu)
-    AMPRT_UNARY_CASE(Gelu)
-    AMPRT_UNARY_CASE(Erf)
-    AMPRT_UNARY_CASE(LeakyRelu)
-    AMPRT_UNARY_CASE(Silu)
+#define AMPRT_UNARY(name, Kind, CODE) AMPRT_UNARY_CASE(Kind)
+#include "../include/amprt/amprt_unary.def"
 #undef AMPRT_UNARY_CASE
   }
 }

@@ -87,22 +87,11 @@ typedef enum amprt_activation {
 /* The ops of an elementwise chain (amprt_elementwise_chain): the function
  * of the amprt_ call of that name. */
 typedef enum amprt_chain_op {
-  AMPRT_CHAIN_NEG = 0,
-  AMPRT_CHAIN_ABS,
-  AMPRT_CHAIN_EXP,
-  AMPRT_CHAIN_LOG,
-  AMPRT_CHAIN_SQRT,
-  AMPRT_CHAIN_RSQRT,
-  AMPRT_CHAIN_SQUARE,
-  AMPRT_CHAIN_RECIPROCAL,
-  AMPRT_CHAIN_TANH,
-  AMPRT_CHAIN_SIGMOID,
-  AMPRT_CHAIN_RELU,
-  AMPRT_CHAIN_GELU,
-  AMPRT_CHAIN_ERF,
-  AMPRT_CHAIN_SILU,
-  AMPRT_CHAIN_LEAKY_RELU, /* its slope: the step's alpha */
-  AMPRT_CHAIN_ADD = 64,   /* binary from here on */
+/* The unary ops from 0, in amprt_unary.def's order (leaky relu's slope:
+ * the step's alpha). */
+#define AMPRT_UNARY(name, Kind, CODE) AMPRT_CHAIN_##CODE,
+#include "amprt_unary.def"
+  AMPRT_CHAIN_ADD = 64, /* binary from here on */
   AMPRT_CHAIN_SUB,
   AMPRT_CHAIN_MUL,
   AMPRT_CHAIN_DIV,
@@ -217,23 +206,16 @@ amprt_status amprt_tensor_fill(amprt_tensor *tensor, double value);
 #define AMPRT_DECLARE_UNARY(name)                                              \
   amprt_status amprt_##name(amprt_context *ctx, const amprt_tensor *x,         \
                             amprt_tensor *y);
-AMPRT_DECLARE_UNARY(neg)
-AMPRT_DECLARE_UNARY(abs)
-AMPRT_DECLARE_UNARY(exp)
-AMPRT_DECLARE_UNARY(log)
-AMPRT_DECLARE_UNARY(sqrt)
-AMPRT_DECLARE_UNARY(rsqrt)
-AMPRT_DECLARE_UNARY(square)
-AMPRT_DECLARE_UNARY(reciprocal)
-AMPRT_DECLARE_UNARY(tanh)
-AMPRT_DECLARE_UNARY(sigmoid)
-AMPRT_DECLARE_UNARY(relu)
-AMPRT_DECLARE_UNARY(gelu)
-AMPRT_DECLARE_UNARY(erf)
-AMPRT_DECLARE_UNARY(silu) /* x * sigmoid(x) */
+#define AMPRT_DECLARE_UNARY_ALPHA(name)                                        \
+  amprt_status amprt_##name(amprt_context *ctx, const amprt_tensor *x,         \
+                            double alpha, amprt_tensor *y);
+/* The unary ops of amprt_unary.def (amprt_neg ... amprt_silu, and
+ * amprt_leaky_relu with its slope `alpha`). */
+#define AMPRT_UNARY(name, Kind, CODE) AMPRT_DECLARE_UNARY(name)
+#define AMPRT_UNARY_ALPHA(name, Kind, CODE) AMPRT_DECLARE_UNARY_ALPHA(name)
+#include "amprt_unary.def"
 #undef AMPRT_DECLARE_UNARY
-amprt_status amprt_leaky_relu(amprt_context *ctx, const amprt_tensor *x,
-                              double alpha, amprt_tensor *y);
+#undef AMPRT_DECLARE_UNARY_ALPHA
 
 /* y = the last value of a chain of `num_steps` elementwise ops over
  * `num_inputs` tensors of y's float type and shape (no broadcasting), in
