@@ -22,9 +22,10 @@
 
 namespace amprt::device {
 
-/// Bumped whenever the table or the context it shares (amprt_context)
-/// changes, so a stale library is refused.
-constexpr int kBackendVersion = 10;
+/// Bumped whenever the table, the context it shares (amprt_context) or the
+/// codes it takes (Unary, from amprt_unary.def's order) change, so a stale
+/// library is refused.
+constexpr int kBackendVersion = 11;
 
 using Tensor = amprt_tensor;
 using Ctx = amprt_context;

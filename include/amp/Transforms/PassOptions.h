@@ -2,9 +2,12 @@
 //
 // Every option that takes one of a few words is an enum, and each enum has
 // one table of its words: the passes' ODS options (Passes.td names
-// `amp::optionValues<T>()` as their values), --amp-pipeline's options and
-// amp-run's flags parse from it, so a bad word is refused by the option
-// parser and `--help` lists the words; reports and messages print from it.
+// `amp::optionValues<T>()` as their values) and --amp-pipeline's options
+// parse from it, so a bad word is refused by the option parser and `--help`
+// lists the words; reports and messages print from it. amp-run converts its
+// flags with parseOption once they are checked (--precision and --grad-comm
+// by the training library, which amp-train shares and which knows no LLVM;
+// --loss-scaling against this table).
 //
 //===----------------------------------------------------------------------===//
 
