@@ -1,6 +1,7 @@
-// Each unary and binary arithmetic tg op lowers to its own amprt_ entry
-// (amprt.h), called with the context, the operands' handles in operand
-// order and then the result tensor that amprt_tensor_new made for it.
+// Each unary and binary arithmetic tg op, and each activation gradient,
+// lowers to its own amprt_ entry (amprt.h), called with the context, the
+// operands' handles in operand order (leaky_relu_grad's f64 alpha after
+// them) and then the result tensor that amprt_tensor_new made for it.
 // Fusions are off so that no op is folded into a chain or an epilogue.
 // RUN: amp-opt %s --amp-lower-to-runtime="fuse-activation-epilogues=0 fuse-elementwise-chains=0" | FileCheck %s
 
@@ -119,4 +120,46 @@ func.func @maximum(%a: tensor<4x8xf32>, %b: tensor<8xf32>) -> tensor<4x8xf32> {
 func.func @minimum(%a: tensor<4x8xf32>, %b: tensor<8xf32>) -> tensor<4x8xf32> {
   %y = tg.minimum %a, %b : tensor<4x8xf32>, tensor<8xf32>
   return %y : tensor<4x8xf32>
+}
+
+// Activation gradients take (dy, saved): tanh and sigmoid the forward
+// result y, leaky_relu the forward input x; the handles must reach the
+// runtime as (dy, saved), not swapped.
+
+// CHECK-LABEL: func.func @tanh_grad(
+// CHECK-SAME: %[[CTX:[^:]*]]: !llvm.ptr
+// CHECK: %[[DY:.*]] = llvm.load %{{.*}} : !llvm.ptr -> !llvm.ptr
+// CHECK: %[[Y:.*]] = llvm.load %{{.*}} : !llvm.ptr -> !llvm.ptr
+// CHECK: %[[DX:.*]] = call @amprt_tensor_new(%[[CTX]],
+// CHECK: %[[ST:.*]] = call @amprt_tanh_grad(%[[CTX]], %[[DY]], %[[Y]], %[[DX]]) : (!llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr) -> i32
+// CHECK: call @amprt_record_status(%[[CTX]], %[[ST]])
+func.func @tanh_grad(%dy: tensor<4x8xf32>, %y: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %dx = tg.tanh_grad %dy, %y : tensor<4x8xf32>
+  return %dx : tensor<4x8xf32>
+}
+
+// CHECK-LABEL: func.func @sigmoid_grad(
+// CHECK-SAME: %[[CTX:[^:]*]]: !llvm.ptr
+// CHECK: %[[DY:.*]] = llvm.load %{{.*}} : !llvm.ptr -> !llvm.ptr
+// CHECK: %[[Y:.*]] = llvm.load %{{.*}} : !llvm.ptr -> !llvm.ptr
+// CHECK: %[[DX:.*]] = call @amprt_tensor_new(%[[CTX]],
+// CHECK: %[[ST:.*]] = call @amprt_sigmoid_grad(%[[CTX]], %[[DY]], %[[Y]], %[[DX]]) : (!llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr) -> i32
+// CHECK: call @amprt_record_status(%[[CTX]], %[[ST]])
+func.func @sigmoid_grad(%dy: tensor<4x8xf32>, %y: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %dx = tg.sigmoid_grad %dy, %y : tensor<4x8xf32>
+  return %dx : tensor<4x8xf32>
+}
+
+// amprt_leaky_relu_grad(ctx, dy, x, alpha, dx).
+// CHECK-LABEL: func.func @leaky_relu_grad(
+// CHECK-SAME: %[[CTX:[^:]*]]: !llvm.ptr
+// CHECK: %[[DY:.*]] = llvm.load %{{.*}} : !llvm.ptr -> !llvm.ptr
+// CHECK: %[[X:.*]] = llvm.load %{{.*}} : !llvm.ptr -> !llvm.ptr
+// CHECK: %[[DX:.*]] = call @amprt_tensor_new(%[[CTX]],
+// CHECK-NEXT: %[[ALPHA:.*]] = arith.constant 2.500000e-01 : f64
+// CHECK-NEXT: %[[ST:.*]] = call @amprt_leaky_relu_grad(%[[CTX]], %[[DY]], %[[X]], %[[ALPHA]], %[[DX]]) : (!llvm.ptr, !llvm.ptr, !llvm.ptr, f64, !llvm.ptr) -> i32
+// CHECK: call @amprt_record_status(%[[CTX]], %[[ST]])
+func.func @leaky_relu_grad(%dy: tensor<4x8xf32>, %x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %dx = tg.leaky_relu_grad %dy, %x {alpha = 0.25 : f64} : tensor<4x8xf32>
+  return %dx : tensor<4x8xf32>
 }

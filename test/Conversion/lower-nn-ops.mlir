@@ -1,9 +1,9 @@
-// Normalization, pooling and convolution gradients, softmax/log_softmax and
-// their gradients and the cross-entropy gradient each lower to one amprt_
-// call: the context, the operand handles in operand order, the attributes
-// in amprt.h's order (i64 arrays on the stack, f64 epsilon, i32 layout code
-// AMPRT_NHWC = 0 / AMPRT_NCHW = 1, i64 axis), then the results' tensors in
-// result order.
+// Normalization, pooling and their gradients, convolution gradients,
+// softmax/log_softmax and their gradients and softmax cross-entropy and its
+// gradient each lower to one amprt_ call: the context, the operand handles
+// in operand order, the attributes in amprt.h's order (i64 arrays on the
+// stack, f64 epsilon, i32 layout code AMPRT_NHWC = 0 / AMPRT_NCHW = 1, i64
+// axis), then the results' tensors in result order.
 // Arguments are built in an unspecified order (C++ argument evaluation), so
 // the attribute constants and array stores between the last amprt_tensor_new
 // and the call are matched with CHECK-DAG, each array by its element at each
@@ -74,6 +74,79 @@ func.func @layer_norm(%x: tensor<2x4x8xf32>, %g: tensor<8xf32>, %b: tensor<8xf32
 func.func @layer_norm_grad(%dy: tensor<2x4x8xf32>, %x: tensor<2x4x8xf32>, %g: tensor<8xf32>, %m: tensor<2x4xf32>, %i: tensor<2x4xf32>) -> (tensor<2x4x8xf32>, tensor<8xf32>, tensor<8xf32>) {
   %dx, %dg, %db = tg.layer_norm_grad %dy, %x, %g, %m, %i : tensor<2x4x8xf32>, tensor<8xf32>, tensor<2x4xf32>
   return %dx, %dg, %db : tensor<2x4x8xf32>, tensor<8xf32>, tensor<8xf32>
+}
+
+// amprt_max_pool2d(ctx, x, window, strides, padding, layout, y).
+// CHECK-LABEL: func.func @max_pool2d(
+// CHECK-SAME: %[[CTX:[^:]*]]: !llvm.ptr
+// CHECK: %[[X:.*]] = llvm.load %{{.*}} : !llvm.ptr -> !llvm.ptr
+// CHECK: %[[Y:.*]] = call @amprt_tensor_new(%[[CTX]],
+// CHECK-DAG: %[[NCHW:.*]] = arith.constant 1 : i32
+// CHECK-DAG: %[[WIN0V:.*]] = arith.constant 9 : i64
+// CHECK-DAG: llvm.store %[[WIN0V]], %[[WIN0P:.*]] : i64, !llvm.ptr
+// CHECK-DAG: %[[WIN0P]] = llvm.getelementptr %[[WIN:.*]][0] : (!llvm.ptr) -> !llvm.ptr, i64
+// CHECK-DAG: %[[WIN1V:.*]] = arith.constant 8 : i64
+// CHECK-DAG: llvm.store %[[WIN1V]], %[[WIN1P:.*]] : i64, !llvm.ptr
+// CHECK-DAG: %[[WIN1P]] = llvm.getelementptr %[[WIN]][1] : (!llvm.ptr) -> !llvm.ptr, i64
+// CHECK-DAG: %[[STR0V:.*]] = arith.constant 6 : i64
+// CHECK-DAG: llvm.store %[[STR0V]], %[[STR0P:.*]] : i64, !llvm.ptr
+// CHECK-DAG: %[[STR0P]] = llvm.getelementptr %[[STR:.*]][0] : (!llvm.ptr) -> !llvm.ptr, i64
+// CHECK-DAG: %[[STR1V:.*]] = arith.constant 7 : i64
+// CHECK-DAG: llvm.store %[[STR1V]], %[[STR1P:.*]] : i64, !llvm.ptr
+// CHECK-DAG: %[[STR1P]] = llvm.getelementptr %[[STR]][1] : (!llvm.ptr) -> !llvm.ptr, i64
+// CHECK-DAG: %[[PAD0V:.*]] = arith.constant 0 : i64
+// CHECK-DAG: llvm.store %[[PAD0V]], %[[PAD0P:.*]] : i64, !llvm.ptr
+// CHECK-DAG: %[[PAD0P]] = llvm.getelementptr %[[PAD:.*]][0] : (!llvm.ptr) -> !llvm.ptr, i64
+// CHECK-DAG: %[[PAD1V:.*]] = arith.constant 1 : i64
+// CHECK-DAG: llvm.store %[[PAD1V]], %[[PAD1P:.*]] : i64, !llvm.ptr
+// CHECK-DAG: %[[PAD1P]] = llvm.getelementptr %[[PAD]][1] : (!llvm.ptr) -> !llvm.ptr, i64
+// CHECK-DAG: %[[PAD2V:.*]] = arith.constant 3 : i64
+// CHECK-DAG: llvm.store %[[PAD2V]], %[[PAD2P:.*]] : i64, !llvm.ptr
+// CHECK-DAG: %[[PAD2P]] = llvm.getelementptr %[[PAD]][2] : (!llvm.ptr) -> !llvm.ptr, i64
+// CHECK-DAG: %[[PAD3V:.*]] = arith.constant 5 : i64
+// CHECK-DAG: llvm.store %[[PAD3V]], %[[PAD3P:.*]] : i64, !llvm.ptr
+// CHECK-DAG: %[[PAD3P]] = llvm.getelementptr %[[PAD]][3] : (!llvm.ptr) -> !llvm.ptr, i64
+// CHECK: call @amprt_max_pool2d(%[[CTX]], %[[X]], %[[WIN]], %[[STR]], %[[PAD]], %[[NCHW]], %[[Y]]) : (!llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, i32, !llvm.ptr) -> i32
+func.func @max_pool2d(%x: tensor<1x3x20x21xf32>) -> tensor<1x3x3x4xf32> {
+  %y = tg.max_pool2d %x {window = array<i64: 9, 8>, strides = array<i64: 6, 7>, padding = array<i64: 0, 1, 3, 5>, layout = "NCHW"} : tensor<1x3x20x21xf32>
+  return %y : tensor<1x3x3x4xf32>
+}
+
+// The layout defaults to NHWC.
+// amprt_avg_pool2d(ctx, x, window, strides, padding, layout, y).
+// CHECK-LABEL: func.func @avg_pool2d(
+// CHECK-SAME: %[[CTX:[^:]*]]: !llvm.ptr
+// CHECK: %[[X:.*]] = llvm.load %{{.*}} : !llvm.ptr -> !llvm.ptr
+// CHECK: %[[Y:.*]] = call @amprt_tensor_new(%[[CTX]],
+// CHECK-DAG: %[[NHWC:.*]] = arith.constant 0 : i32
+// CHECK-DAG: %[[WIN0V:.*]] = arith.constant 9 : i64
+// CHECK-DAG: llvm.store %[[WIN0V]], %[[WIN0P:.*]] : i64, !llvm.ptr
+// CHECK-DAG: %[[WIN0P]] = llvm.getelementptr %[[WIN:.*]][0] : (!llvm.ptr) -> !llvm.ptr, i64
+// CHECK-DAG: %[[WIN1V:.*]] = arith.constant 8 : i64
+// CHECK-DAG: llvm.store %[[WIN1V]], %[[WIN1P:.*]] : i64, !llvm.ptr
+// CHECK-DAG: %[[WIN1P]] = llvm.getelementptr %[[WIN]][1] : (!llvm.ptr) -> !llvm.ptr, i64
+// CHECK-DAG: %[[STR0V:.*]] = arith.constant 6 : i64
+// CHECK-DAG: llvm.store %[[STR0V]], %[[STR0P:.*]] : i64, !llvm.ptr
+// CHECK-DAG: %[[STR0P]] = llvm.getelementptr %[[STR:.*]][0] : (!llvm.ptr) -> !llvm.ptr, i64
+// CHECK-DAG: %[[STR1V:.*]] = arith.constant 7 : i64
+// CHECK-DAG: llvm.store %[[STR1V]], %[[STR1P:.*]] : i64, !llvm.ptr
+// CHECK-DAG: %[[STR1P]] = llvm.getelementptr %[[STR]][1] : (!llvm.ptr) -> !llvm.ptr, i64
+// CHECK-DAG: %[[PAD0V:.*]] = arith.constant 0 : i64
+// CHECK-DAG: llvm.store %[[PAD0V]], %[[PAD0P:.*]] : i64, !llvm.ptr
+// CHECK-DAG: %[[PAD0P]] = llvm.getelementptr %[[PAD:.*]][0] : (!llvm.ptr) -> !llvm.ptr, i64
+// CHECK-DAG: %[[PAD1V:.*]] = arith.constant 1 : i64
+// CHECK-DAG: llvm.store %[[PAD1V]], %[[PAD1P:.*]] : i64, !llvm.ptr
+// CHECK-DAG: %[[PAD1P]] = llvm.getelementptr %[[PAD]][1] : (!llvm.ptr) -> !llvm.ptr, i64
+// CHECK-DAG: %[[PAD2V:.*]] = arith.constant 3 : i64
+// CHECK-DAG: llvm.store %[[PAD2V]], %[[PAD2P:.*]] : i64, !llvm.ptr
+// CHECK-DAG: %[[PAD2P]] = llvm.getelementptr %[[PAD]][2] : (!llvm.ptr) -> !llvm.ptr, i64
+// CHECK-DAG: %[[PAD3V:.*]] = arith.constant 5 : i64
+// CHECK-DAG: llvm.store %[[PAD3V]], %[[PAD3P:.*]] : i64, !llvm.ptr
+// CHECK-DAG: %[[PAD3P]] = llvm.getelementptr %[[PAD]][3] : (!llvm.ptr) -> !llvm.ptr, i64
+// CHECK: call @amprt_avg_pool2d(%[[CTX]], %[[X]], %[[WIN]], %[[STR]], %[[PAD]], %[[NHWC]], %[[Y]]) : (!llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, i32, !llvm.ptr) -> i32
+func.func @avg_pool2d(%x: tensor<1x20x21x3xf32>) -> tensor<1x3x4x3xf32> {
+  %y = tg.avg_pool2d %x {window = array<i64: 9, 8>, strides = array<i64: 6, 7>, padding = array<i64: 0, 1, 3, 5>} : tensor<1x20x21x3xf32>
+  return %y : tensor<1x3x4x3xf32>
 }
 
 // amprt_max_pool2d_grad(ctx, dy, x, y, window, strides, padding, layout, dx).
@@ -260,6 +333,18 @@ func.func @softmax_grad(%dy: tensor<4x8xf32>, %y: tensor<4x8xf32>) -> tensor<4x8
 func.func @log_softmax_grad(%dy: tensor<4x8xf32>, %y: tensor<4x8xf32>) -> tensor<4x8xf32> {
   %dx = tg.log_softmax_grad %dy, %y : tensor<4x8xf32>
   return %dx : tensor<4x8xf32>
+}
+
+// amprt_softmax_cross_entropy(ctx, logits, labels, loss): no attributes.
+// CHECK-LABEL: func.func @softmax_cross_entropy(
+// CHECK-SAME: %[[CTX:[^:]*]]: !llvm.ptr
+// CHECK: %[[LOGITS:.*]] = llvm.load %{{.*}} : !llvm.ptr -> !llvm.ptr
+// CHECK: %[[LABELS:.*]] = llvm.load %{{.*}} : !llvm.ptr -> !llvm.ptr
+// CHECK: %[[LOSS:.*]] = call @amprt_tensor_new(%[[CTX]],
+// CHECK-NEXT: call @amprt_softmax_cross_entropy(%[[CTX]], %[[LOGITS]], %[[LABELS]], %[[LOSS]]) : (!llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr) -> i32
+func.func @softmax_cross_entropy(%l: tensor<4x10xf32>, %y: tensor<4xi32>) -> tensor<4xf32> {
+  %c = tg.softmax_cross_entropy %l, %y : tensor<4x10xf32>, tensor<4xi32>
+  return %c : tensor<4xf32>
 }
 
 // CHECK-LABEL: func.func @softmax_cross_entropy_grad(
