@@ -39,11 +39,7 @@ void amp::buildAmpPipeline(OpPassManager &pm,
     pm.addPass(createAccumulateGradientsPass(accumulate));
   }
 
-  // bf16 has f32's exponent range: gradients do not underflow, so there is
-  // nothing to scale. fp8 keeps loss scaling: per-tensor scales give the
-  // FP8 operands their range, and the scaler skips a step whose gradients
-  // hold inf or NaN, as for f16.
-  if (options.precision != LowPrecision::BF16) {
+  if (usesLossScaling(options.precision)) {
     LossScalingPassOptions scaling;
     scaling.mode = options.mode;
     scaling.initScale = options.initScale;
@@ -62,6 +58,14 @@ void amp::buildAmpPipeline(OpPassManager &pm,
     parallel.reduceAmax = options.reduceAmax;
     pm.addPass(createDataParallelPass(parallel));
   }
+  addCleanupPasses(pm);
+}
+
+bool amp::usesLossScaling(LowPrecision precision) {
+  return precision != LowPrecision::BF16;
+}
+
+void amp::addCleanupPasses(OpPassManager &pm) {
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
 }

@@ -239,8 +239,7 @@ std::optional<StepResult> runStep(const Compiled &c, const StepData &data,
 /// The reference: the step differentiated and trained in f32.
 void buildF32Step(OpPassManager &pm) {
   pm.addPass(amp::createTGAutodiffPass());
-  pm.addPass(createCanonicalizerPass());
-  pm.addPass(createCSEPass());
+  amp::addCleanupPasses(pm);
 }
 
 /// `got` holds the results `expected` does, up to summation order (1e-3
@@ -415,7 +414,8 @@ void runGraph(llvm::ArrayRef<uint8_t> bytes) {
       *low,
       [&](OpPassManager &pm) {
         amp::AmpPipelineOptions options;
-        options.precision = *amp::parseOption<amp::LowPrecision>(step.precision);
+        options.precision =
+            *amp::parseOption<amp::LowPrecision>(step.precision);
         options.level = *amp::parseOption<amp::PrecisionLevel>(step.level);
         options.mode = amp::LossScalingMode::Static;
         options.initScale = step.lossScale;

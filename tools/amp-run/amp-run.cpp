@@ -405,15 +405,14 @@ void buildValidationPipeline(PassManager &pm, ArrayRef<std::string> functions) {
   probes.functions.assign(functions.begin(), functions.end());
   probes.listsFile = listsFile;
   pm.addPass(amp::createValidationProbesPass(probes));
-  if (precision != "bf16") {
+  if (amp::usesLossScaling(lowPrecision())) {
     amp::LossScalingPassOptions scaling;
     scaling.mode = scalingMode();
     scaling.initScale = initScale;
     pm.addPass(amp::createLossScalingPass(scaling));
   }
   pm.addPass(gradientProbes());
-  pm.addPass(createCanonicalizerPass());
-  pm.addPass(createCSEPass());
+  amp::addCleanupPasses(pm);
 }
 
 /// The training pipeline: autodiff (and data parallelism) for f32, the amp
@@ -432,8 +431,7 @@ void buildTrainingPipeline(PassManager &pm, bool parallel) {
       options.bucketBytes = bucketBytes;
       pm.addPass(amp::createDataParallelPass(options));
     }
-    pm.addPass(createCanonicalizerPass());
-    pm.addPass(createCSEPass());
+    amp::addCleanupPasses(pm);
     return;
   }
   amp::AmpPipelineOptions options;
@@ -487,9 +485,9 @@ describeObject(const train::FunctionSpec &trainSpec,
   m.cpu = emitObjCpu;
   m.source = inputFile;
   m.precision = precision;
-  m.lossScaling = precision == "f32" || precision == "bf16"
-                      ? std::string("none")
-                      : std::string(lossScaling);
+  m.lossScaling = precision != "f32" && amp::usesLossScaling(lowPrecision())
+                      ? std::string(lossScaling)
+                      : std::string("none");
   m.initScale = initScale;
   m.dataParallel = parallel;
   m.gradComm = gradComm;

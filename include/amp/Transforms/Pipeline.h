@@ -23,14 +23,12 @@ namespace amp {
 struct AmpPipelineOptions
     : public mlir::PassPipelineOptions<AmpPipelineOptions> {
   // --amp-auto-mixed-precision.
-  Option<LowPrecision> precision{*this, "precision",
-                                 llvm::cl::desc("Low-precision type"),
-                                 llvm::cl::init(LowPrecision::F16),
-                                 optionValues<LowPrecision>()};
-  Option<Fp8Format> fp8Format{*this, "fp8-format",
-                              llvm::cl::desc("precision=fp8: formats"),
-                              llvm::cl::init(Fp8Format::Hybrid),
-                              optionValues<Fp8Format>()};
+  Option<LowPrecision> precision{
+      *this, "precision", llvm::cl::desc("Low-precision type"),
+      llvm::cl::init(LowPrecision::F16), optionValues<LowPrecision>()};
+  Option<Fp8Format> fp8Format{
+      *this, "fp8-format", llvm::cl::desc("precision=fp8: formats"),
+      llvm::cl::init(Fp8Format::Hybrid), optionValues<Fp8Format>()};
   Option<Fp8Scaling> fp8Scaling{
       *this, "fp8-scaling",
       llvm::cl::desc("precision=fp8: where the scales come from"),
@@ -53,10 +51,9 @@ struct AmpPipelineOptions
                                   llvm::cl::desc("Ops moved into deny")};
   Option<std::string> listsFile{*this, "lists-file",
                                 llvm::cl::desc("JSON policy file")};
-  Option<PrecisionLevel> level{*this, "level",
-                               llvm::cl::desc("How far the colouring goes"),
-                               llvm::cl::init(PrecisionLevel::Default),
-                               optionValues<PrecisionLevel>()};
+  Option<PrecisionLevel> level{
+      *this, "level", llvm::cl::desc("How far the colouring goes"),
+      llvm::cl::init(PrecisionLevel::Default), optionValues<PrecisionLevel>()};
   Option<bool> keepIoTypes{*this, "keep-io-types",
                            llvm::cl::desc("Keep function signatures"),
                            llvm::cl::init(true)};
@@ -65,10 +62,9 @@ struct AmpPipelineOptions
       llvm::cl::desc("Constants past the low type's range"),
       llvm::cl::init(ConstantOverflow::KeepF32),
       optionValues<ConstantOverflow>()};
-  Option<CastOpChoice> castOp{*this, "cast-op",
-                              llvm::cl::desc("The op precision casts are"),
-                              llvm::cl::init(CastOpChoice::Auto),
-                              optionValues<CastOpChoice>()};
+  Option<CastOpChoice> castOp{
+      *this, "cast-op", llvm::cl::desc("The op precision casts are"),
+      llvm::cl::init(CastOpChoice::Auto), optionValues<CastOpChoice>()};
   Option<bool> annotate{*this, "annotate", llvm::cl::desc("Write amp.color"),
                         llvm::cl::init(false)};
   Option<std::string> report{*this, "report",
@@ -150,6 +146,15 @@ void copyPolicyOptions(const From &from, To &to) {
   to.level = from.level;
   to.constantOverflow = from.constantOverflow;
 }
+
+/// Whether a mixed step in `precision` is loss-scaled: bf16 has f32's
+/// exponent range, so its gradients do not underflow and there is nothing
+/// to scale; f16 and fp8 are (fp8's per-tensor scales give the FP8 operands
+/// their range, and the scaler skips a step with inf or NaN gradients).
+bool usesLossScaling(LowPrecision precision);
+
+/// canonicalize and cse, as every pipeline that builds a step ends.
+void addCleanupPasses(mlir::OpPassManager &pm);
 
 /// Appends the pipeline to `pm` (which must run on a ModuleOp).
 void buildAmpPipeline(mlir::OpPassManager &pm,
