@@ -14,6 +14,11 @@ bool amp::isFloatTensor(Type type) {
                        tensor.getElementType());
 }
 
+bool amp::isF32Tensor(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  return tensor && tensor.getElementType().isF32();
+}
+
 bool amp::hasOnlyRankedFloatTensors(Operation *op) {
   auto retypable = [](Type type) {
     return !isa<FloatType>(getElementTypeOrSelf(type)) ||

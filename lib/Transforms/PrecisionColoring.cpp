@@ -254,11 +254,6 @@ private:
     return id;
   }
 
-  static bool isF32Tensor(Type type) {
-    auto tensor = dyn_cast<RankedTensorType>(type);
-    return tensor && tensor.getElementType().isF32();
-  }
-
   /// Every operand is looked at once, as the walk meets its user and while
   /// the user is in cache. A producer in the user's own block of an SSA
   /// region has been walked already; other operands wait for
@@ -440,10 +435,8 @@ ColoringGraph::addCarriedNodes(const CarriedLinks &links) {
       continue;
     SmallVector<Value, 4> members(classes.member_begin(**it),
                                   classes.member_end());
-    bool allF32 = llvm::all_of(members, [&](Value v) {
-      auto tensor = dyn_cast<RankedTensorType>(v.getType());
-      return tensor && tensor.getElementType().isF32();
-    });
+    bool allF32 =
+        llvm::all_of(members, [](Value v) { return isF32Tensor(v.getType()); });
     if (!allF32)
       continue;
     unsigned id = nodes.size();

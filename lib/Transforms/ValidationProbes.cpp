@@ -301,11 +301,6 @@ struct ValidationProbesPass
     return amp::quantizeDequantize(builder, loc, low, scale, format);
   }
 
-  static bool isF32Tensor(Type type) {
-    auto tensor = dyn_cast<RankedTensorType>(type);
-    return tensor && tensor.getElementType().isF32();
-  }
-
   /// The sum of squares of the gradient every optimizer op receives.
   void probeGradients(func::FuncOp function, SmallVectorImpl<Probe> &probes) {
     MLIRContext *ctx = &getContext();

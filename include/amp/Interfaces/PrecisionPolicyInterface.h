@@ -18,6 +18,8 @@ namespace amp {
 /// True for a ranked tensor (static or dynamic shape, rank 0 included) of
 /// f16, bf16, f32 or f64.
 bool isFloatTensor(mlir::Type type);
+/// True for a ranked tensor of f32: a value the precision pass may lower.
+bool isF32Tensor(mlir::Type type);
 
 /// True when every operand and result of `op` whose element type is a float
 /// is a ranked tensor (ops with scalar, unranked, vector or memref floats
