@@ -13,6 +13,7 @@ set(AMP_EXPORTED_LIBS
   AMPConversion:Conversion
   AMPInitAll:InitAll
   AMPRunner:Runner
+  AMPRun:Run
   amptrain:Train
   amprt:Runtime)
 set(AMP_INSTALL_TARGETS)

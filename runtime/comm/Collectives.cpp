@@ -30,6 +30,8 @@ struct World {
   const DeviceTransport *device = nullptr;
   bool deviceJoined = false;
   bool joined = false;
+  /// MPI was finalized: it cannot start again in this process.
+  bool mpiFinalized = false;
   double timeoutSeconds = 300;
   uint64_t bytesSent = 0, collectives = 0;
 };
@@ -180,6 +182,11 @@ amprt_status amprt_comm_init(const char *backend, double timeout_seconds) {
                 "%s: the timeout must be > 0 seconds, got %g", op,
                 timeout_seconds);
   std::string name = backend;
+  if (w.mpiFinalized && name != "self")
+    return fail(AMPRT_ERROR_INVALID_ARGUMENT,
+                "%s: MPI was finalized in this process and cannot start "
+                "again (a process alone may join \"self\")",
+                op);
   const Transport *transport = nullptr;
   const DeviceTransport *device = nullptr;
   if (name == "mpi" || name == "nccl") {
@@ -197,6 +204,7 @@ amprt_status amprt_comm_init(const char *backend, double timeout_seconds) {
   w.device = device;
   w.joined = true;
   w.timeoutSeconds = timeout_seconds;
+  w.bytesSent = w.collectives = 0;
   return ok();
 }
 
@@ -283,9 +291,13 @@ amprt_status amprt_comm_finalize(void) {
   if (w.device && w.deviceJoined)
     w.device->leave();
   w.device = nullptr;
-  if (w.transport)
+  if (w.transport) {
     s = w.transport->finalize();
+    w.mpiFinalized = true;
+  }
   w.transport = nullptr;
+  // A host that trains more than once in one process joins again.
+  w.joined = false;
   return s == AMPRT_OK ? ok() : s;
 }
 

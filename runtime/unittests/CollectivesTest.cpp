@@ -150,6 +150,14 @@ TEST(Collectives, OneProcessIsACopyAndErrorsAreClear) {
   EXPECT_EQ(amprt_comm_broadcast(a, 1), AMPRT_ERROR_INVALID_ARGUMENT);
   EXPECT_EQ(amprt_comm_broadcast(a, 0), AMPRT_OK);
   EXPECT_EQ(amprt_comm_finalize(), AMPRT_OK);
+
+  // A process alone joins again (a host that trains twice), its counts
+  // from zero; leaving twice is no error.
+  ASSERT_EQ(amprt_comm_init("self", 10), AMPRT_OK);
+  ASSERT_EQ(amprt_comm_stats(&bytes, &count), AMPRT_OK);
+  EXPECT_EQ(count, 0u);
+  EXPECT_EQ(amprt_comm_finalize(), AMPRT_OK);
+  EXPECT_EQ(amprt_comm_finalize(), AMPRT_OK);
 }
 
 } // namespace

@@ -238,8 +238,9 @@ std::optional<StepResult> runStep(const Compiled &c, const StepData &data,
 
 /// The reference: the step differentiated and trained in f32.
 void buildF32Step(OpPassManager &pm) {
-  pm.addPass(amp::createTGAutodiffPass());
-  amp::addCleanupPasses(pm);
+  amp::AmpPipelineOptions options;
+  options.step = amp::PipelineStep::F32;
+  amp::buildAmpPipeline(pm, options);
 }
 
 /// `got` holds the results `expected` does, up to summation order (1e-3

@@ -44,6 +44,10 @@ enum class ConstantOverflow {
 enum class LossScalingMode { Dynamic, Static, None };
 /// The type gradients travel in between ranks.
 enum class GradComm { F32, F16, BF16 };
+/// The step --amp-pipeline builds: the mixed-precision step, the f32 step
+/// (its baseline), or the f32 step with validation probes where the
+/// colouring would put low precision (amp-run --validate's reference).
+enum class PipelineStep { Mixed, F32, Probed };
 
 /// One word of an enum option.
 template <typename T>
@@ -104,6 +108,13 @@ AMP_OPTION_WORDS(LossScalingMode,
 AMP_OPTION_WORDS(GradComm, {GradComm::F32, "f32", "f32 on the wire"},
                  {GradComm::F16, "f16", "f16 on the wire"},
                  {GradComm::BF16, "bf16", "bf16 on the wire"})
+AMP_OPTION_WORDS(PipelineStep,
+                 {PipelineStep::Mixed, "mixed", "the mixed-precision step"},
+                 {PipelineStep::F32, "f32",
+                  "autodiff, accumulation and data parallelism only"},
+                 {PipelineStep::Probed, "probed",
+                  "f32 with validation probes, loss-scaled as the mixed "
+                  "step"})
 #undef AMP_OPTION_WORDS
 
 namespace detail {

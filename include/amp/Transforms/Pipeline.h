@@ -1,7 +1,9 @@
 //===- Pipeline.h - The whole mixed-precision pipeline ----------*- C++ -*-===//
 //
 // --amp-pipeline: tg-autodiff, amp-auto-mixed-precision, amp-loss-scaling
-// (skipped for bf16), canonicalize, cse, with every option passed through.
+// (skipped for bf16), canonicalize, cse, with every option passed through;
+// step=f32 and step=probed build the f32 step and the probed f32 step that
+// amp-run trains and validates against, so every step is built here.
 // Another compiler embeds it with one call:
 //
 //   amp::AmpPipelineOptions options;
@@ -22,6 +24,20 @@ namespace amp {
 
 struct AmpPipelineOptions
     : public mlir::PassPipelineOptions<AmpPipelineOptions> {
+  // Which step: step=f32 keeps the padding, colouring and loss-scaling
+  // passes out; step=probed puts --amp-validation-probes where the
+  // colouring would run.
+  Option<PipelineStep> step{*this, "step", llvm::cl::desc("The step built"),
+                            llvm::cl::init(PipelineStep::Mixed),
+                            optionValues<PipelineStep>()};
+  ListOption<std::string> probeFunctions{
+      *this, "probe-functions",
+      llvm::cl::desc("step=probed: the functions whose ops are probed "
+                     "(default: every step)")};
+  ListOption<std::string> probeGradients{
+      *this, "probe-gradients",
+      llvm::cl::desc("Functions whose optimizers' gradients' sums of "
+                     "squares become extra results (amp-run --validate)")};
   // --amp-auto-mixed-precision.
   Option<LowPrecision> precision{
       *this, "precision", llvm::cl::desc("Low-precision type"),
@@ -156,7 +172,10 @@ bool usesLossScaling(LowPrecision precision);
 /// canonicalize and cse, as every pipeline that builds a step ends.
 void addCleanupPasses(mlir::OpPassManager &pm);
 
-/// Appends the pipeline to `pm` (which must run on a ModuleOp).
+/// Appends the pipeline to `pm` (which must run on a ModuleOp): padding
+/// (step=mixed), autodiff, the colouring (step=mixed) or the validation
+/// probes (step=probed), accumulation, loss scaling (step=mixed or probed,
+/// not for bf16), data parallelism, gradient probes, canonicalize and cse.
 void buildAmpPipeline(mlir::OpPassManager &pm,
                       const AmpPipelineOptions &options);
 

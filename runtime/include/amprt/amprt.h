@@ -615,8 +615,9 @@ typedef enum amprt_reduction {
  * mpirun or srun started; loads libamprt_mpi.so beside this library, or the
  * file AMPRT_MPI_LIBRARY names) or "nccl" (the MPI job, with CUDA tensors
  * all-reduced on the device by libamprt_nccl.so, or AMPRT_NCCL_LIBRARY's
- * file). A collective not complete after `timeout_seconds` fails. Once per
- * process. */
+ * file). A collective not complete after `timeout_seconds` fails. A process
+ * is in one group at a time; after amprt_comm_finalize it may join "self"
+ * again, but not MPI (which cannot start twice in a process). */
 amprt_status amprt_comm_init(const char *backend, double timeout_seconds);
 /* Changes the timeout of later collectives (start-up, when every rank
  * compiles at its own pace, may wait longer than a training step). */
@@ -636,7 +637,8 @@ amprt_status amprt_comm_stats(uint64_t *bytes_sent, uint64_t *collectives);
 /* Ends every rank of the job with `code` (after an error that leaves a
  * collective half done). Does not return. */
 void amprt_comm_abort(int code);
-/* Leaves the process group (MPI_Finalize); collectives fail afterwards. */
+/* Leaves the process group (MPI_Finalize); collectives fail afterwards,
+ * until the process joins "self" again. Leaving no group is not an error. */
 amprt_status amprt_comm_finalize(void);
 
 /* ys[i] = the reduction of xs[i] over the ranks of `comm` (rank-0 i64). All

@@ -1,6 +1,8 @@
 // Parses a tiny step, runs amp's pipeline and the runtime from an
-// installed amp, and prints what it did.
+// installed amp, checks an amp-run configuration with amp-run's library,
+// and prints what it did.
 #include "amp/InitAll.h"
+#include "amp/Run/RunConfig.h"
 #include "amp/Transforms/Pipeline.h"
 #include "amprt/amprt.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -41,5 +43,9 @@ int main() {
                        : amprt_last_error())
                << "\n";
   amprt_context_destroy(ctx);
+  amp::run::RunConfig config;
+  config.run.inputFile = "step.mlir";
+  config.run.precision = "f8";
+  llvm::outs() << "amp-run config: " << amp::run::checkConfig(config) << "\n";
   return 0;
 }

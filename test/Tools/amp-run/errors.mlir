@@ -34,7 +34,7 @@
 
 // MISSING: amp-run: error: cannot parse
 // PRECISION: amp-run: error: --precision must be f32, f16, bf16 or fp8, got 'f8'
-// SCALING: amp-run: error: --loss-scaling must be dynamic, static or none, got 'sometimes'
+// SCALING: amp-run: for the --loss-scaling option: Cannot find option named 'sometimes'!
 // VALF32: amp-run: error: --validate compares a mixed-precision step with f32: give --precision=f16, bf16 or fp8
 // VALSTEPS: amp-run: error: --validate=N needs a step count >= 1, got '0'
 // VALPARALLEL: amp-run: error: --validate compares steps in one process: it takes no --data-parallel, --grad-comm, --bucket-bytes or --inject-fault

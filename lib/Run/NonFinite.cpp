@@ -1,6 +1,6 @@
 //===- NonFinite.cpp - Name the op behind a non-finite step ---------------===//
 
-#include "NonFinite.h"
+#include "amp/Run/NonFinite.h"
 #include "amptrain/Tensors.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/Support/FormatVariadic.h"

@@ -7,8 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef AMP_TOOLS_AMP_RUN_VALIDATION_H
-#define AMP_TOOLS_AMP_RUN_VALIDATION_H
+#ifndef AMP_RUN_VALIDATION_H
+#define AMP_RUN_VALIDATION_H
 
 #include "amprt/amprt.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -122,4 +122,4 @@ private:
 
 } // namespace amp::run
 
-#endif // AMP_TOOLS_AMP_RUN_VALIDATION_H
+#endif // AMP_RUN_VALIDATION_H

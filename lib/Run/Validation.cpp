@@ -1,6 +1,6 @@
 //===- Validation.cpp - amp-run --validate's findings ---------------------===//
 
-#include "Validation.h"
+#include "amp/Run/Validation.h"
 #include "amp/Dialect/AMP/IR/AMP.h"
 #include "llvm/Support/Format.h"
 #include <algorithm>

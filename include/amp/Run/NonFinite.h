@@ -13,10 +13,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef AMP_TOOLS_AMP_RUN_NONFINITE_H
-#define AMP_TOOLS_AMP_RUN_NONFINITE_H
+#ifndef AMP_RUN_NONFINITE_H
+#define AMP_RUN_NONFINITE_H
 
-#include "Validation.h"
+#include "amp/Run/Validation.h"
 #include "amp/Runner/StepRunner.h"
 #include "amptrain/TrainingStep.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -104,4 +104,4 @@ private:
 
 } // namespace amp::run
 
-#endif // AMP_TOOLS_AMP_RUN_NONFINITE_H
+#endif // AMP_RUN_NONFINITE_H
