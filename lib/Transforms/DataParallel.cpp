@@ -330,9 +330,7 @@ struct DataParallelPass : amp::impl::DataParallelPassBase<DataParallelPass> {
     unsigned n = func.getNumArguments();
     (void)func.insertArgument(
         n, RankedTensorType::get({}, builder.getI64Type()),
-        builder.getDictionaryAttr(builder.getNamedAttr(
-            tg::TGDialect::kRoleAttrName,
-            builder.getStringAttr(tg::stringifyRole(tg::Role::Communicator)))),
+        tg::roleAttributes(builder.getContext(), tg::Role::Communicator),
         func.getLoc());
     return func.getArgument(n);
   }

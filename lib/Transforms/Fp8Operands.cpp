@@ -151,12 +151,8 @@ LogicalResult insertFp8Operands(FunctionOpInterface function,
         historyArgument = func.getNumArguments();
         (void)func.insertArgument(
             historyArgument, historyType,
-            builder.getDictionaryAttr(
-                {builder.getNamedAttr(tg::TGDialect::kRoleAttrName,
-                                      builder.getStringAttr(tg::stringifyRole(
-                                          tg::Role::AmaxHistory))),
-                 builder.getNamedAttr(tg::TGDialect::kInitValueAttrName,
-                                      builder.getF32FloatAttr(0.0f))}),
+            tg::roleAttributes(builder.getContext(), tg::Role::AmaxHistory,
+                               builder.getF32FloatAttr(0.0f)),
             func.getLoc());
         history = func.getArgument(historyArgument);
         scale = Fp8ScaleOp::create(builder, loc, scalar, history,
@@ -206,9 +202,8 @@ LogicalResult insertFp8Operands(FunctionOpInterface function,
   if (!newHistories.empty()) {
     Operation *terminator = entry->getTerminator();
     terminator->insertOperands(terminator->getNumOperands(), newHistories);
-    DictionaryAttr role = builder.getDictionaryAttr(builder.getNamedAttr(
-        tg::TGDialect::kRoleAttrName,
-        builder.getStringAttr(tg::stringifyRole(tg::Role::AmaxHistory))));
+    DictionaryAttr role =
+        tg::roleAttributes(builder.getContext(), tg::Role::AmaxHistory);
     for (Value h : newHistories)
       (void)func.insertResult(func.getNumResults(), h.getType(), role);
   }

@@ -241,10 +241,7 @@ struct LossScalingPass : amp::impl::LossScalingPassBase<LossScalingPass> {
     auto i64Scalar = RankedTensorType::get({}, builder.getI64Type());
     unsigned n = func.getNumArguments();
     auto stateArg = [&](tg::Role role, Attribute first) {
-      return builder.getDictionaryAttr(
-          {builder.getNamedAttr(tg::TGDialect::kRoleAttrName,
-                                builder.getStringAttr(tg::stringifyRole(role))),
-           builder.getNamedAttr(tg::TGDialect::kInitValueAttrName, first)});
+      return tg::roleAttributes(builder.getContext(), role, first);
     };
     (void)func.insertArgument(
         n, f32Scalar,
@@ -361,11 +358,8 @@ struct LossScalingPass : amp::impl::LossScalingPassBase<LossScalingPass> {
         terminator->getNumOperands(),
         {update.getNewScale(), update.getNewGoodSteps(), finite});
     auto roleResult = [&](Value value, tg::Role role) {
-      (void)func.insertResult(
-          func.getNumResults(), value.getType(),
-          builder.getDictionaryAttr(builder.getNamedAttr(
-              tg::TGDialect::kRoleAttrName,
-              builder.getStringAttr(tg::stringifyRole(role)))));
+      (void)func.insertResult(func.getNumResults(), value.getType(),
+                              tg::roleAttributes(builder.getContext(), role));
     };
     roleResult(update.getNewScale(), tg::Role::LossScale);
     roleResult(update.getNewGoodSteps(), tg::Role::GoodSteps);

@@ -102,6 +102,16 @@ std::optional<Role> getResultRole(FunctionOpInterface func, unsigned index) {
       func.getResultAttrOfType<StringAttr>(index, TGDialect::kRoleAttrName));
 }
 
+DictionaryAttr roleAttributes(MLIRContext *context, Role role,
+                              Attribute initValue) {
+  NamedAttrList attrs;
+  attrs.append(TGDialect::kRoleAttrName,
+               StringAttr::get(context, stringifyRole(role)));
+  if (initValue)
+    attrs.append(TGDialect::kInitValueAttrName, initValue);
+  return attrs.getDictionary(context);
+}
+
 std::optional<double> getInitValue(FunctionOpInterface func, unsigned index) {
   Attribute value = func.getArgAttr(index, TGDialect::kInitValueAttrName);
   if (auto number = dyn_cast_or_null<FloatAttr>(value))

@@ -32,6 +32,11 @@ std::optional<Role> getArgumentRole(mlir::FunctionOpInterface func,
                                     unsigned index);
 std::optional<Role> getResultRole(mlir::FunctionOpInterface func,
                                   unsigned index);
+/// The attribute dictionary of an argument or result a pass adds to a step:
+/// {tg.role = role}, with tg.init_value = `initValue` when it is given (the
+/// first value of step state).
+mlir::DictionaryAttr roleAttributes(mlir::MLIRContext *context, Role role,
+                                    mlir::Attribute initValue = {});
 /// The tg.init_value of argument `index`, as a double, if it has one.
 std::optional<double> getInitValue(mlir::FunctionOpInterface func,
                                    unsigned index);
