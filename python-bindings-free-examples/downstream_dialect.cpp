@@ -170,8 +170,8 @@ struct SwishLowering
                                      amp::RuntimeLoweringBuilder &rt) const {
     auto swish = mlir::cast<dn::SwishOp>(op);
     llvm::SmallVector<mlir::Value> out = rt.newResults(op);
-    rt.callChecked(AMPRT_ENTRY(amprt_silu), rt.context(),
-                   rt.handle(swish.getX()), out[0]);
+    rt.callChecked(AMPRT_ENTRY(amprt_silu),
+                   {rt.context(), rt.handle(swish.getX()), out[0]});
     return mlir::success();
   }
 };

@@ -146,8 +146,8 @@ LogicalResult FunctionLowering::lowerConstant(RuntimeLoweringBuilder &lowering,
     double v = isa<FloatType>(element)
                    ? dense.getSplatValue<APFloat>().convertToDouble()
                    : (double)dense.getSplatValue<APInt>().getSExtValue();
-    lowering.callChecked(AMPRT_ENTRY(amprt_tensor_fill), t,
-                         lowering.constF64(v));
+    lowering.callChecked(AMPRT_ENTRY(amprt_tensor_fill),
+                         {t, lowering.constF64(v)});
     return success();
   }
   // The data lives in an LLVM global, copied in by amprt_tensor_write.
@@ -178,7 +178,7 @@ LogicalResult FunctionLowering::lowerConstant(RuntimeLoweringBuilder &lowering,
   unsigned bits = storage.getIntOrFloatBitWidth();
   int64_t bytes = type.getNumElements() * std::max(1u, bits / 8);
   Value size = arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(bytes));
-  lowering.callChecked(AMPRT_ENTRY(amprt_tensor_write), t, address, size);
+  lowering.callChecked(AMPRT_ENTRY(amprt_tensor_write), {t, address, size});
   return success();
 }
 
@@ -193,10 +193,11 @@ void FunctionLowering::lowerUnscalesAndCheck(
     unscaled.append(lowering.newResults(unscale));
   Value finite = lowering.newResults(check)[0];
   amp::UnscaleOp first = unscales.front();
-  lowering.callChecked(
-      AMPRT_ENTRY(amprt_unscale_all_finite), lowering.context(),
-      lowering.ptrArray(grads), lowering.constI32(grads.size()),
-      lowering.handle(first.getScale()), lowering.ptrArray(unscaled), finite);
+  lowering.callChecked(AMPRT_ENTRY(amprt_unscale_all_finite),
+                       {lowering.context(), lowering.ptrArray(grads),
+                        lowering.constI32(grads.size()),
+                        lowering.handle(first.getScale()),
+                        lowering.ptrArray(unscaled), finite});
 }
 
 void FunctionLowering::lowerEpilogue(RuntimeLoweringBuilder &lowering,
@@ -214,20 +215,20 @@ void FunctionLowering::lowerEpilogue(RuntimeLoweringBuilder &lowering,
   auto conv = dyn_cast<tg::Conv2DOp>(e.product);
   if (!e.activation) {
     if (matmul) {
-      lowering.callChecked(AMPRT_ENTRY(amprt_matmul_bias), ctx,
-                           lowering.handle(matmul.getA()),
-                           lowering.handle(matmul.getB()),
-                           lowering.constI32(matmul.getTransposeA()),
-                           lowering.constI32(matmul.getTransposeB()), bias, y);
+      lowering.callChecked(
+          AMPRT_ENTRY(amprt_matmul_bias),
+          {ctx, lowering.handle(matmul.getA()), lowering.handle(matmul.getB()),
+           lowering.constI32(matmul.getTransposeA()),
+           lowering.constI32(matmul.getTransposeB()), bias, y});
       return;
     }
     lowering.callChecked(
-        AMPRT_ENTRY(amprt_conv2d_bias), ctx, lowering.handle(conv.getX()),
-        lowering.handle(conv.getW()), bias,
-        lowering.i64Array(conv.getStrides()),
-        lowering.i64Array(conv.getPadding()),
-        lowering.i64Array(conv.getDilations()),
-        lowering.constI32(amp::abi::layoutCode(conv.getLayout())), y);
+        AMPRT_ENTRY(amprt_conv2d_bias),
+        {ctx, lowering.handle(conv.getX()), lowering.handle(conv.getW()), bias,
+         lowering.i64Array(conv.getStrides()),
+         lowering.i64Array(conv.getPadding()),
+         lowering.i64Array(conv.getDilations()),
+         lowering.constI32(amp::abi::layoutCode(conv.getLayout())), y});
     return;
   }
   if (!bias)
@@ -237,19 +238,20 @@ void FunctionLowering::lowerEpilogue(RuntimeLoweringBuilder &lowering,
   Value act = lowering.constI32(e.code), alpha = lowering.constF64(e.alpha);
   if (matmul) {
     lowering.callChecked(
-        AMPRT_ENTRY(amprt_matmul_bias_act), ctx, lowering.handle(matmul.getA()),
-        lowering.handle(matmul.getB()),
-        lowering.constI32(matmul.getTransposeA()),
-        lowering.constI32(matmul.getTransposeB()), bias, act, alpha, pre, y);
+        AMPRT_ENTRY(amprt_matmul_bias_act),
+        {ctx, lowering.handle(matmul.getA()), lowering.handle(matmul.getB()),
+         lowering.constI32(matmul.getTransposeA()),
+         lowering.constI32(matmul.getTransposeB()), bias, act, alpha, pre, y});
     return;
   }
   lowering.callChecked(
-      AMPRT_ENTRY(amprt_conv2d_bias_act), ctx, lowering.handle(conv.getX()),
-      lowering.handle(conv.getW()), bias, lowering.i64Array(conv.getStrides()),
-      lowering.i64Array(conv.getPadding()),
-      lowering.i64Array(conv.getDilations()),
-      lowering.constI32(amp::abi::layoutCode(conv.getLayout())), act, alpha,
-      pre, y);
+      AMPRT_ENTRY(amprt_conv2d_bias_act),
+      {ctx, lowering.handle(conv.getX()), lowering.handle(conv.getW()), bias,
+       lowering.i64Array(conv.getStrides()),
+       lowering.i64Array(conv.getPadding()),
+       lowering.i64Array(conv.getDilations()),
+       lowering.constI32(amp::abi::layoutCode(conv.getLayout())), act, alpha,
+       pre, y});
 }
 
 void FunctionLowering::lowerChain(RuntimeLoweringBuilder &lowering,
@@ -284,9 +286,9 @@ void FunctionLowering::lowerChain(RuntimeLoweringBuilder &lowering,
   Value alphaArray = lowering.f64Array(alphas);
   Value numSteps = lowering.constI32(alphas.size());
   Value y = lowering.resultOver(chain.steps.back()->getResult(0), chain.inputs);
-  lowering.callChecked(AMPRT_ENTRY(amprt_elementwise_chain), lowering.context(),
-                       inputArray, numInputs, programArray, alphaArray,
-                       numSteps, y);
+  lowering.callChecked(AMPRT_ENTRY(amprt_elementwise_chain),
+                       {lowering.context(), inputArray, numInputs, programArray,
+                        alphaArray, numSteps, y});
 }
 
 LogicalResult FunctionLowering::lowerOp(RuntimeLoweringBuilder &lowering,
@@ -460,12 +462,12 @@ LogicalResult FunctionLowering::emitCall(RuntimeLoweringBuilder &lowering,
     auto reshape = cast<tg::ReshapeOp>(op);
     auto type = cast<RankedTensorType>(reshape.getType());
     lowering.setLoc(op.getLoc());
-    lowering.setHandle(reshape.getResult(),
-                       lowering.call(AMPRT_ENTRY(amprt_tensor_view),
-                                     lowering.context(),
-                                     lowering.handle(reshape.getX()),
-                                     lowering.constI32(type.getRank()),
-                                     lowering.i64Array(type.getShape())));
+    lowering.setHandle(
+        reshape.getResult(),
+        lowering.call(AMPRT_ENTRY(amprt_tensor_view),
+                      {lowering.context(), lowering.handle(reshape.getX()),
+                       lowering.constI32(type.getRank()),
+                       lowering.i64Array(type.getShape())}));
   } else {
     return lowerOp(lowering, &op);
   }
@@ -482,7 +484,7 @@ void FunctionLowering::releaseAfter(RuntimeLoweringBuilder &lowering,
       dying.insert(r);
   for (Value v : dying)
     if (!lowering.tookStorageOf(v))
-      lowering.call(AMPRT_ENTRY(amprt_tensor_release), lowering.handle(v));
+      lowering.call(AMPRT_ENTRY(amprt_tensor_release), {lowering.handle(v)});
   // Views read for the last time: only the view goes (an unused one went
   // with the unused results above).
   llvm::SmallSetVector<Value, 4> views;
@@ -492,7 +494,7 @@ void FunctionLowering::releaseAfter(RuntimeLoweringBuilder &lowering,
       views.insert(v);
   }
   for (Value v : views)
-    lowering.call(AMPRT_ENTRY(amprt_tensor_release), lowering.handle(v));
+    lowering.call(AMPRT_ENTRY(amprt_tensor_release), {lowering.handle(v)});
 }
 
 void FunctionLowering::storeResults(RuntimeLoweringBuilder &lowering,
@@ -507,14 +509,14 @@ void FunctionLowering::storeResults(RuntimeLoweringBuilder &lowering,
     Value result = lowering.handle(v);
     if (isa<BlockArgument>(v) || !stored.insert(v).second) {
       Value copy = lowering.newTensor(v.getType());
-      lowering.callChecked(AMPRT_ENTRY(amprt_reshape), ctx, result, copy);
+      lowering.callChecked(AMPRT_ENTRY(amprt_reshape), {ctx, result, copy});
       result = copy;
     }
     Value slot = LLVM::GEPOp::create(b, loc, ptr, ptr, results,
                                      ArrayRef<LLVM::GEPArg>{(int32_t)i});
     LLVM::StoreOp::create(b, loc, result, slot);
   }
-  Value status = lowering.call(AMPRT_ENTRY(amprt_context_status), ctx);
+  Value status = lowering.call(AMPRT_ENTRY(amprt_context_status), {ctx});
   func::ReturnOp::create(b, loc, status);
 }
 

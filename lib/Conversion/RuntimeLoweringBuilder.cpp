@@ -37,8 +37,9 @@ Value amp::RuntimeLoweringBuilder::resultOver(Value result,
 Value amp::RuntimeLoweringBuilder::newTensor(Type type) {
   auto tensor = cast<RankedTensorType>(type);
   int32_t code = *runtimeDtypeCode(tensor.getElementType());
-  return call(AMPRT_ENTRY(amprt_tensor_new), ctx, constI32(code),
-              constI32(tensor.getRank()), i64Array(tensor.getShape()));
+  return call(AMPRT_ENTRY(amprt_tensor_new),
+              {ctx, constI32(code), constI32(tensor.getRank()),
+               i64Array(tensor.getShape())});
 }
 
 Value amp::RuntimeLoweringBuilder::constI32(int64_t value) {
@@ -108,5 +109,5 @@ void amp::RuntimeLoweringBuilder::callChecked(StringRef name, FunctionType type,
 }
 
 void amp::RuntimeLoweringBuilder::recordStatus(Value status) {
-  call(AMPRT_ENTRY(amprt_record_status), ctx, status);
+  call(AMPRT_ENTRY(amprt_record_status), {ctx, status});
 }

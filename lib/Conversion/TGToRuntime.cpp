@@ -78,8 +78,9 @@ public:
   }
   LogicalResult lower(tg::LeakyReluOp o) {
     Value out = lowering.elementwiseResult(o);
-    callChecked(AMPRT_ENTRY(amprt_leaky_relu), ctx, h(o.getX()),
-                constF64(o.getAlpha().convertToDouble()), out);
+    callChecked(
+        AMPRT_ENTRY(amprt_leaky_relu),
+        {ctx, h(o.getX()), constF64(o.getAlpha().convertToDouble()), out});
     return success();
   }
   LogicalResult lower(tg::AddOp o) {
@@ -117,16 +118,17 @@ public:
   }
   LogicalResult lower(tg::LeakyReluGradOp o) {
     Value out = lowering.elementwiseResult(o);
-    callChecked(AMPRT_ENTRY(amprt_leaky_relu_grad), ctx, h(o.getDy()),
-                h(o.getX()), constF64(o.getAlpha().convertToDouble()), out);
+    callChecked(AMPRT_ENTRY(amprt_leaky_relu_grad),
+                {ctx, h(o.getDy()), h(o.getX()),
+                 constF64(o.getAlpha().convertToDouble()), out});
     return success();
   }
   LogicalResult lower(tg::CompareOp o) {
     Operation *op = o;
     SmallVector<Value> out = newResults(op);
-    callChecked(AMPRT_ENTRY(amprt_compare), ctx,
-                constI32(abi::predicateCode(o.getPredicate())), h(o.getA()),
-                h(o.getB()), out[0]);
+    callChecked(AMPRT_ENTRY(amprt_compare),
+                {ctx, constI32(abi::predicateCode(o.getPredicate())),
+                 h(o.getA()), h(o.getB()), out[0]});
     return success();
   }
   LogicalResult lower(tg::SelectOp o) {
@@ -138,11 +140,12 @@ public:
          bDies = lowering.diesHere(o.getB());
     if (aDies || bDies) {
       Value aFlag = constI32(aDies), bFlag = constI32(bDies);
-      callChecked(AMPRT_ENTRY(amprt_select_moving), ctx, h(o.getCond()),
-                  h(o.getA()), h(o.getB()), out[0], aFlag, bFlag);
+      callChecked(AMPRT_ENTRY(amprt_select_moving),
+                  {ctx, h(o.getCond()), h(o.getA()), h(o.getB()), out[0], aFlag,
+                   bFlag});
     } else {
-      callChecked(AMPRT_ENTRY(amprt_select), ctx, h(o.getCond()), h(o.getA()),
-                  h(o.getB()), out[0]);
+      callChecked(AMPRT_ENTRY(amprt_select),
+                  {ctx, h(o.getCond()), h(o.getA()), h(o.getB()), out[0]});
     }
     return success();
   }
@@ -151,9 +154,9 @@ public:
     SmallVector<Value> out = newResults(op);
     auto entry = isa<tg::MatmulOp>(op) ? AMPRT_ENTRY(amprt_matmul)
                                        : AMPRT_ENTRY(amprt_batch_matmul);
-    callChecked(entry, ctx, h(o.getA()), h(o.getB()),
-                constI32(o.getTransposeA()), constI32(o.getTransposeB()),
-                out[0]);
+    callChecked(entry,
+                {ctx, h(o.getA()), h(o.getB()), constI32(o.getTransposeA()),
+                 constI32(o.getTransposeB()), out[0]});
     return success();
   }
   LogicalResult lower(tg::MatmulOp o) { return lowerContraction(o); }
@@ -165,10 +168,10 @@ public:
                  : isa<tg::Conv2DBackwardInputOp>(op)
                      ? AMPRT_ENTRY(amprt_conv2d_backward_input)
                      : AMPRT_ENTRY(amprt_conv2d_backward_filter);
-    callChecked(entry, ctx, h(op->getOperand(0)), h(op->getOperand(1)),
-                i64Array(o.getStrides()), i64Array(o.getPadding()),
-                i64Array(o.getDilations()),
-                constI32(abi::layoutCode(o.getLayout())), out[0]);
+    callChecked(entry, {ctx, h(op->getOperand(0)), h(op->getOperand(1)),
+                        i64Array(o.getStrides()), i64Array(o.getPadding()),
+                        i64Array(o.getDilations()),
+                        constI32(abi::layoutCode(o.getLayout())), out[0]});
     return success();
   }
   LogicalResult lower(tg::Conv2DOp o) { return lowerConvolution(o); }
@@ -180,15 +183,17 @@ public:
   }
   LogicalResult lower(tg::BiasAddOp o) {
     Value out = lowering.elementwiseResult(o);
-    callChecked(AMPRT_ENTRY(amprt_bias_add), ctx, h(o.getX()), h(o.getB()),
-                constI32(abi::layoutCode(o.getLayout())), out);
+    callChecked(AMPRT_ENTRY(amprt_bias_add),
+                {ctx, h(o.getX()), h(o.getB()),
+                 constI32(abi::layoutCode(o.getLayout())), out});
     return success();
   }
   LogicalResult lower(tg::BiasAddGradOp o) {
     Operation *op = o;
     SmallVector<Value> out = newResults(op);
-    callChecked(AMPRT_ENTRY(amprt_bias_add_grad), ctx, h(o.getDy()),
-                constI32(abi::layoutCode(o.getLayout())), out[0]);
+    callChecked(
+        AMPRT_ENTRY(amprt_bias_add_grad),
+        {ctx, h(o.getDy()), constI32(abi::layoutCode(o.getLayout())), out[0]});
     return success();
   }
   template <typename OpT> LogicalResult lowerPool(OpT o) {
@@ -196,9 +201,9 @@ public:
     SmallVector<Value> out = newResults(op);
     auto entry = isa<tg::MaxPool2DOp>(op) ? AMPRT_ENTRY(amprt_max_pool2d)
                                           : AMPRT_ENTRY(amprt_avg_pool2d);
-    callChecked(entry, ctx, h(o.getX()), i64Array(o.getWindow()),
-                i64Array(o.getStrides()), i64Array(o.getPadding()),
-                constI32(abi::layoutCode(o.getLayout())), out[0]);
+    callChecked(entry, {ctx, h(o.getX()), i64Array(o.getWindow()),
+                        i64Array(o.getStrides()), i64Array(o.getPadding()),
+                        constI32(abi::layoutCode(o.getLayout())), out[0]});
     return success();
   }
   LogicalResult lower(tg::MaxPool2DOp o) { return lowerPool(o); }
@@ -206,54 +211,57 @@ public:
   LogicalResult lower(tg::MaxPool2DGradOp o) {
     Operation *op = o;
     SmallVector<Value> out = newResults(op);
-    callChecked(AMPRT_ENTRY(amprt_max_pool2d_grad), ctx, h(o.getDy()),
-                h(o.getX()), h(o.getY()), i64Array(o.getWindow()),
-                i64Array(o.getStrides()), i64Array(o.getPadding()),
-                constI32(abi::layoutCode(o.getLayout())), out[0]);
+    callChecked(AMPRT_ENTRY(amprt_max_pool2d_grad),
+                {ctx, h(o.getDy()), h(o.getX()), h(o.getY()),
+                 i64Array(o.getWindow()), i64Array(o.getStrides()),
+                 i64Array(o.getPadding()),
+                 constI32(abi::layoutCode(o.getLayout())), out[0]});
     return success();
   }
   LogicalResult lower(tg::AvgPool2DGradOp o) {
     Operation *op = o;
     SmallVector<Value> out = newResults(op);
-    callChecked(AMPRT_ENTRY(amprt_avg_pool2d_grad), ctx, h(o.getDy()),
-                i64Array(o.getWindow()), i64Array(o.getStrides()),
-                i64Array(o.getPadding()),
-                constI32(abi::layoutCode(o.getLayout())), out[0]);
+    callChecked(AMPRT_ENTRY(amprt_avg_pool2d_grad),
+                {ctx, h(o.getDy()), i64Array(o.getWindow()),
+                 i64Array(o.getStrides()), i64Array(o.getPadding()),
+                 constI32(abi::layoutCode(o.getLayout())), out[0]});
     return success();
   }
   LogicalResult lower(tg::BatchNormOp o) {
     Operation *op = o;
     SmallVector<Value> out = newResults(op);
-    callChecked(
-        AMPRT_ENTRY(amprt_batch_norm), ctx, h(o.getX()), h(o.getScale()),
-        h(o.getOffset()), constF64(o.getEpsilon().convertToDouble()),
-        constI32(abi::layoutCode(o.getLayout())), out[0], out[1], out[2]);
+    callChecked(AMPRT_ENTRY(amprt_batch_norm),
+                {ctx, h(o.getX()), h(o.getScale()), h(o.getOffset()),
+                 constF64(o.getEpsilon().convertToDouble()),
+                 constI32(abi::layoutCode(o.getLayout())), out[0], out[1],
+                 out[2]});
     return success();
   }
   LogicalResult lower(tg::BatchNormGradOp o) {
     Operation *op = o;
     SmallVector<Value> out = newResults(op);
-    callChecked(AMPRT_ENTRY(amprt_batch_norm_grad), ctx, h(o.getDy()),
-                h(o.getX()), h(o.getScale()), h(o.getMean()), h(o.getInvStd()),
-                constI32(abi::layoutCode(o.getLayout())), out[0], out[1],
-                out[2]);
+    callChecked(AMPRT_ENTRY(amprt_batch_norm_grad),
+                {ctx, h(o.getDy()), h(o.getX()), h(o.getScale()),
+                 h(o.getMean()), h(o.getInvStd()),
+                 constI32(abi::layoutCode(o.getLayout())), out[0], out[1],
+                 out[2]});
     return success();
   }
   LogicalResult lower(tg::LayerNormOp o) {
     Operation *op = o;
     SmallVector<Value> out = newResults(op);
-    callChecked(AMPRT_ENTRY(amprt_layer_norm), ctx, h(o.getX()),
-                h(o.getGamma()), h(o.getBeta()),
-                constF64(o.getEpsilon().convertToDouble()), out[0], out[1],
-                out[2]);
+    callChecked(AMPRT_ENTRY(amprt_layer_norm),
+                {ctx, h(o.getX()), h(o.getGamma()), h(o.getBeta()),
+                 constF64(o.getEpsilon().convertToDouble()), out[0], out[1],
+                 out[2]});
     return success();
   }
   LogicalResult lower(tg::LayerNormGradOp o) {
     Operation *op = o;
     SmallVector<Value> out = newResults(op);
-    callChecked(AMPRT_ENTRY(amprt_layer_norm_grad), ctx, h(o.getDy()),
-                h(o.getX()), h(o.getGamma()), h(o.getMean()), h(o.getInvStd()),
-                out[0], out[1], out[2]);
+    callChecked(AMPRT_ENTRY(amprt_layer_norm_grad),
+                {ctx, h(o.getDy()), h(o.getX()), h(o.getGamma()),
+                 h(o.getMean()), h(o.getInvStd()), out[0], out[1], out[2]});
     return success();
   }
   template <typename OpT> LogicalResult lowerSoftmax(OpT o) {
@@ -261,14 +269,14 @@ public:
     SmallVector<Value> out = newResults(op);
     auto entry = isa<tg::SoftmaxOp>(op) ? AMPRT_ENTRY(amprt_softmax)
                                         : AMPRT_ENTRY(amprt_log_softmax);
-    callChecked(entry, ctx, h(o.getX()), constI64(o.getAxis()), out[0]);
+    callChecked(entry, {ctx, h(o.getX()), constI64(o.getAxis()), out[0]});
     return success();
   }
   LogicalResult lower(tg::SoftmaxOp o) {
     if (!o.getCausal())
       return lowerSoftmax(o);
     SmallVector<Value> out = newResults(o);
-    callChecked(AMPRT_ENTRY(amprt_causal_softmax), ctx, h(o.getX()), out[0]);
+    callChecked(AMPRT_ENTRY(amprt_causal_softmax), {ctx, h(o.getX()), out[0]});
     return success();
   }
   LogicalResult lower(tg::LogSoftmaxOp o) { return lowerSoftmax(o); }
@@ -278,8 +286,8 @@ public:
     auto entry = isa<tg::SoftmaxGradOp>(op)
                      ? AMPRT_ENTRY(amprt_softmax_grad)
                      : AMPRT_ENTRY(amprt_log_softmax_grad);
-    callChecked(entry, ctx, h(o.getDy()), h(o.getY()), constI64(o.getAxis()),
-                out[0]);
+    callChecked(
+        entry, {ctx, h(o.getDy()), h(o.getY()), constI64(o.getAxis()), out[0]});
     return success();
   }
   LogicalResult lower(tg::SoftmaxGradOp o) { return lowerSoftmaxGrad(o); }
@@ -287,15 +295,16 @@ public:
   LogicalResult lower(tg::SoftmaxCrossEntropyOp o) {
     Operation *op = o;
     SmallVector<Value> out = newResults(op);
-    callChecked(AMPRT_ENTRY(amprt_softmax_cross_entropy), ctx, h(o.getLogits()),
-                h(o.getLabels()), out[0]);
+    callChecked(AMPRT_ENTRY(amprt_softmax_cross_entropy),
+                {ctx, h(o.getLogits()), h(o.getLabels()), out[0]});
     return success();
   }
   LogicalResult lower(tg::SoftmaxCrossEntropyGradOp o) {
     Operation *op = o;
     SmallVector<Value> out = newResults(op);
-    callChecked(AMPRT_ENTRY(amprt_softmax_cross_entropy_grad), ctx,
-                h(o.getDloss()), h(o.getLogits()), h(o.getLabels()), out[0]);
+    callChecked(
+        AMPRT_ENTRY(amprt_softmax_cross_entropy_grad),
+        {ctx, h(o.getDloss()), h(o.getLogits()), h(o.getLabels()), out[0]});
     return success();
   }
   template <typename OpT> LogicalResult lowerReduction(OpT o) {
@@ -304,8 +313,8 @@ public:
     auto entry = isa<tg::ReduceSumOp>(op)    ? AMPRT_ENTRY(amprt_reduce_sum)
                  : isa<tg::ReduceMeanOp>(op) ? AMPRT_ENTRY(amprt_reduce_mean)
                                              : AMPRT_ENTRY(amprt_reduce_max);
-    callChecked(entry, ctx, h(o.getX()), i64Array(o.getDims()),
-                constI32(o.getDims().size()), out[0]);
+    callChecked(entry, {ctx, h(o.getX()), i64Array(o.getDims()),
+                        constI32(o.getDims().size()), out[0]});
     return success();
   }
   LogicalResult lower(tg::ReduceSumOp o) { return lowerReduction(o); }
@@ -324,16 +333,17 @@ public:
   LogicalResult lower(tg::TransposeOp o) {
     Operation *op = o;
     SmallVector<Value> out = newResults(op);
-    callChecked(AMPRT_ENTRY(amprt_transpose), ctx, h(o.getX()),
-                i64Array(o.getPerm()), out[0]);
+    callChecked(AMPRT_ENTRY(amprt_transpose),
+                {ctx, h(o.getX()), i64Array(o.getPerm()), out[0]});
     return success();
   }
   LogicalResult lower(tg::ConcatOp o) {
     Operation *op = o;
     SmallVector<Value> ins = handles(o.getXs());
     SmallVector<Value> out = newResults(op);
-    callChecked(AMPRT_ENTRY(amprt_concat), ctx, ptrArray(ins),
-                constI32(ins.size()), constI64(o.getAxis()), out[0]);
+    callChecked(AMPRT_ENTRY(amprt_concat),
+                {ctx, ptrArray(ins), constI32(ins.size()),
+                 constI64(o.getAxis()), out[0]});
     return success();
   }
   LogicalResult lower(tg::SliceOp o) {
@@ -342,16 +352,17 @@ public:
     SmallVector<int64_t> strides(o.getOffsets().size(), 1);
     if (o.getStrides())
       strides.assign(o.getStrides()->begin(), o.getStrides()->end());
-    callChecked(AMPRT_ENTRY(amprt_slice), ctx, h(o.getX()),
-                i64Array(o.getOffsets()), i64Array(strides), out[0]);
+    callChecked(AMPRT_ENTRY(amprt_slice),
+                {ctx, h(o.getX()), i64Array(o.getOffsets()), i64Array(strides),
+                 out[0]});
     return success();
   }
   LogicalResult lower(tg::PadOp o) {
     Operation *op = o;
     SmallVector<Value> out = newResults(op);
-    callChecked(AMPRT_ENTRY(amprt_pad), ctx, h(o.getX()), i64Array(o.getLow()),
-                i64Array(o.getHigh()), constF64(o.getValue().convertToDouble()),
-                out[0]);
+    callChecked(AMPRT_ENTRY(amprt_pad),
+                {ctx, h(o.getX()), i64Array(o.getLow()), i64Array(o.getHigh()),
+                 constF64(o.getValue().convertToDouble()), out[0]});
     return success();
   }
   LogicalResult lower(tg::GatherOp o) {
@@ -363,54 +374,56 @@ public:
   LogicalResult lower(tg::GradSeedOp o) {
     Operation *op = o;
     SmallVector<Value> out = newResults(op);
-    callChecked(AMPRT_ENTRY(amprt_grad_seed), ctx, out[0]);
+    callChecked(AMPRT_ENTRY(amprt_grad_seed), {ctx, out[0]});
     return success();
   }
   LogicalResult lower(tg::SgdUpdateOp o) {
     Operation *op = o;
     SmallVector<Value> out = newResults(op);
-    callChecked(AMPRT_ENTRY(amprt_sgd_update), ctx, h(o.getParam()),
-                h(o.getGrad()), h(o.getLr()), out[0]);
+    callChecked(AMPRT_ENTRY(amprt_sgd_update),
+                {ctx, h(o.getParam()), h(o.getGrad()), h(o.getLr()), out[0]});
     return success();
   }
   LogicalResult lower(tg::MomentumUpdateOp o) {
     Operation *op = o;
     SmallVector<Value> out = newResults(op);
-    callChecked(AMPRT_ENTRY(amprt_momentum_update), ctx, h(o.getParam()),
-                h(o.getGrad()), h(o.getVelocity()), h(o.getLr()),
-                constF64(o.getMomentum().convertToDouble()),
-                constF64(o.getWeightDecay().convertToDouble()),
-                constI32(o.getNesterov()), out[0], out[1]);
+    callChecked(AMPRT_ENTRY(amprt_momentum_update),
+                {ctx, h(o.getParam()), h(o.getGrad()), h(o.getVelocity()),
+                 h(o.getLr()), constF64(o.getMomentum().convertToDouble()),
+                 constF64(o.getWeightDecay().convertToDouble()),
+                 constI32(o.getNesterov()), out[0], out[1]});
     return success();
   }
   LogicalResult lower(tg::AdamUpdateOp o) {
     Operation *op = o;
     SmallVector<Value> out = newResults(op);
-    callChecked(AMPRT_ENTRY(amprt_adam_update), ctx, h(o.getParam()),
-                h(o.getGrad()), h(o.getM()), h(o.getV()), h(o.getStep()),
-                h(o.getLr()), constF64(o.getBeta1().convertToDouble()),
-                constF64(o.getBeta2().convertToDouble()),
-                constF64(o.getEpsilon().convertToDouble()),
-                constF64(o.getWeightDecay().convertToDouble()), out[0], out[1],
-                out[2]);
+    callChecked(AMPRT_ENTRY(amprt_adam_update),
+                {ctx, h(o.getParam()), h(o.getGrad()), h(o.getM()), h(o.getV()),
+                 h(o.getStep()), h(o.getLr()),
+                 constF64(o.getBeta1().convertToDouble()),
+                 constF64(o.getBeta2().convertToDouble()),
+                 constF64(o.getEpsilon().convertToDouble()),
+                 constF64(o.getWeightDecay().convertToDouble()), out[0], out[1],
+                 out[2]});
     return success();
   }
   LogicalResult lower(tg::ClipByGlobalNormOp o) {
     Operation *op = o;
     SmallVector<Value> ins = handles(o.getGrads());
     SmallVector<Value> out = newResults(op);
-    callChecked(AMPRT_ENTRY(amprt_clip_by_global_norm), ctx, ptrArray(ins),
-                constI32(ins.size()),
-                constF64(o.getMaxNorm().convertToDouble()), ptrArray(out));
+    callChecked(AMPRT_ENTRY(amprt_clip_by_global_norm),
+                {ctx, ptrArray(ins), constI32(ins.size()),
+                 constF64(o.getMaxNorm().convertToDouble()), ptrArray(out)});
     return success();
   }
   LogicalResult lower(tg::AllReduceOp o) {
     Operation *op = o;
     SmallVector<Value> ins = handles(o.getXs());
     SmallVector<Value> out = newResults(op);
-    callChecked(AMPRT_ENTRY(amprt_all_reduce), ctx, h(o.getComm()),
-                ptrArray(ins), constI32(ins.size()),
-                constI32(abi::reductionCode(o.getReduction())), ptrArray(out));
+    callChecked(AMPRT_ENTRY(amprt_all_reduce),
+                {ctx, h(o.getComm()), ptrArray(ins), constI32(ins.size()),
+                 constI32(abi::reductionCode(o.getReduction())),
+                 ptrArray(out)});
     return success();
   }
   LogicalResult lower(amp::CastOp o) {
@@ -426,8 +439,8 @@ public:
     Operation *op = o;
     SmallVector<Value> ins = handles(o.getGs());
     SmallVector<Value> out = newResults(op);
-    callChecked(AMPRT_ENTRY(amprt_all_finite), ctx, ptrArray(ins),
-                constI32(ins.size()), out[0]);
+    callChecked(AMPRT_ENTRY(amprt_all_finite),
+                {ctx, ptrArray(ins), constI32(ins.size()), out[0]});
     return success();
   }
   LogicalResult lower(amp::NumericErrorOp o) {
@@ -448,18 +461,19 @@ public:
     Operation *op = o;
     SmallVector<Value> out = newResults(op);
     // The verifier admits FP8 formats only, each of which has a code.
-    callChecked(AMPRT_ENTRY(amprt_fp8_scale), ctx, h(o.getHistory()),
-                constI32(*runtimeDtypeCode(o.getFormat())),
-                constI64(o.getMargin()), out[0]);
+    callChecked(AMPRT_ENTRY(amprt_fp8_scale),
+                {ctx, h(o.getHistory()),
+                 constI32(*runtimeDtypeCode(o.getFormat())),
+                 constI64(o.getMargin()), out[0]});
     return success();
   }
   LogicalResult lower(amp::ScaledMatmulOp o) {
     Operation *op = o;
     SmallVector<Value> out = newResults(op);
-    callChecked(AMPRT_ENTRY(amprt_scaled_matmul), ctx, h(o.getA()),
-                h(o.getScaleA()), h(o.getB()), h(o.getScaleB()),
-                constI32(o.getTransposeA()), constI32(o.getTransposeB()),
-                out[0]);
+    callChecked(AMPRT_ENTRY(amprt_scaled_matmul),
+                {ctx, h(o.getA()), h(o.getScaleA()), h(o.getB()),
+                 h(o.getScaleB()), constI32(o.getTransposeA()),
+                 constI32(o.getTransposeB()), out[0]});
     return success();
   }
   LogicalResult lower(amp::RecordAmaxOp o) {
@@ -468,13 +482,13 @@ public:
   LogicalResult lower(amp::UpdateScaleOp o) {
     Operation *op = o;
     SmallVector<Value> out = newResults(op);
-    callChecked(AMPRT_ENTRY(amprt_update_scale), ctx, h(o.getScale()),
-                h(o.getGoodSteps()), h(o.getFinite()),
-                constF64(o.getGrowthFactor().convertToDouble()),
-                constF64(o.getBackoffFactor().convertToDouble()),
-                constI64(o.getGrowthInterval()),
-                constF64(o.getMinScale().convertToDouble()),
-                constF64(o.getMaxScale().convertToDouble()), out[0], out[1]);
+    callChecked(AMPRT_ENTRY(amprt_update_scale),
+                {ctx, h(o.getScale()), h(o.getGoodSteps()), h(o.getFinite()),
+                 constF64(o.getGrowthFactor().convertToDouble()),
+                 constF64(o.getBackoffFactor().convertToDouble()),
+                 constI64(o.getGrowthInterval()),
+                 constF64(o.getMinScale().convertToDouble()),
+                 constF64(o.getMaxScale().convertToDouble()), out[0], out[1]});
     return success();
   }
 
@@ -483,13 +497,14 @@ private:
   template <typename Fn>
   LogicalResult unary(Operation *op, abi::Entry<Fn> entry) {
     SmallVector<Value> out = newResults(op);
-    callChecked(entry, ctx, h(op->getOperand(0)), out[0]);
+    callChecked(entry, {ctx, h(op->getOperand(0)), out[0]});
     return success();
   }
   template <typename Fn>
   LogicalResult binary(Operation *op, abi::Entry<Fn> entry) {
     SmallVector<Value> out = newResults(op);
-    callChecked(entry, ctx, h(op->getOperand(0)), h(op->getOperand(1)), out[0]);
+    callChecked(entry,
+                {ctx, h(op->getOperand(0)), h(op->getOperand(1)), out[0]});
     return success();
   }
   /// The same for elementwise maps, whose result may take the storage of
@@ -497,18 +512,18 @@ private:
   template <typename Fn>
   LogicalResult mapUnary(Operation *op, abi::Entry<Fn> entry) {
     Value out = lowering.elementwiseResult(op);
-    callChecked(entry, ctx, h(op->getOperand(0)), out);
+    callChecked(entry, {ctx, h(op->getOperand(0)), out});
     return success();
   }
   template <typename Fn>
   LogicalResult mapBinary(Operation *op, abi::Entry<Fn> entry) {
     Value out = lowering.elementwiseResult(op);
-    callChecked(entry, ctx, h(op->getOperand(0)), h(op->getOperand(1)), out);
+    callChecked(entry, {ctx, h(op->getOperand(0)), h(op->getOperand(1)), out});
     return success();
   }
-  template <typename Fn, typename... Args>
-  void callChecked(abi::Entry<Fn> entry, Args... args) {
-    lowering.callChecked(entry, args...);
+  template <typename Fn, size_t N>
+  void callChecked(abi::Entry<Fn> entry, const Value (&args)[N]) {
+    lowering.callChecked(entry, args);
   }
   SmallVector<Value> newResults(Operation *op) {
     return lowering.newResults(op);

@@ -4,9 +4,9 @@
 // in operand order, the attributes in amprt.h's order (i64 arrays on the
 // stack, f64 epsilon, i32 layout code AMPRT_NHWC = 0 / AMPRT_NCHW = 1, i64
 // axis), then the results' tensors in result order.
-// Arguments are built in an unspecified order (C++ argument evaluation), so
-// the attribute constants and array stores between the last amprt_tensor_new
-// and the call are matched with CHECK-DAG, each array by its element at each
+// The attribute constants and array stores between the last
+// amprt_tensor_new and the call are matched with CHECK-DAG (their order is
+// lower-argument-order.mlir's test), each array by its element at each
 // index; attribute values are chosen distinct so that each constant is
 // matched once.
 // RUN: amp-opt %s --amp-lower-to-runtime="fuse-activation-epilogues=0 fuse-elementwise-chains=0" | FileCheck %s

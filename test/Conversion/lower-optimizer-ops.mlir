@@ -2,8 +2,8 @@
 // each lower to one amprt_ call: the context, the operand handles in operand
 // order, the attributes (adam's beta1, beta2, epsilon, weight_decay as f64)
 // in amprt.h's order, then the results' tensors in result order.
-// The constants and arrays are built in an unspecified order (C++ argument
-// evaluation), so they are matched with CHECK-DAG.
+// The constants and arrays are matched with CHECK-DAG (their order is
+// lower-argument-order.mlir's test).
 // RUN: amp-opt %s --amp-lower-to-runtime="fuse-activation-epilogues=0 fuse-elementwise-chains=0" | FileCheck %s
 
 // CHECK-LABEL: func.func @adam_update(

@@ -1,9 +1,9 @@
 // Shape ops and reductions lower to one amprt_ call each: the context, the
 // operand handles in operand order, the attributes (i64 arrays on the stack,
 // i32/i64/f64 scalars) in amprt.h's order, then the result tensor.
-// Arguments are built in an unspecified order (C++ argument evaluation), so
-// the attribute constants and array stores between the result's
-// amprt_tensor_new and the call are matched with CHECK-DAG, each array by its
+// The attribute constants and array stores between the result's
+// amprt_tensor_new and the call are matched with CHECK-DAG (their order is
+// lower-argument-order.mlir's test), each array by its
 // element at each index; attribute values are chosen distinct so that each
 // constant is matched once.
 // RUN: amp-opt %s --amp-lower-to-runtime="fuse-activation-epilogues=0 fuse-elementwise-chains=0" | FileCheck %s

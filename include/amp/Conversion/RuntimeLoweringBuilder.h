@@ -100,19 +100,23 @@ public:
 
   /// The same for an entry of amprt.h named with AMPRT_ENTRY(fn): its type
   /// comes from the C declaration and the argument count is checked when
-  /// the caller compiles.
-  template <typename Fn, typename... Args>
-  mlir::Value call(abi::Entry<Fn> entry, Args... args) {
-    static_assert(sizeof...(Args) == abi::Entry<Fn>::arity,
+  /// the caller compiles. The arguments are a braced list,
+  /// `callChecked(AMPRT_ENTRY(amprt_pad), {ctx, x, rt.i64Array(low), ...})`:
+  /// a braced list is evaluated left to right (a function call's arguments
+  /// are not), so the constants and arrays the arguments build are emitted
+  /// in the order they are written, whichever compiler built amp.
+  template <typename Fn, size_t N>
+  mlir::Value call(abi::Entry<Fn> entry, const mlir::Value (&args)[N]) {
+    static_assert(N == abi::Entry<Fn>::arity,
                   "argument count differs from the amprt.h declaration");
     return call(entry.name, entry.type(b.getContext()),
-                mlir::ValueRange{mlir::Value(args)...});
+                mlir::ValueRange(llvm::ArrayRef<mlir::Value>(args)));
   }
-  template <typename Fn, typename... Args>
-  void callChecked(abi::Entry<Fn> entry, Args... args) {
+  template <typename Fn, size_t N>
+  void callChecked(abi::Entry<Fn> entry, const mlir::Value (&args)[N]) {
     static_assert(std::is_same_v<typename abi::Entry<Fn>::Result, amprt_status>,
                   "callChecked is for entries that return amprt_status");
-    recordStatus(call(entry, args...));
+    recordStatus(call(entry, args));
   }
 
 private:
