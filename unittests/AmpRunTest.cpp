@@ -133,6 +133,18 @@ TEST_F(AmpRunTest, ConfigRefusals) {
             std::string::npos);
   EXPECT_EQ(refusal([](RunConfig &c) { c.validateSteps = 0; }),
             "--validate=N needs a step count >= 1, got '0'");
+  // The command line's word is quoted, after the checks before it.
+  EXPECT_EQ(refusal([](RunConfig &c) {
+              c.validateSteps = 0;
+              c.validateText = "abc";
+            }),
+            "--validate=N needs a step count >= 1, got 'abc'");
+  EXPECT_NE(refusal([](RunConfig &c) {
+              c.run.precision = "f32";
+              c.validateSteps = 0;
+              c.validateText = "abc";
+            }).find("give --precision=f16, bf16 or fp8"),
+            std::string::npos);
   EXPECT_NE(refusal([](RunConfig &c) {
               c.validateSteps = 1;
               c.tolerances.flushed = -1;

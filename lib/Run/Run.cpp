@@ -182,6 +182,7 @@ int compileAndRun(const RunConfig &config) {
   auto started = train::Job::start("amp-run", config.run);
   if (!started) {
     llvm::errs() << "amp-run: error: " << started.message() << "\n";
+    amprt_comm_finalize(); // it may have joined before failing
     return 1;
   }
   train::Job job = std::move(*started);
@@ -189,9 +190,12 @@ int compileAndRun(const RunConfig &config) {
     return job.fatal("--validate compares steps in one process: run it "
                      "without mpirun");
   int status = runInJob(config, job);
-  // The group is left on every path (training leaves it after its report,
-  // checking MPI's answer), so a host may run again in the same process.
-  amprt_comm_finalize();
+  // The group is left on every path that returns (training leaves it after
+  // its report; a job's error ends every rank instead), so a host may run
+  // again in the same process, and an MPI job that only compiled or
+  // validated ends as MPI expects.
+  if (amprt_comm_finalize() != AMPRT_OK && status == 0)
+    return job.fatal(amprt_last_error());
   return status;
 }
 

@@ -96,7 +96,9 @@ std::string checkValidation(const RunConfig &c) {
            "give --precision=f16, bf16 or fp8";
   if (*c.validateSteps < 1)
     return "--validate=N needs a step count >= 1, got '" +
-           std::to_string(*c.validateSteps) + "'";
+           (c.validateText.empty() ? std::to_string(*c.validateSteps)
+                                   : c.validateText) +
+           "'";
   const ValidationTolerances &t = c.tolerances;
   for (double tolerance : {t.relativeF16, t.relativeBF16, t.flushed})
     if (!std::isfinite(tolerance) || tolerance <= 0)

@@ -75,10 +75,12 @@ std::string CommandLine::finish() {
                            validateMaxFlushed.getNumOccurrences();
   if (!validate.getNumOccurrences())
     return "";
+  // A count that is no number is refused by checkConfig, in its turn.
   int64_t count = 5;
   if (!validate.empty() && StringRef(validate).getAsInteger(10, count))
-    return "--validate=N needs a step count >= 1, got '" + validate + "'";
+    count = 0;
   config.validateSteps = count;
+  config.validateText = validate;
   return "";
 }
 

@@ -43,6 +43,9 @@ struct RunConfig {
 
   // --validate: the mixed step beside the f32 step instead of training.
   std::optional<int64_t> validateSteps;
+  /// --validate's value as the command line gave it, which a refusal
+  /// quotes (a word that is no number makes validateSteps 0).
+  std::string validateText;
   std::string validateFix, validateAnnotate;
   ValidationTolerances tolerances;
   /// A --validate-tol-* or --validate-max-flushed flag was given.

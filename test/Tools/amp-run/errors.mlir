@@ -10,6 +10,7 @@
 // RUN: not amp-run %t/step.mlir --device=tpu 2>&1 | FileCheck %s --check-prefix=DEVICE
 // RUN: not amp-run %t/step.mlir --precision=f32 --validate 2>&1 | FileCheck %s --check-prefix=VALF32
 // RUN: not amp-run %t/step.mlir --validate=0 2>&1 | FileCheck %s --check-prefix=VALSTEPS
+// RUN: not amp-run %t/step.mlir --validate=abc 2>&1 | FileCheck %s --check-prefix=VALWORD
 // RUN: not amp-run %t/step.mlir --validate-fix=%t/fix.json 2>&1 | FileCheck %s --check-prefix=VALNEED
 // RUN: not amp-run %t/step.mlir --validate=1 --data-parallel 2>&1 | FileCheck %s --check-prefix=VALPARALLEL
 // RUN: not amp-run %t/step.mlir --validate=1 --inject-fault=inf@0:0 2>&1 | FileCheck %s --check-prefix=VALPARALLEL
@@ -37,6 +38,7 @@
 // SCALING: amp-run: for the --loss-scaling option: Cannot find option named 'sometimes'!
 // VALF32: amp-run: error: --validate compares a mixed-precision step with f32: give --precision=f16, bf16 or fp8
 // VALSTEPS: amp-run: error: --validate=N needs a step count >= 1, got '0'
+// VALWORD: amp-run: error: --validate=N needs a step count >= 1, got 'abc'
 // VALPARALLEL: amp-run: error: --validate compares steps in one process: it takes no --data-parallel, --grad-comm, --bucket-bytes or --inject-fault
 // VALNEED: amp-run: error: --validate-fix, --validate-annotate and the tolerance options need --validate
 // VALTOL: amp-run: error: the --validate-tol-* and --validate-max-flushed tolerances must be finite values > 0
