@@ -6,9 +6,10 @@
 // ops by the unchanged pass. It also gives dn.swish a gradient by attaching
 // GradientOpInterface, so --tg-autodiff differentiates through it; without
 // that model the pass names the op it cannot differentiate. Last, it gives
-// dn.swish a runtime lowering (RuntimeLoweringOpInterface: swish is
-// amprt_silu), so --amp-lower-to-runtime turns it into a runtime call; without
-// that model the pass names the op it cannot lower.
+// dn.swish a runtime lowering (RuntimeLoweringOpInterface: swish is the
+// runtime's silu step), so --amp-lower-to-runtime turns it into a runtime
+// call, or one step of an elementwise chain between tg ops; without that
+// model the pass names the op it cannot lower.
 //
 // RUN: %amp_bin/example-downstream-dialect | FileCheck %s
 // CHECK-LABEL: func.func @mixed
@@ -35,6 +36,14 @@
 // CHECK: %[[Y:.*]] = call @amprt_tensor_new
 // CHECK: %[[ST:.*]] = call @amprt_silu(%{{.*}}, %[[X]], %[[Y]])
 // CHECK: call @amprt_record_status(%{{.*}}, %[[ST]])
+// exp, swish and neg run as one chain: steps EXP (2), SILU (13), NEG (0).
+// CHECK-LABEL: func.func @chain(
+// CHECK-NOT: call @amprt_silu
+// CHECK-NOT: call @amprt_exp
+// CHECK: arith.constant 13 : i64
+// CHECK: call @amprt_elementwise_chain
+// CHECK-NOT: call @amprt_neg
+// CHECK: return
 // CHECK: without a runtime lowering: amp-lower-to-runtime: 'dn.swish' has no runtime lowering
 //
 //===----------------------------------------------------------------------===//
@@ -100,6 +109,12 @@ func.func @run(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
   %y = dn.swish %x : tensor<4x8xf32>
   return %y : tensor<4x8xf32>
 }
+func.func @chain(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %e = tg.exp %x : tensor<4x8xf32>
+  %y = dn.swish %e : tensor<4x8xf32>
+  %z = tg.neg %y : tensor<4x8xf32>
+  return %z : tensor<4x8xf32>
+}
 )mlir";
 
 namespace {
@@ -160,19 +175,21 @@ int runWithAndWithout(const char *text, std::unique_ptr<mlir::Pass> pass,
   return 0;
 }
 
-/// dn.swish runs as the runtime's silu (x * sigmoid(x)); a downstream
-/// runtime's own C function would be called the same way, by name and
-/// function type through RuntimeLoweringBuilder::callChecked.
+/// dn.swish is the runtime's silu (x * sigmoid(x)): naming that step is
+/// its whole lowering, and lets it run in elementwise chains with tg ops
+/// and as a product's epilogue. An op with no such runtime function calls
+/// its own C function instead, by AMPRT_ENTRY or by name and function type,
+/// through RuntimeLoweringBuilder::callChecked.
 struct SwishLowering
     : amp::RuntimeLoweringOpInterface::ExternalModel<SwishLowering,
                                                      dn::SwishOp> {
+  std::optional<amp::ElementwiseStep>
+  getElementwiseStep(mlir::Operation *op) const {
+    return amp::ElementwiseStep{AMPRT_CHAIN_SILU};
+  }
   llvm::LogicalResult lowerToRuntime(mlir::Operation *op,
                                      amp::RuntimeLoweringBuilder &rt) const {
-    auto swish = mlir::cast<dn::SwishOp>(op);
-    llvm::SmallVector<mlir::Value> out = rt.newResults(op);
-    rt.callChecked(AMPRT_ENTRY(amprt_silu),
-                   {rt.context(), rt.handle(swish.getX()), out[0]});
-    return mlir::success();
+    return amp::lowerElementwiseStep(rt, op, *getElementwiseStep(op));
   }
 };
 

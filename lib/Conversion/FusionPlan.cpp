@@ -1,6 +1,7 @@
 //===- FusionPlan.cpp - What a lowered step runs together -----------------===//
 
 #include "FusionPlan.h"
+#include "amp/Interfaces/RuntimeLoweringOpInterface.h"
 #include "mlir/IR/TypeUtilities.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/TypeSwitch.h"
@@ -88,27 +89,41 @@ tg::BiasAddOp epilogueBiasAdd(Operation *op) {
   return biasAdd;
 }
 
-/// The amprt_activation of `op` when a product's epilogue can apply it
-/// (tg's activations: the amprt_unary functions of those names), with its
-/// slope (leaky relu's alpha, 0 otherwise).
+/// The runtime's elementwise function `op` computes, when its lowering
+/// names one (RuntimeLoweringOpInterface::getElementwiseStep).
+std::optional<ElementwiseStep> elementwiseStepOf(Operation *op) {
+  if (auto lowering = dyn_cast<RuntimeLoweringOpInterface>(op))
+    return lowering.getElementwiseStep();
+  return std::nullopt;
+}
+
+/// The amprt_activation of `op` when a product's epilogue can apply it (an
+/// op that computes one of the runtime's activations, of any dialect), with
+/// its slope (leaky relu's alpha, 0 otherwise).
 std::optional<amprt_activation> epilogueActivation(Operation *op,
                                                    double &alpha) {
   alpha = 0;
-  if (isa<tg::ReluOp>(op))
+  std::optional<ElementwiseStep> step = elementwiseStepOf(op);
+  if (!step || op->getNumOperands() != 1)
+    return std::nullopt;
+  alpha = step->alpha;
+  switch (step->code) {
+  case AMPRT_CHAIN_RELU:
     return AMPRT_ACTIVATION_RELU;
-  if (isa<tg::GeluOp>(op))
+  case AMPRT_CHAIN_GELU:
     return AMPRT_ACTIVATION_GELU;
-  if (isa<tg::TanhOp>(op))
+  case AMPRT_CHAIN_TANH:
     return AMPRT_ACTIVATION_TANH;
-  if (isa<tg::SigmoidOp>(op))
+  case AMPRT_CHAIN_SIGMOID:
     return AMPRT_ACTIVATION_SIGMOID;
-  if (isa<tg::SiluOp>(op))
+  case AMPRT_CHAIN_SILU:
     return AMPRT_ACTIVATION_SILU;
-  if (auto leaky = dyn_cast<tg::LeakyReluOp>(op)) {
-    alpha = leaky.getAlpha().convertToDouble();
+  case AMPRT_CHAIN_LEAKY_RELU:
     return AMPRT_ACTIVATION_LEAKY_RELU;
+  default:
+    alpha = 0;
+    return std::nullopt;
   }
-  return std::nullopt;
 }
 
 /// The epilogue `op` runs when it is a tg.matmul or forward tg.conv2d:
@@ -157,34 +172,12 @@ std::optional<amprt_chain_op> amp::chainOp(Operation *op, double &alpha) {
   if (!isa<FloatType>(getElementTypeOrSelf(type)) ||
       !llvm::all_of(op->getOperandTypes(), [&](Type t) { return t == type; }))
     return std::nullopt;
-  using Code = std::optional<amprt_chain_op>;
-  return llvm::TypeSwitch<Operation *, Code>(op)
-      .Case([](tg::NegOp) { return AMPRT_CHAIN_NEG; })
-      .Case([](tg::AbsOp) { return AMPRT_CHAIN_ABS; })
-      .Case([](tg::ExpOp) { return AMPRT_CHAIN_EXP; })
-      .Case([](tg::LogOp) { return AMPRT_CHAIN_LOG; })
-      .Case([](tg::SqrtOp) { return AMPRT_CHAIN_SQRT; })
-      .Case([](tg::RsqrtOp) { return AMPRT_CHAIN_RSQRT; })
-      .Case([](tg::SquareOp) { return AMPRT_CHAIN_SQUARE; })
-      .Case([](tg::ReciprocalOp) { return AMPRT_CHAIN_RECIPROCAL; })
-      .Case([](tg::TanhOp) { return AMPRT_CHAIN_TANH; })
-      .Case([](tg::SigmoidOp) { return AMPRT_CHAIN_SIGMOID; })
-      .Case([](tg::ReluOp) { return AMPRT_CHAIN_RELU; })
-      .Case([](tg::GeluOp) { return AMPRT_CHAIN_GELU; })
-      .Case([](tg::ErfOp) { return AMPRT_CHAIN_ERF; })
-      .Case([](tg::SiluOp) { return AMPRT_CHAIN_SILU; })
-      .Case([&](tg::LeakyReluOp leaky) {
-        alpha = leaky.getAlpha().convertToDouble();
-        return AMPRT_CHAIN_LEAKY_RELU;
-      })
-      .Case([](tg::AddOp) { return AMPRT_CHAIN_ADD; })
-      .Case([](tg::SubOp) { return AMPRT_CHAIN_SUB; })
-      .Case([](tg::MulOp) { return AMPRT_CHAIN_MUL; })
-      .Case([](tg::DivOp) { return AMPRT_CHAIN_DIV; })
-      .Case([](tg::PowOp) { return AMPRT_CHAIN_POW; })
-      .Case([](tg::MaximumOp) { return AMPRT_CHAIN_MAXIMUM; })
-      .Case([](tg::MinimumOp) { return AMPRT_CHAIN_MINIMUM; })
-      .Default([](Operation *) -> Code { return std::nullopt; });
+  std::optional<ElementwiseStep> step = elementwiseStepOf(op);
+  unsigned operands = step && step->code >= AMPRT_CHAIN_ADD ? 2 : 1;
+  if (!step || op->getNumOperands() != operands)
+    return std::nullopt;
+  alpha = step->alpha;
+  return static_cast<amprt_chain_op>(step->code);
 }
 
 FusionPlan::FusionPlan(Block &body, const FusionOptions &options) {

@@ -111,3 +111,50 @@ void amp::RuntimeLoweringBuilder::callChecked(StringRef name, FunctionType type,
 void amp::RuntimeLoweringBuilder::recordStatus(Value status) {
   call(AMPRT_ENTRY(amprt_record_status), {ctx, status});
 }
+
+LogicalResult amp::lowerElementwiseStep(RuntimeLoweringBuilder &lowering,
+                                        Operation *op, ElementwiseStep step) {
+  Value ctx = lowering.context();
+  auto operand = [&](unsigned i) {
+    return lowering.handle(op->getOperand(i));
+  };
+  auto takes = [&](unsigned n) { return op->getNumOperands() == n; };
+  // The result first (it may take a dying operand's storage), then the
+  // call's arguments in order.
+  switch (step.code) {
+#define AMPRT_UNARY(name, Kind, CODE)                                          \
+  case AMPRT_CHAIN_##CODE: {                                                   \
+    if (!takes(1))                                                             \
+      break;                                                                   \
+    Value y = lowering.elementwiseResult(op);                                  \
+    lowering.callChecked(AMPRT_ENTRY(amprt_##name), {ctx, operand(0), y});     \
+    return success();                                                          \
+  }
+#define AMPRT_UNARY_ALPHA(name, Kind, CODE)                                    \
+  case AMPRT_CHAIN_##CODE: {                                                   \
+    if (!takes(1))                                                             \
+      break;                                                                   \
+    Value y = lowering.elementwiseResult(op);                                  \
+    lowering.callChecked(AMPRT_ENTRY(amprt_##name),                            \
+                         {ctx, operand(0), lowering.constF64(step.alpha), y}); \
+    return success();                                                          \
+  }
+#include "amprt/amprt_unary.def"
+#define AMPRT_BINARY(name, Kind, CODE)                                         \
+  case AMPRT_CHAIN_##CODE: {                                                   \
+    if (!takes(2))                                                             \
+      break;                                                                   \
+    Value c = lowering.elementwiseResult(op);                                  \
+    lowering.callChecked(AMPRT_ENTRY(amprt_##name),                            \
+                         {ctx, operand(0), operand(1), c});                    \
+    return success();                                                          \
+  }
+#include "amprt/amprt_binary.def"
+  default:
+    return op->emitError("elementwise step code ")
+           << step.code << " is no unary or binary runtime function";
+  }
+  return op->emitError("the runtime function of elementwise step code ")
+         << step.code << " takes " << (step.code >= AMPRT_CHAIN_ADD ? 2 : 1)
+         << " operands, not " << op->getNumOperands();
+}

@@ -24,6 +24,42 @@ namespace abi = amp::abi;
 namespace amp {
 namespace {
 
+/// tg's elementwise ops: the runtime function each computes, as its
+/// amprt_elementwise_chain step. The op's lowering (lowerElementwiseStep),
+/// its place in elementwise chains and, for an activation, in a product's
+/// epilogue all follow from its line here.
+ElementwiseStep stepOf(tg::NegOp) { return {AMPRT_CHAIN_NEG}; }
+ElementwiseStep stepOf(tg::AbsOp) { return {AMPRT_CHAIN_ABS}; }
+ElementwiseStep stepOf(tg::ExpOp) { return {AMPRT_CHAIN_EXP}; }
+ElementwiseStep stepOf(tg::LogOp) { return {AMPRT_CHAIN_LOG}; }
+ElementwiseStep stepOf(tg::SqrtOp) { return {AMPRT_CHAIN_SQRT}; }
+ElementwiseStep stepOf(tg::RsqrtOp) { return {AMPRT_CHAIN_RSQRT}; }
+ElementwiseStep stepOf(tg::SquareOp) { return {AMPRT_CHAIN_SQUARE}; }
+ElementwiseStep stepOf(tg::ReciprocalOp) { return {AMPRT_CHAIN_RECIPROCAL}; }
+ElementwiseStep stepOf(tg::TanhOp) { return {AMPRT_CHAIN_TANH}; }
+ElementwiseStep stepOf(tg::SigmoidOp) { return {AMPRT_CHAIN_SIGMOID}; }
+ElementwiseStep stepOf(tg::ReluOp) { return {AMPRT_CHAIN_RELU}; }
+ElementwiseStep stepOf(tg::GeluOp) { return {AMPRT_CHAIN_GELU}; }
+ElementwiseStep stepOf(tg::SiluOp) { return {AMPRT_CHAIN_SILU}; }
+ElementwiseStep stepOf(tg::ErfOp) { return {AMPRT_CHAIN_ERF}; }
+ElementwiseStep stepOf(tg::LeakyReluOp o) {
+  return {AMPRT_CHAIN_LEAKY_RELU, o.getAlpha().convertToDouble()};
+}
+ElementwiseStep stepOf(tg::AddOp) { return {AMPRT_CHAIN_ADD}; }
+ElementwiseStep stepOf(tg::SubOp) { return {AMPRT_CHAIN_SUB}; }
+ElementwiseStep stepOf(tg::MulOp) { return {AMPRT_CHAIN_MUL}; }
+ElementwiseStep stepOf(tg::DivOp) { return {AMPRT_CHAIN_DIV}; }
+ElementwiseStep stepOf(tg::PowOp) { return {AMPRT_CHAIN_POW}; }
+ElementwiseStep stepOf(tg::MaximumOp) { return {AMPRT_CHAIN_MAXIMUM}; }
+ElementwiseStep stepOf(tg::MinimumOp) { return {AMPRT_CHAIN_MINIMUM}; }
+
+/// Whether OpT is one of them.
+template <typename OpT, typename = void>
+struct HasStep : std::false_type {};
+template <typename OpT>
+struct HasStep<OpT, std::void_t<decltype(stepOf(std::declval<OpT>()))>>
+    : std::true_type {};
+
 /// The lowerings, one overload of `lower` per op, with short names for what
 /// they use of the builder.
 class Lowerings {
@@ -31,78 +67,14 @@ public:
   explicit Lowerings(RuntimeLoweringBuilder &lowering)
       : lowering(lowering), ctx(lowering.context()) {}
 
-  LogicalResult lower(tg::NegOp o) {
-    return mapUnary(o, AMPRT_ENTRY(amprt_neg));
+  template <typename OpT,
+            typename = std::enable_if_t<HasStep<OpT>::value>>
+  LogicalResult lower(OpT o) {
+    return lowerElementwiseStep(lowering, o, stepOf(o));
   }
-  LogicalResult lower(tg::AbsOp o) {
-    return mapUnary(o, AMPRT_ENTRY(amprt_abs));
-  }
-  LogicalResult lower(tg::ExpOp o) {
-    return mapUnary(o, AMPRT_ENTRY(amprt_exp));
-  }
-  LogicalResult lower(tg::LogOp o) {
-    return mapUnary(o, AMPRT_ENTRY(amprt_log));
-  }
-  LogicalResult lower(tg::SqrtOp o) {
-    return mapUnary(o, AMPRT_ENTRY(amprt_sqrt));
-  }
-  LogicalResult lower(tg::RsqrtOp o) {
-    return mapUnary(o, AMPRT_ENTRY(amprt_rsqrt));
-  }
-  LogicalResult lower(tg::SquareOp o) {
-    return mapUnary(o, AMPRT_ENTRY(amprt_square));
-  }
-  LogicalResult lower(tg::ReciprocalOp o) {
-    return mapUnary(o, AMPRT_ENTRY(amprt_reciprocal));
-  }
-  LogicalResult lower(tg::TanhOp o) {
-    return mapUnary(o, AMPRT_ENTRY(amprt_tanh));
-  }
-  LogicalResult lower(tg::SigmoidOp o) {
-    return mapUnary(o, AMPRT_ENTRY(amprt_sigmoid));
-  }
-  LogicalResult lower(tg::ReluOp o) {
-    return mapUnary(o, AMPRT_ENTRY(amprt_relu));
-  }
-  LogicalResult lower(tg::GeluOp o) {
-    return mapUnary(o, AMPRT_ENTRY(amprt_gelu));
-  }
-  LogicalResult lower(tg::SiluOp o) {
-    return mapUnary(o, AMPRT_ENTRY(amprt_silu));
-  }
-  LogicalResult lower(tg::ErfOp o) {
-    return mapUnary(o, AMPRT_ENTRY(amprt_erf));
-  }
+
   LogicalResult lower(tg::IsFiniteOp o) {
     return unary(o, AMPRT_ENTRY(amprt_is_finite));
-  }
-  LogicalResult lower(tg::LeakyReluOp o) {
-    Value out = lowering.elementwiseResult(o);
-    callChecked(
-        AMPRT_ENTRY(amprt_leaky_relu),
-        {ctx, h(o.getX()), constF64(o.getAlpha().convertToDouble()), out});
-    return success();
-  }
-  LogicalResult lower(tg::AddOp o) {
-    return mapBinary(o, AMPRT_ENTRY(amprt_add));
-  }
-  LogicalResult lower(tg::SubOp o) {
-    return mapBinary(o, AMPRT_ENTRY(amprt_sub));
-  }
-  LogicalResult lower(tg::MulOp o) {
-    return mapBinary(o, AMPRT_ENTRY(amprt_mul));
-  }
-  LogicalResult lower(tg::DivOp o) {
-    return mapBinary(o, AMPRT_ENTRY(amprt_div));
-  }
-  LogicalResult lower(tg::PowOp o) {
-    return mapBinary(o, AMPRT_ENTRY(amprt_pow));
-  }
-  LogicalResult lower(tg::MaximumOp o) {
-    return mapBinary(o, AMPRT_ENTRY(amprt_maximum));
-  }
-  LogicalResult lower(tg::MinimumOp o) {
-    return mapBinary(o, AMPRT_ENTRY(amprt_minimum));
   }
   LogicalResult lower(tg::ReluGradOp o) {
     return mapBinary(o, AMPRT_ENTRY(amprt_relu_grad));
@@ -510,12 +482,6 @@ private:
   /// The same for elementwise maps, whose result may take the storage of
   /// an operand that dies here (RuntimeLoweringBuilder::elementwiseResult).
   template <typename Fn>
-  LogicalResult mapUnary(Operation *op, abi::Entry<Fn> entry) {
-    Value out = lowering.elementwiseResult(op);
-    callChecked(entry, {ctx, h(op->getOperand(0)), out});
-    return success();
-  }
-  template <typename Fn>
   LogicalResult mapBinary(Operation *op, abi::Entry<Fn> entry) {
     Value out = lowering.elementwiseResult(op);
     callChecked(entry, {ctx, h(op->getOperand(0)), h(op->getOperand(1)), out});
@@ -555,6 +521,11 @@ struct LoweringModel
   LogicalResult lowerToRuntime(Operation *op,
                                RuntimeLoweringBuilder &lowering) const {
     return Lowerings(lowering).lower(cast<OpT>(op));
+  }
+  std::optional<ElementwiseStep> getElementwiseStep(Operation *op) const {
+    if constexpr (HasStep<OpT>::value)
+      return stepOf(cast<OpT>(op));
+    return std::nullopt;
   }
 };
 

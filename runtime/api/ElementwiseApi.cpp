@@ -79,13 +79,9 @@ bool chainStepOf(amprt_chain_op code, ChainStep &step) {
     return true;
 #define AMPRT_UNARY(name, Kind, CODE) AMPRT_CHAIN_UNARY(AMPRT_CHAIN_##CODE, Kind)
 #include "amprt/amprt_unary.def"
-    AMPRT_CHAIN_BINARY(AMPRT_CHAIN_ADD, Add)
-    AMPRT_CHAIN_BINARY(AMPRT_CHAIN_SUB, Sub)
-    AMPRT_CHAIN_BINARY(AMPRT_CHAIN_MUL, Mul)
-    AMPRT_CHAIN_BINARY(AMPRT_CHAIN_DIV, Div)
-    AMPRT_CHAIN_BINARY(AMPRT_CHAIN_POW, Pow)
-    AMPRT_CHAIN_BINARY(AMPRT_CHAIN_MAXIMUM, Maximum)
-    AMPRT_CHAIN_BINARY(AMPRT_CHAIN_MINIMUM, Minimum)
+#define AMPRT_BINARY(name, Kind, CODE)                                         \
+  AMPRT_CHAIN_BINARY(AMPRT_CHAIN_##CODE, Kind)
+#include "amprt/amprt_binary.def"
 #undef AMPRT_CHAIN_UNARY
 #undef AMPRT_CHAIN_BINARY
   case AMPRT_CHAIN_OP_MAX_ENUM:
@@ -168,13 +164,8 @@ amprt_status amprt_elementwise_chain(amprt_context *ctx,
                             const amprt_tensor *b, amprt_tensor *c) {          \
     return binary("amprt_" #name, ctx, a, b, c, Binary::kind);                 \
   }
-AMPRT_DEFINE_BINARY(add, Add)
-AMPRT_DEFINE_BINARY(sub, Sub)
-AMPRT_DEFINE_BINARY(mul, Mul)
-AMPRT_DEFINE_BINARY(div, Div)
-AMPRT_DEFINE_BINARY(pow, Pow)
-AMPRT_DEFINE_BINARY(maximum, Maximum)
-AMPRT_DEFINE_BINARY(minimum, Minimum)
+#define AMPRT_BINARY(name, Kind, CODE) AMPRT_DEFINE_BINARY(name, Kind)
+#include "amprt/amprt_binary.def"
 #undef AMPRT_DEFINE_BINARY
 
 amprt_status amprt_compare(amprt_context *ctx, amprt_predicate predicate,

@@ -135,7 +135,11 @@ AMPRT_HD inline C applyUnary(Unary op, C x, C alpha) {
   return x;
 }
 
-enum class Binary { Add, Sub, Mul, Div, Pow, Maximum, Minimum };
+/// Binary ops, by enumerator.
+enum class Binary {
+#define AMPRT_BINARY(name, Kind, CODE) Kind,
+#include "../include/amprt/amprt_binary.def"
+};
 
 template <typename C> AMPRT_HD inline C applyBinary(Binary op, C a, C b) {
   switch (op) {

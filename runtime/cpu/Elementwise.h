@@ -30,13 +30,8 @@ template <typename F> void withBinary(Binary kind, F &&f) {
 #define AMPRT_BINARY_CASE(K)                                                   \
   case Binary::K:                                                              \
     return f(std::integral_constant<Binary, Binary::K>());
-    AMPRT_BINARY_CASE(Add)
-    AMPRT_BINARY_CASE(Sub)
-    AMPRT_BINARY_CASE(Mul)
-    AMPRT_BINARY_CASE(Div)
-    AMPRT_BINARY_CASE(Pow)
-    AMPRT_BINARY_CASE(Maximum)
-    AMPRT_BINARY_CASE(Minimum)
+#define AMPRT_BINARY(name, Kind, CODE) AMPRT_BINARY_CASE(Kind)
+#include "../include/amprt/amprt_binary.def"
 #undef AMPRT_BINARY_CASE
   }
 }

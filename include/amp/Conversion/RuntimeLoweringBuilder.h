@@ -13,6 +13,7 @@
 #define AMP_CONVERSION_RUNTIMELOWERINGBUILDER_H
 
 #include "amp/Conversion/RuntimeABI.h"
+#include "amp/Interfaces/RuntimeLoweringOpInterface.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -131,6 +132,15 @@ private:
   bool inPlace = true;
   unsigned inPlaceResults = 0;
 };
+
+/// The lowering of an op that computes the runtime's elementwise function
+/// `step` names (RuntimeLoweringOpInterface::getElementwiseStep): its
+/// amprt_<name> entry of amprt_unary.def or amprt_binary.def on the op's
+/// operands, into a result that may take a dying operand's storage. An
+/// error on the op for a code that is no such function.
+llvm::LogicalResult lowerElementwiseStep(RuntimeLoweringBuilder &lowering,
+                                         mlir::Operation *op,
+                                         ElementwiseStep step);
 
 /// Attaches RuntimeLoweringOpInterface to the tg and amp ops that run on
 /// the runtime. --amp-lower-to-runtime registers it itself; embedders that

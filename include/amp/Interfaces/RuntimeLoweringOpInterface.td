@@ -40,6 +40,17 @@ def RuntimeLoweringOpInterface : OpInterface<"RuntimeLoweringOpInterface"> {
       "calls that compute them.",
       "::llvm::LogicalResult", "lowerToRuntime",
       (ins "::amp::RuntimeLoweringBuilder &":$lowering)>,
+    InterfaceMethod<
+      "The runtime's unary or binary elementwise function this op computes "
+      "of its operands (`amprt_unary.def`, `amprt_binary.def`), as an "
+      "`amprt_elementwise_chain` step; none (the default) for any other op. "
+      "An op that names one runs in elementwise chains with its neighbours "
+      "when its operands have its result's float type, and, for an "
+      "activation, as a product's epilogue; "
+      "`amp::lowerElementwiseStep` is then its whole lowering.",
+      "std::optional<::amp::ElementwiseStep>", "getElementwiseStep", (ins),
+      /*methodBody=*/[{}],
+      /*defaultImplementation=*/[{ return std::nullopt; }]>,
   ];
 }
 

@@ -91,13 +91,10 @@ typedef enum amprt_chain_op {
  * the step's alpha). */
 #define AMPRT_UNARY(name, Kind, CODE) AMPRT_CHAIN_##CODE,
 #include "amprt_unary.def"
-  AMPRT_CHAIN_ADD = 64, /* binary from here on */
-  AMPRT_CHAIN_SUB,
-  AMPRT_CHAIN_MUL,
-  AMPRT_CHAIN_DIV,
-  AMPRT_CHAIN_POW,
-  AMPRT_CHAIN_MAXIMUM,
-  AMPRT_CHAIN_MINIMUM,
+  /* The binary ops from 64, in amprt_binary.def's order. */
+#define AMPRT_BINARY_FIRST(name, Kind, CODE) AMPRT_CHAIN_##CODE = 64,
+#define AMPRT_BINARY(name, Kind, CODE) AMPRT_CHAIN_##CODE,
+#include "amprt_binary.def"
   AMPRT_CHAIN_OP_MAX_ENUM = 0x7FFFFFFF
 } amprt_chain_op;
 #define AMPRT_CHAIN_MAX_INPUTS 8
@@ -237,13 +234,9 @@ amprt_status amprt_elementwise_chain(amprt_context *ctx,
 #define AMPRT_DECLARE_BINARY(name)                                             \
   amprt_status amprt_##name(amprt_context *ctx, const amprt_tensor *a,         \
                             const amprt_tensor *b, amprt_tensor *c);
-AMPRT_DECLARE_BINARY(add)
-AMPRT_DECLARE_BINARY(sub)
-AMPRT_DECLARE_BINARY(mul)
-AMPRT_DECLARE_BINARY(div)
-AMPRT_DECLARE_BINARY(pow)
-AMPRT_DECLARE_BINARY(maximum)
-AMPRT_DECLARE_BINARY(minimum)
+/* The binary ops of amprt_binary.def (amprt_add ... amprt_minimum). */
+#define AMPRT_BINARY(name, Kind, CODE) AMPRT_DECLARE_BINARY(name)
+#include "amprt_binary.def"
 #undef AMPRT_DECLARE_BINARY
 
 amprt_status amprt_compare(amprt_context *ctx, amprt_predicate predicate,
