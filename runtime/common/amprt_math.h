@@ -12,6 +12,7 @@
 
 #include "amprt_half.h"
 #include <math.h>
+#include <type_traits>
 
 namespace amprt {
 
@@ -141,7 +142,11 @@ enum class Binary {
 #include "../include/amprt/amprt_binary.def"
 };
 
+/// a op b, in a float compute type or i32/i64. On integers division by
+/// zero gives 0 (no trap on any device), and pow, which has no integer
+/// form, is refused before this is called.
 template <typename C> AMPRT_HD inline C applyBinary(Binary op, C a, C b) {
+  constexpr bool integer = std::is_integral<C>::value;
   switch (op) {
   case Binary::Add:
     return a + b;
@@ -150,36 +155,19 @@ template <typename C> AMPRT_HD inline C applyBinary(Binary op, C a, C b) {
   case Binary::Mul:
     return a * b;
   case Binary::Div:
+    if (integer && b == C(0))
+      return C(0);
     return a / b;
   case Binary::Pow:
-    return m_pow(a, b);
+    if constexpr (integer)
+      return a;
+    else
+      return m_pow(a, b);
   case Binary::Maximum:
     // NaN propagates, as in IEEE maximum and in the frameworks.
     return (a != a || a > b) ? a : b;
   case Binary::Minimum:
     return (a != a || a < b) ? a : b;
-  }
-  return a;
-}
-
-/// Binary ops on i32/i64: division by zero gives 0 (no trap on any
-/// device); pow has no integer form and is refused before this is called.
-template <typename I> AMPRT_HD inline I applyIntBinary(Binary op, I a, I b) {
-  switch (op) {
-  case Binary::Add:
-    return a + b;
-  case Binary::Sub:
-    return a - b;
-  case Binary::Mul:
-    return a * b;
-  case Binary::Div:
-    return b == 0 ? I(0) : a / b;
-  case Binary::Maximum:
-    return a > b ? a : b;
-  case Binary::Minimum:
-    return a < b ? a : b;
-  case Binary::Pow:
-    break;
   }
   return a;
 }

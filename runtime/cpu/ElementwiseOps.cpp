@@ -111,22 +111,31 @@ amprt_status unary(Ctx *ctx, Unary kind, const Tensor *x, Tensor *y,
   return ok();
 }
 
+/// f(i, a's element, b's element) for each element i of c, a and b of one
+/// integer type (i32 or i64) broadcast to c's shape.
+template <typename F>
+void broadcastIntegers(const Tensor *a, const Tensor *b, Tensor *c, F &&f) {
+  auto run = [&](auto tag) {
+    using T = decltype(tag);
+    broadcast2<T>(
+        a, b, c,
+        [&](int64_t i, const T *pa, int64_t ia, const T *pb, int64_t ib) {
+          f(i, pa[ia], pb[ib]);
+        });
+  };
+  if (a->dtype == AMPRT_I32)
+    run(int32_t());
+  else
+    run(int64_t());
+}
+
 amprt_status binary(Ctx *ctx, Binary kind, const Tensor *a, const Tensor *b,
                     Tensor *c) {
   if (isInteger(a->dtype)) {
-    auto run = [&](auto tag) {
-      using T = decltype(tag);
-      T *out = static_cast<T *>(c->data);
-      broadcast2<T>(
-          a, b, c,
-          [&](int64_t i, const T *pa, int64_t ia, const T *pb, int64_t ib) {
-            out[i] = applyIntBinary<T>(kind, pa[ia], pb[ib]);
-          });
-    };
-    if (a->dtype == AMPRT_I32)
-      run(int32_t());
-    else
-      run(int64_t());
+    broadcastIntegers(a, b, c, [&](int64_t i, auto x, auto y) {
+      using T = decltype(x);
+      static_cast<T *>(c->data)[i] = applyBinary<T>(kind, x, y);
+    });
     return ok();
   }
   AMPRT_FLOAT_DISPATCH(a->dtype, T, {
@@ -202,18 +211,9 @@ amprt_status compare(Ctx *ctx, Compare kind, const Tensor *a, const Tensor *b,
                      Tensor *c) {
   uint8_t *out = static_cast<uint8_t *>(c->data);
   if (isInteger(a->dtype)) {
-    auto run = [&](auto tag) {
-      using T = decltype(tag);
-      broadcast2<T>(
-          a, b, c,
-          [&](int64_t i, const T *pa, int64_t ia, const T *pb, int64_t ib) {
-            out[i] = applyCompare<T>(kind, pa[ia], pb[ib]);
-          });
-    };
-    if (a->dtype == AMPRT_I32)
-      run(int32_t());
-    else
-      run(int64_t());
+    broadcastIntegers(a, b, c, [&](int64_t i, auto x, auto y) {
+      out[i] = applyCompare<decltype(x)>(kind, x, y);
+    });
     return ok();
   }
   AMPRT_FLOAT_DISPATCH(a->dtype, T, {

@@ -152,7 +152,7 @@ template <typename I> struct IntBinaryKernel {
   Index ia, ib;
   Binary op;
   AMPRT_HD void operator()(int64_t i) const {
-    c[i] = applyIntBinary<I>(op, a[ia.offset(i)], b[ib.offset(i)]);
+    c[i] = applyBinary<I>(op, a[ia.offset(i)], b[ib.offset(i)]);
   }
 };
 

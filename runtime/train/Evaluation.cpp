@@ -119,13 +119,12 @@ validationLoss(amprt_context *ctx, const EvalFunction &eval,
         x[b * context + t] = (float)(uint8_t)text[at];
         y[b * context + t] = (float)(uint8_t)text[at + 1];
       }
-    Expected<TensorPtr> xt = tensorFromFloats(ctx, inputType, x.data());
-    if (!xt)
-      return xt.status();
-    Expected<TensorPtr> yt = tensorFromFloats(ctx, labelType, y.data());
-    if (!yt)
-      return yt.status();
-    auto results = runEval(ctx, eval, params, xt->get(), yt->get());
+    auto batch =
+        batchFromFloats(ctx, inputType, x.data(), labelType, y.data());
+    if (!batch)
+      return batch.status();
+    auto results =
+        runEval(ctx, eval, params, batch->first.get(), batch->second.get());
     if (!results)
       return failure("evaluation failed: " + results.message());
     Expected<float> value = readScalar((*results)[loss].get());

@@ -75,6 +75,18 @@ Expected<TensorPtr> tensorFromFloats(amprt_context *context,
   return tensor;
 }
 
+Expected<std::pair<TensorPtr, TensorPtr>>
+batchFromFloats(amprt_context *context, const TensorSpec &inputType,
+                const float *x, const TensorSpec &labelType, const float *y) {
+  Expected<TensorPtr> xt = tensorFromFloats(context, inputType, x);
+  if (!xt)
+    return xt.status();
+  Expected<TensorPtr> yt = tensorFromFloats(context, labelType, y);
+  if (!yt)
+    return yt.status();
+  return std::make_pair(std::move(*xt), std::move(*yt));
+}
+
 Expected<float> readScalar(amprt_tensor *tensor) {
   if (amprt_tensor_numel(tensor) != 1)
     return failure("expected a tensor of one value");

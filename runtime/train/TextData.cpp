@@ -71,13 +71,8 @@ Expected<std::pair<TensorPtr, TensorPtr>> TextBatches::next(int64_t s) {
     }
   }
   (void)s; // the windows are the generator's, not the step's
-  Expected<TensorPtr> xt = tensorFromFloats(job.context(), inputType, x.data());
-  if (!xt)
-    return xt.status();
-  Expected<TensorPtr> yt = tensorFromFloats(job.context(), labelType, y.data());
-  if (!yt)
-    return yt.status();
-  return std::make_pair(std::move(*xt), std::move(*yt));
+  return batchFromFloats(job.context(), inputType, x.data(), labelType,
+                         y.data());
 }
 
 } // namespace amp::train

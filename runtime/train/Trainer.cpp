@@ -251,13 +251,8 @@ Expected<std::pair<TensorPtr, TensorPtr>> ExampleBatches::next(int64_t s) {
   }
   if (job.fault().kind == Fault::Inf && job.fault().at(job.rank(), s))
     x[0] = INFINITY;
-  Expected<TensorPtr> xt = tensorFromFloats(job.context(), inputType, x.data());
-  if (!xt)
-    return xt.status();
-  Expected<TensorPtr> yt = tensorFromFloats(job.context(), labelType, y.data());
-  if (!yt)
-    return yt.status();
-  return std::make_pair(std::move(*xt), std::move(*yt));
+  return batchFromFloats(job.context(), inputType, x.data(), labelType,
+                         y.data());
 }
 
 /// The text --data names, checked against a model of `context` bytes.

@@ -41,6 +41,12 @@ Expected<TensorPtr> tensorFromFloats(amprt_context *context,
                                      const TensorSpec &type,
                                      const float *values);
 
+/// A batch: the input and label tensors of `inputType` and `labelType`
+/// holding `x` and `y` (tensorFromFloats).
+Expected<std::pair<TensorPtr, TensorPtr>>
+batchFromFloats(amprt_context *context, const TensorSpec &inputType,
+                const float *x, const TensorSpec &labelType, const float *y);
+
 /// The single value of a one-element f32 or i64 tensor.
 Expected<float> readScalar(amprt_tensor *tensor);
 
