@@ -89,13 +89,23 @@ AMPRT_HD inline uint16_t floatToBf16(float f) {
 }
 
 /// Loads and stores between storage and compute types (f32 for the 16-bit
-/// types and f32, f64 for f64).
+/// types and f32, f64 for f64; i32 and i64 compute as they are).
 template <typename T> struct Compute {
   using type = float;
 };
 template <> struct Compute<double> {
   using type = double;
 };
+template <> struct Compute<int32_t> {
+  using type = int32_t;
+};
+template <> struct Compute<int64_t> {
+  using type = int64_t;
+};
+AMPRT_HD inline int32_t load(const int32_t *p, int64_t i) { return p[i]; }
+AMPRT_HD inline int64_t load(const int64_t *p, int64_t i) { return p[i]; }
+AMPRT_HD inline void store(int32_t *p, int64_t i, int32_t v) { p[i] = v; }
+AMPRT_HD inline void store(int64_t *p, int64_t i, int64_t v) { p[i] = v; }
 
 AMPRT_HD inline float load(const float *p, int64_t i) { return p[i]; }
 AMPRT_HD inline double load(const double *p, int64_t i) { return p[i]; }

@@ -28,6 +28,22 @@
 
 namespace amprt::device {
 
+/// f(T()) for a float `dtype` (its storage type T), and f's status.
+template <typename F> amprt_status withFloatType(amprt_dtype dtype, F &&f) {
+  amprt_status status = AMPRT_OK;
+  AMPRT_FLOAT_DISPATCH(dtype, T, { status = f(T()); });
+  return status;
+}
+
+/// withFloatType for i32 and i64 too.
+template <typename F> amprt_status withNumericType(amprt_dtype dtype, F &&f) {
+  if (dtype == AMPRT_I32)
+    return f(int32_t());
+  if (dtype == AMPRT_I64)
+    return f(int64_t());
+  return withFloatType(dtype, f);
+}
+
 template <typename Exec, typename K, typename = void>
 constexpr bool kHasLaunchBlocks = false;
 template <typename Exec, typename K>
@@ -138,41 +154,38 @@ amprt_status fill(Exec &e, amprt_tensor *t, double value) {
   default:
     break;
   }
-  amprt_status status = AMPRT_OK;
-  AMPRT_FLOAT_DISPATCH(t->dtype, T, {
+  return withFloatType(t->dtype, [&](auto tag) {
+    using T = decltype(tag);
     T v;
     store(&v, 0, (typename Compute<T>::type)value);
-    status = e.launch(FillKernel<T>{static_cast<T *>(t->data), v}, t->numel);
+    return e.launch(FillKernel<T>{static_cast<T *>(t->data), v}, t->numel);
   });
-  return status;
 }
 
 template <typename Exec>
 amprt_status unary(Exec &e, Unary kind, const amprt_tensor *x, amprt_tensor *y,
                    double alpha) {
-  amprt_status status = AMPRT_OK;
-  AMPRT_FLOAT_DISPATCH(x->dtype, T, {
+  return withFloatType(x->dtype, [&](auto tag) {
+    using T = decltype(tag);
     using C = typename Compute<T>::type;
-    status = e.launch(UnaryKernel<T>{static_cast<const T *>(x->data),
-                                     static_cast<T *>(y->data), kind, (C)alpha},
-                      x->numel);
+    return e.launch(UnaryKernel<T>{static_cast<const T *>(x->data),
+                                   static_cast<T *>(y->data), kind, (C)alpha},
+                    x->numel);
   });
-  return status;
 }
 
 template <typename Exec>
 amprt_status elementwiseChain(Exec &e, const amprt_tensor *const *inputs,
                               const Chain &chain, amprt_tensor *y) {
-  amprt_status status = AMPRT_OK;
-  AMPRT_FLOAT_DISPATCH(y->dtype, T, {
+  return withFloatType(y->dtype, [&](auto tag) {
+    using T = decltype(tag);
     ChainKernel<T> kernel{};
     for (int k = 0; k < chain.inputs; ++k)
       kernel.in[k] = static_cast<const T *>(inputs[k]->data);
     kernel.y = static_cast<T *>(y->data);
     kernel.chain = chain;
-    status = e.launch(kernel, y->numel);
+    return e.launch(kernel, y->numel);
   });
-  return status;
 }
 
 template <typename Exec>
@@ -181,25 +194,13 @@ amprt_status binary(Exec &e, Binary kind, const amprt_tensor *a,
   AMPRT_CHECK(rankCheck("binary op", c->shape.size()));
   Index ia = broadcastIndex(a->shape, c->shape),
         ib = broadcastIndex(b->shape, c->shape);
-  auto run = [&](auto tag) {
-    using I = decltype(tag);
-    return e.launch(IntBinaryKernel<I>{static_cast<const I *>(a->data),
-                                       static_cast<const I *>(b->data),
-                                       static_cast<I *>(c->data), ia, ib, kind},
+  return withNumericType(a->dtype, [&](auto tag) {
+    using T = decltype(tag);
+    return e.launch(BinaryKernel<T>{static_cast<const T *>(a->data),
+                                    static_cast<const T *>(b->data),
+                                    static_cast<T *>(c->data), ia, ib, kind},
                     c->numel);
-  };
-  if (a->dtype == AMPRT_I32)
-    return run(int32_t());
-  if (a->dtype == AMPRT_I64)
-    return run(int64_t());
-  amprt_status status = AMPRT_OK;
-  AMPRT_FLOAT_DISPATCH(a->dtype, T, {
-    status = e.launch(BinaryKernel<T>{static_cast<const T *>(a->data),
-                                      static_cast<const T *>(b->data),
-                                      static_cast<T *>(c->data), ia, ib, kind},
-                      c->numel);
   });
-  return status;
 }
 
 template <typename Exec>
@@ -209,25 +210,13 @@ amprt_status compare(Exec &e, Compare kind, const amprt_tensor *a,
   Index ia = broadcastIndex(a->shape, c->shape),
         ib = broadcastIndex(b->shape, c->shape);
   uint8_t *out = static_cast<uint8_t *>(c->data);
-  auto run = [&](auto tag) {
-    using I = decltype(tag);
-    return e.launch(CompareKernel<I, true>{static_cast<const I *>(a->data),
-                                           static_cast<const I *>(b->data), out,
-                                           ia, ib, kind},
+  return withNumericType(a->dtype, [&](auto tag) {
+    using T = decltype(tag);
+    return e.launch(CompareKernel<T>{static_cast<const T *>(a->data),
+                                     static_cast<const T *>(b->data), out, ia,
+                                     ib, kind},
                     c->numel);
-  };
-  if (a->dtype == AMPRT_I32)
-    return run(int32_t());
-  if (a->dtype == AMPRT_I64)
-    return run(int64_t());
-  amprt_status status = AMPRT_OK;
-  AMPRT_FLOAT_DISPATCH(a->dtype, T, {
-    status = e.launch(CompareKernel<T, false>{static_cast<const T *>(a->data),
-                                              static_cast<const T *>(b->data),
-                                              out, ia, ib, kind},
-                      c->numel);
   });
-  return status;
 }
 
 template <typename Exec>
@@ -251,29 +240,27 @@ amprt_status select(Exec &e, const amprt_tensor *cond, const amprt_tensor *a,
 
 template <typename Exec>
 amprt_status isFinite(Exec &e, const amprt_tensor *x, amprt_tensor *y) {
-  amprt_status status = AMPRT_OK;
-  AMPRT_FLOAT_DISPATCH(x->dtype, T, {
-    status = e.launch(IsFiniteKernel<T>{static_cast<const T *>(x->data),
-                                        static_cast<uint8_t *>(y->data)},
-                      x->numel);
+  return withFloatType(x->dtype, [&](auto tag) {
+    using T = decltype(tag);
+    return e.launch(IsFiniteKernel<T>{static_cast<const T *>(x->data),
+                                      static_cast<uint8_t *>(y->data)},
+                    x->numel);
   });
-  return status;
 }
 
 template <typename Exec>
 amprt_status activationGrad(Exec &e, ActivationGrad kind,
                             const amprt_tensor *dy, const amprt_tensor *saved,
                             amprt_tensor *dx, double alpha) {
-  amprt_status status = AMPRT_OK;
-  AMPRT_FLOAT_DISPATCH(dy->dtype, T, {
+  return withFloatType(dy->dtype, [&](auto tag) {
+    using T = decltype(tag);
     using C = typename Compute<T>::type;
-    status = e.launch(
-        ActivationGradKernel<T>{static_cast<const T *>(dy->data),
-                                static_cast<const T *>(saved->data),
-                                static_cast<T *>(dx->data), kind, (C)alpha},
-        dy->numel);
+    return e.launch(ActivationGradKernel<T>{static_cast<const T *>(dy->data),
+                                            static_cast<const T *>(saved->data),
+                                            static_cast<T *>(dx->data), kind,
+                                            (C)alpha},
+                    dy->numel);
   });
-  return status;
 }
 
 template <typename Exec>
@@ -328,25 +315,24 @@ template <typename Exec>
 amprt_status scaledCast(Exec &e, const amprt_tensor *x,
                         const amprt_tensor *scale, amprt_tensor *y) {
   const float *s = static_cast<const float *>(scale->data);
-  amprt_status status = AMPRT_OK;
   if (isFloat(x->dtype))
-    return withFp8("quantize", y->dtype, [&](auto tag) {
-      using Q = decltype(tag);
-      AMPRT_FLOAT_DISPATCH(x->dtype, T, {
-        status = e.launch(QuantizeKernel<T, Q>{static_cast<const T *>(x->data),
-                                               static_cast<Q *>(y->data), s},
-                          x->numel);
-      });
-      return status;
-    });
-  return withFp8("dequantize", x->dtype, [&](auto tag) {
-    using Q = decltype(tag);
-    AMPRT_FLOAT_DISPATCH(y->dtype, U, {
-      status = e.launch(DequantizeKernel<Q, U>{static_cast<const Q *>(x->data),
-                                               static_cast<U *>(y->data), s},
+    return withFp8("quantize", y->dtype, [&](auto q) {
+      return withFloatType(x->dtype, [&](auto t) {
+        using Q = decltype(q);
+        using T = decltype(t);
+        return e.launch(QuantizeKernel<T, Q>{static_cast<const T *>(x->data),
+                                             static_cast<Q *>(y->data), s},
                         x->numel);
+      });
     });
-    return status;
+  return withFp8("dequantize", x->dtype, [&](auto q) {
+    return withFloatType(y->dtype, [&](auto u) {
+      using Q = decltype(q);
+      using U = decltype(u);
+      return e.launch(DequantizeKernel<Q, U>{static_cast<const Q *>(x->data),
+                                             static_cast<U *>(y->data), s},
+                      x->numel);
+    });
   });
 }
 
@@ -491,13 +477,12 @@ amprt_status amax(Exec &e, const amprt_tensor *x, amprt_tensor *y) {
   inner.rank = 1;
   inner.shape[0] = x->numel;
   inner.stride[0] = 1;
-  amprt_status status = AMPRT_OK;
-  AMPRT_FLOAT_DISPATCH(x->dtype, T, {
-    status = reduceInto(e, "amax", AbsValue<T>{static_cast<const T *>(x->data)},
-                        outer, inner, 1, x->numel, /*isMax=*/true,
-                        AmaxFinish{static_cast<float *>(y->data)});
+  return withFloatType(x->dtype, [&](auto tag) {
+    using T = decltype(tag);
+    return reduceInto(e, "amax", AbsValue<T>{static_cast<const T *>(x->data)},
+                      outer, inner, 1, x->numel, /*isMax=*/true,
+                      AmaxFinish{static_cast<float *>(y->data)});
   });
-  return status;
 }
 
 /// Index of channel c (outer) and of its elements (inner) in a Split.
@@ -791,13 +776,12 @@ amprt_status biasAddGrad(Exec &e, const amprt_tensor *dy, const Split &s,
 template <typename Exec>
 amprt_status pool(Exec &e, bool isMax, const amprt_tensor *x, const Pool &p,
                   amprt_tensor *y) {
-  amprt_status status = AMPRT_OK;
-  AMPRT_FLOAT_DISPATCH(x->dtype, T, {
-    status = e.launch(PoolKernel<T>{static_cast<const T *>(x->data),
-                                    static_cast<T *>(y->data), p, isMax},
-                      y->numel);
+  return withFloatType(x->dtype, [&](auto tag) {
+    using T = decltype(tag);
+    return e.launch(PoolKernel<T>{static_cast<const T *>(x->data),
+                                  static_cast<T *>(y->data), p, isMax},
+                    y->numel);
   });
-  return status;
 }
 
 /// x and y are null for avg pooling.
@@ -805,16 +789,15 @@ template <typename Exec>
 amprt_status poolGrad(Exec &e, bool isMax, const amprt_tensor *dy,
                       const amprt_tensor *x, const amprt_tensor *y,
                       const Pool &p, amprt_tensor *dx) {
-  amprt_status status = AMPRT_OK;
-  AMPRT_FLOAT_DISPATCH(dy->dtype, T, {
-    status = e.launch(
+  return withFloatType(dy->dtype, [&](auto tag) {
+    using T = decltype(tag);
+    return e.launch(
         PoolGradKernel<T>{static_cast<const T *>(dy->data),
                           x ? static_cast<const T *>(x->data) : nullptr,
                           y ? static_cast<const T *>(y->data) : nullptr,
                           static_cast<T *>(dx->data), p, isMax},
         dx->numel);
   });
-  return status;
 }
 
 template <typename Exec>
@@ -1073,14 +1056,13 @@ template <typename Exec>
 amprt_status causalSoftmax(Exec &e, const amprt_tensor *x, int64_t queries,
                            amprt_tensor *y) {
   int64_t keys = x->shape.back();
-  amprt_status status = AMPRT_OK;
-  AMPRT_FLOAT_DISPATCH(x->dtype, T, {
-    status = e.launch(CausalSoftmaxKernel<T>{static_cast<const T *>(x->data),
-                                             static_cast<T *>(y->data), keys,
-                                             queries},
-                      keys ? x->numel / keys : 0);
+  return withFloatType(x->dtype, [&](auto tag) {
+    using T = decltype(tag);
+    return e.launch(CausalSoftmaxKernel<T>{static_cast<const T *>(x->data),
+                                           static_cast<T *>(y->data), keys,
+                                           queries},
+                    keys ? x->numel / keys : 0);
   });
-  return status;
 }
 
 /// The forward (dloss null, out = loss) or the gradient (out = dlogits).
@@ -1094,8 +1076,8 @@ amprt_status crossEntropy(Exec &e, const char *op, const amprt_tensor *logits,
   IndexFault *fault = nullptr;
   if (indices)
     AMPRT_CHECK(indexFaultFor(e, site, labels, fault));
-  amprt_status status = AMPRT_OK;
-  AMPRT_FLOAT_DISPATCH(logits->dtype, T, {
+  return withFloatType(logits->dtype, [&](auto tag) {
+    using T = decltype(tag);
     auto run = [&](auto tag) {
       using I = decltype(tag);
       return e.launch(
@@ -1105,11 +1087,10 @@ amprt_status crossEntropy(Exec &e, const char *op, const amprt_tensor *logits,
               static_cast<T *>(out->data), c, fault, site},
           n);
     };
-    status = labels->dtype == AMPRT_I32   ? run(int32_t())
-             : labels->dtype == AMPRT_I64 ? run(int64_t())
-                                          : run(char());
+    return labels->dtype == AMPRT_I32   ? run(int32_t())
+           : labels->dtype == AMPRT_I64 ? run(int64_t())
+                                        : run(char());
   });
-  return status;
 }
 
 //===--------------------------------------------------------------------===//

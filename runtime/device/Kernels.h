@@ -134,6 +134,7 @@ template <typename T> struct ChainKernel {
   }
 };
 
+/// c = a op b, of a float type (loaded to its compute type) or i32/i64.
 template <typename T> struct BinaryKernel {
   using C = typename Compute<T>::type;
   const T *a, *b;
@@ -146,28 +147,15 @@ template <typename T> struct BinaryKernel {
   }
 };
 
-template <typename I> struct IntBinaryKernel {
-  const I *a, *b;
-  I *c;
-  Index ia, ib;
-  Binary op;
-  AMPRT_HD void operator()(int64_t i) const {
-    c[i] = applyBinary<I>(op, a[ia.offset(i)], b[ib.offset(i)]);
-  }
-};
-
 /// Compare on floats (loaded to the compute type) or integers (as is).
-template <typename T, bool IsInt> struct CompareKernel {
+template <typename T> struct CompareKernel {
   const T *a, *b;
   uint8_t *c;
   Index ia, ib;
   Compare op;
   AMPRT_HD void operator()(int64_t i) const {
-    if constexpr (IsInt)
-      c[i] = applyCompare<T>(op, a[ia.offset(i)], b[ib.offset(i)]);
-    else
-      c[i] = applyCompare<typename Compute<T>::type>(op, load(a, ia.offset(i)),
-                                                     load(b, ib.offset(i)));
+    c[i] = applyCompare<typename Compute<T>::type>(op, load(a, ia.offset(i)),
+                                                   load(b, ib.offset(i)));
   }
 };
 
