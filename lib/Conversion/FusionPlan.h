@@ -59,10 +59,12 @@ struct ElementwiseChain {
   llvm::SmallVector<mlir::Value> inputs;
 };
 
-/// The amprt_chain_op of a tg elementwise op an amprt_elementwise_chain
-/// step can run: tg's unary arithmetic and activations, and its binary
-/// arithmetic, on float operands of the result's type (no broadcasting),
-/// with its slope (leaky relu's alpha, 0 otherwise).
+/// The amprt_chain_op of an op, of any dialect, that an
+/// amprt_elementwise_chain step can run: one whose lowering names the
+/// runtime function it computes (RuntimeLoweringOpInterface::
+/// getElementwiseStep), with the operands that function takes, all float
+/// and of the result's type (no broadcasting); with its slope (leaky
+/// relu's alpha, 0 otherwise).
 std::optional<amprt_chain_op> chainOp(mlir::Operation *op, double &alpha);
 
 /// Every fusion of one block. Ops that run inside another op's call map to
