@@ -218,8 +218,8 @@ TEST_F(AmpRunTest, ValidatesInProcess) {
   config.validateSteps = 2;
   config.run.reportPath = path("report.json");
   ASSERT_EQ(amp::run::compileAndRun(config), 0);
-  const llvm::json::Object *validation =
-      readJSON("report.json").getObject("validation");
+  llvm::json::Object report = readJSON("report.json");
+  const llvm::json::Object *validation = report.getObject("validation");
   ASSERT_TRUE(validation);
   EXPECT_EQ(validation->getInteger("failing_ops"), 0);
   const llvm::json::Array *ops = validation->getArray("ops");
@@ -235,10 +235,12 @@ TEST_F(AmpRunTest, ValidatesInProcess) {
   config.tolerancesGiven = true;
   config.validateFix = path("lists.json");
   ASSERT_EQ(amp::run::compileAndRun(config), 0);
-  validation = readJSON("report.json").getObject("validation");
+  report = readJSON("report.json");
+  validation = report.getObject("validation");
   ASSERT_TRUE(validation);
   EXPECT_GT(*validation->getInteger("failing_ops"), 0);
-  const llvm::json::Array *deny = readJSON("lists.json").getArray("deny");
+  llvm::json::Object lists = readJSON("lists.json");
+  const llvm::json::Array *deny = lists.getArray("deny");
   ASSERT_TRUE(deny);
   EXPECT_NE(llvm::find(*deny, llvm::json::Value("tg.matmul")), deny->end());
 }
