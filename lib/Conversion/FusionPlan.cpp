@@ -108,18 +108,10 @@ std::optional<amprt_activation> epilogueActivation(Operation *op,
     return std::nullopt;
   alpha = step->alpha;
   switch (step->code) {
-  case AMPRT_CHAIN_RELU:
-    return AMPRT_ACTIVATION_RELU;
-  case AMPRT_CHAIN_GELU:
-    return AMPRT_ACTIVATION_GELU;
-  case AMPRT_CHAIN_TANH:
-    return AMPRT_ACTIVATION_TANH;
-  case AMPRT_CHAIN_SIGMOID:
-    return AMPRT_ACTIVATION_SIGMOID;
-  case AMPRT_CHAIN_SILU:
-    return AMPRT_ACTIVATION_SILU;
-  case AMPRT_CHAIN_LEAKY_RELU:
-    return AMPRT_ACTIVATION_LEAKY_RELU;
+#define AMPRT_ACTIVATION(CODE, Kind)                                           \
+  case AMPRT_CHAIN_##CODE:                                                     \
+    return AMPRT_ACTIVATION_##CODE;
+#include "amprt/amprt_activation.def"
   default:
     alpha = 0;
     return std::nullopt;

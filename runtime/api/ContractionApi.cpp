@@ -24,24 +24,11 @@ amprt_status checkBias(const char *op, const amprt_tensor *bias,
 amprt_status activationOf(const char *op, amprt_activation act, double alpha,
                           amprt_tensor *pre, device::Activation &out) {
   switch (act) {
-  case AMPRT_ACTIVATION_RELU:
-    out.kind = Unary::Relu;
+#define AMPRT_ACTIVATION(CODE, Kind)                                           \
+  case AMPRT_ACTIVATION_##CODE:                                                \
+    out.kind = Unary::Kind;                                                    \
     break;
-  case AMPRT_ACTIVATION_GELU:
-    out.kind = Unary::Gelu;
-    break;
-  case AMPRT_ACTIVATION_TANH:
-    out.kind = Unary::Tanh;
-    break;
-  case AMPRT_ACTIVATION_SIGMOID:
-    out.kind = Unary::Sigmoid;
-    break;
-  case AMPRT_ACTIVATION_SILU:
-    out.kind = Unary::Silu;
-    break;
-  case AMPRT_ACTIVATION_LEAKY_RELU:
-    out.kind = Unary::LeakyRelu;
-    break;
+#include "amprt/amprt_activation.def"
   default:
     return fail(AMPRT_ERROR_INVALID_ARGUMENT, "%s: unknown activation %d", op,
                 (int)act);

@@ -11,7 +11,8 @@ int main(void) {
    * amprt_binary.def's. */
   if (AMPRT_CHAIN_NEG != 0 || AMPRT_CHAIN_SILU != 13 ||
       AMPRT_CHAIN_LEAKY_RELU != 14 || AMPRT_CHAIN_ADD != 64 ||
-      AMPRT_CHAIN_MINIMUM != 70) {
+      AMPRT_CHAIN_MINIMUM != 70 || AMPRT_ACTIVATION_RELU != 0 ||
+      AMPRT_ACTIVATION_LEAKY_RELU != 5) {
     fprintf(stderr,
             "amprt.h: chain codes moved (silu %d, leaky_relu %d, minimum %d)\n",
             (int)AMPRT_CHAIN_SILU, (int)AMPRT_CHAIN_LEAKY_RELU,

@@ -73,14 +73,12 @@ typedef enum amprt_predicate {
 } amprt_predicate;
 
 /* The activation a product's epilogue applies (amprt_matmul_bias_act,
- * amprt_conv2d_bias_act): the function of the amprt_ call of that name. */
+ * amprt_conv2d_bias_act): the function of the amprt_ call of that name,
+ * from 0 in amprt_activation.def's order (RELU, GELU, TANH, SIGMOID, SILU,
+ * LEAKY_RELU, whose slope is the call's alpha). */
 typedef enum amprt_activation {
-  AMPRT_ACTIVATION_RELU = 0,
-  AMPRT_ACTIVATION_GELU,
-  AMPRT_ACTIVATION_TANH,
-  AMPRT_ACTIVATION_SIGMOID,
-  AMPRT_ACTIVATION_SILU,
-  AMPRT_ACTIVATION_LEAKY_RELU, /* alpha: the slope below 0 */
+#define AMPRT_ACTIVATION(CODE, Kind) AMPRT_ACTIVATION_##CODE,
+#include "amprt_activation.def"
   AMPRT_ACTIVATION_MAX_ENUM = 0x7FFFFFFF
 } amprt_activation;
 
