@@ -1,7 +1,7 @@
 //===- FusionPlan.cpp - What a lowered step runs together -----------------===//
 
 #include "FusionPlan.h"
-#include "amp/Interfaces/RuntimeLoweringOpInterface.h"
+#include "amp/Conversion/RuntimeLoweringBuilder.h"
 #include "mlir/IR/TypeUtilities.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/TypeSwitch.h"
@@ -165,8 +165,7 @@ std::optional<amprt_chain_op> amp::chainOp(Operation *op, double &alpha) {
       !llvm::all_of(op->getOperandTypes(), [&](Type t) { return t == type; }))
     return std::nullopt;
   std::optional<ElementwiseStep> step = elementwiseStepOf(op);
-  unsigned operands = step && step->code >= AMPRT_CHAIN_ADD ? 2 : 1;
-  if (!step || op->getNumOperands() != operands)
+  if (!step || op->getNumOperands() != elementwiseOperands(*step))
     return std::nullopt;
   alpha = step->alpha;
   return static_cast<amprt_chain_op>(step->code);

@@ -155,6 +155,6 @@ LogicalResult amp::lowerElementwiseStep(RuntimeLoweringBuilder &lowering,
            << step.code << " is no unary or binary runtime function";
   }
   return op->emitError("the runtime function of elementwise step code ")
-         << step.code << " takes " << (step.code >= AMPRT_CHAIN_ADD ? 2 : 1)
+         << step.code << " takes " << elementwiseOperands(step)
          << " operands, not " << op->getNumOperands();
 }

@@ -120,7 +120,7 @@ std::string compiledOptions(const RunConfig &config, bool parallel) {
 /// The manifest of the object --emit-obj wrote.
 static llvm::Expected<train::Manifest>
 describeObject(const RunConfig &config, const ObjectContents &contents,
-               const std::string &triple) {
+               const train::CompiledStep &step, const std::string &triple) {
   const train::RunOptions &r = config.run;
   train::Manifest m;
   auto file = train::fingerprintFile(config.emitObj);
@@ -142,20 +142,21 @@ describeObject(const RunConfig &config, const ObjectContents &contents,
   m.reduceAmax = contents.parallel && r.precision == "fp8" && r.reduceAmax;
   m.options = compiledOptions(config, contents.parallel);
   m.optionsFingerprint = train::fingerprintHex(m.options);
-  m.lossClasses = contents.lossClasses;
+  m.lossClasses = step.lossClasses;
   m.train = contents.train;
   m.eval = contents.eval;
-  m.fp8 = contents.fp8;
+  m.fp8 = step.fp8;
   return m;
 }
 
 llvm::Error emitObject(ModuleOp lowered, const RunConfig &config,
-                       const ObjectContents &contents) {
+                       const ObjectContents &contents,
+                       const train::CompiledStep &step) {
   auto triple =
       runner::emitObjectFile(lowered, config.emitObj, config.emitObjCpu);
   if (!triple)
     return triple.takeError();
-  auto manifest = describeObject(config, contents, *triple);
+  auto manifest = describeObject(config, contents, step, *triple);
   if (!manifest)
     return manifest.takeError();
   return runner::writeManifest(*manifest, config.emitObj + ".json");

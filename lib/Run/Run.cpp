@@ -26,6 +26,8 @@ struct CompiledRun {
   ObjectContents contents;
   std::optional<train::TrainingStep> step;
   std::optional<runner::JitModule> jit;
+  /// The compiled functions (looked up after lowering), the step's FP8
+  /// histories and the class count of synthetic data.
   train::CompiledStep compiled;
   size_t deviceMemory = 0;
 
@@ -47,9 +49,8 @@ llvm::Error buildStep(const RunConfig &config, const train::Job &job,
     return evalName.takeError();
   run.evalName = *evalName;
   // Synthetic data takes its class count from the loss's logits.
-  run.contents.lossClasses =
+  run.compiled.lossClasses =
       tg::lossClassCount(run.function(config.entry)).value_or(10);
-  run.validation.lossClasses = run.contents.lossClasses;
   if (config.validating()) {
     auto probed = probedStep(*run.module, config, run.evalName);
     if (!probed)
@@ -87,7 +88,7 @@ llvm::Error bindStep(const RunConfig &config, const train::Job &job,
     return runner::toError(bound.status());
   run.step.emplace(std::move(*bound));
   // fp8: the scales and their saturation, read before the step is lowered.
-  run.contents.fp8 = runner::fp8HistoriesOf(entry);
+  run.compiled.fp8 = runner::fp8HistoriesOf(entry);
   run.contents.parallel = job.parallel();
   if (!config.validating())
     return llvm::Error::success();
@@ -106,12 +107,11 @@ llvm::Error lowerStep(const RunConfig &config, CompiledRun &run) {
     return jit.takeError();
   run.jit = std::move(*jit);
   if (!config.emitObj.empty())
-    if (llvm::Error error = emitObject(*run.module, config, run.contents))
+    if (llvm::Error error =
+            emitObject(*run.module, config, run.contents, run.compiled))
       return error;
   if (config.compileOnly)
     return llvm::Error::success();
-  run.compiled.fp8 = run.contents.fp8;
-  run.compiled.lossClasses = run.contents.lossClasses;
   auto stepFn = run.jit->lookup(config.entry);
   if (!stepFn)
     return stepFn.takeError();
@@ -133,7 +133,7 @@ llvm::Error validate(const RunConfig &config, train::Job &job,
                             run.deviceMemory, run.validation))
     return error;
   Validation validation(config.run.precision, config.tolerances);
-  if (llvm::Error error = validateSteps(job, *run.step, run.compiled.train,
+  if (llvm::Error error = validateSteps(job, *run.step, run.compiled,
                                         run.validation, config, validation))
     return error;
   int64_t batch = run.step->inputType().shape[0];

@@ -149,7 +149,7 @@ llvm::Error readGradients(const train::TrainingStep::Outcome &outcome,
 } // namespace
 
 llvm::Error validateSteps(train::Job &job, train::TrainingStep &step,
-                          runner::StepFn mixedStep,
+                          const train::CompiledStep &mixed,
                           const ValidationSteps &steps, const RunConfig &config,
                           Validation &validation) {
   const train::RunOptions &options = config.run;
@@ -158,7 +158,7 @@ llvm::Error validateSteps(train::Job &job, train::TrainingStep &step,
     return failure(bad);
   if (train::Status bad = train::startState(job, step, options, rng))
     return failure(bad);
-  auto data = train::prepareData(job, step, options, steps.lossClasses, rng);
+  auto data = train::prepareData(job, step, options, mixed.lossClasses, rng);
   if (!data)
     return failure(data.status());
   train::BatchSource &batches = *data->batches;
@@ -174,7 +174,7 @@ llvm::Error validateSteps(train::Job &job, train::TrainingStep &step,
     if (!f32Loss)
       return f32Loss.takeError();
     auto outcome =
-        step.run(mixedStep, job.context(), std::move(x), std::move(y));
+        step.run(mixed.train, job.context(), std::move(x), std::move(y));
     if (!outcome)
       return failure("step " + std::to_string(s) +
                      " failed: " + outcome.message());

@@ -133,6 +133,12 @@ private:
   unsigned inPlaceResults = 0;
 };
 
+/// How many operands the runtime function of `step` takes: 2 for the
+/// binary codes (from AMPRT_CHAIN_ADD), 1 for the unary ones.
+inline unsigned elementwiseOperands(ElementwiseStep step) {
+  return step.code >= AMPRT_CHAIN_ADD ? 2 : 1;
+}
+
 /// The lowering of an op that computes the runtime's elementwise function
 /// `step` names (RuntimeLoweringOpInterface::getElementwiseStep): its
 /// amprt_<name> entry of amprt_unary.def or amprt_binary.def on the op's

@@ -56,18 +56,19 @@ lowerAndCompile(mlir::ModuleOp module, const RunConfig &config,
 /// "options", fingerprinted).
 std::string compiledOptions(const RunConfig &config, bool parallel);
 
-/// What --emit-obj writes beside the lowered module.
+/// The signatures --emit-obj's manifest records, and whether the step was
+/// compiled data-parallel.
 struct ObjectContents {
   train::FunctionSpec train;
   std::optional<train::FunctionSpec> eval;
-  std::vector<train::Fp8History> fp8;
-  int64_t lossClasses = 10;
   bool parallel = false;
 };
 
-/// --emit-obj: `lowered` as an object file and its manifest (PATH.json).
+/// --emit-obj: `lowered` as an object file and its manifest (PATH.json),
+/// with `step`'s FP8 histories and class count.
 llvm::Error emitObject(mlir::ModuleOp lowered, const RunConfig &config,
-                       const ObjectContents &contents);
+                       const ObjectContents &contents,
+                       const train::CompiledStep &step);
 
 /// Whether every rank of the job compiled the same step with the flags that
 /// shape the run (amprt_last_error says why not).

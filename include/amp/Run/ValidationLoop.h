@@ -33,7 +33,6 @@ struct ValidationSteps {
   runner::StepFn f32Step = nullptr;
   std::optional<train::EvalFunction> f32Eval;
   std::vector<ProbeInfo> f32Probes, f32EvalProbes, mixedProbes;
-  int64_t lossClasses = 10;
 };
 
 /// The probed f32 step of @--entry and @`evalName` (when not empty): a
@@ -52,11 +51,11 @@ llvm::Error compileValidation(const RunConfig &config, llvm::StringRef evalName,
                               const train::TrainingStep &step,
                               uint64_t deviceMemory, ValidationSteps &steps);
 
-/// Runs config.validateSteps steps of `mixedStep` beside the f32 step, from
-/// the run's start state and on its batches, into `validation`, and
+/// Runs config.validateSteps steps of the `mixed` step beside the f32 step,
+/// from the run's start state and on its batches, into `validation`, and
 /// finishes it.
 llvm::Error validateSteps(train::Job &job, train::TrainingStep &step,
-                          runner::StepFn mixedStep,
+                          const train::CompiledStep &mixed,
                           const ValidationSteps &steps, const RunConfig &config,
                           Validation &validation);
 
