@@ -7,6 +7,7 @@ set(AMP_EXPORTED_LIBS
   AMPInterfaces:Interfaces
   AMPTGDialect:TGDialect
   AMPAMPDialect:AMPDialect
+  AMPRTDialect:AMPRTDialect
   AMPPrecisionModels:PrecisionModels
   AMPTGTransforms:TGTransforms
   AMPTransforms:Transforms

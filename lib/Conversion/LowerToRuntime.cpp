@@ -8,10 +8,12 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "FusionPlan.h"
+#include "BufferLifetimes.h"
 #include "amp/Conversion/Passes.h"
+#include "amp/Conversion/RuntimeFusion.h"
 #include "amp/Conversion/RuntimeLoweringBuilder.h"
 #include "amp/Dialect/AMP/IR/AMP.h"
+#include "amp/Dialect/AMPRT/IR/AMPRT.h"
 #include "amp/Dialect/TG/IR/TG.h"
 #include "amp/Interfaces/RuntimeLoweringOpInterface.h"
 #include "mlir/Conversion/Passes.h"
@@ -54,48 +56,58 @@ std::optional<int32_t> amp::runtimeDtypeCode(Type element) {
 
 namespace {
 
-/// What one function's lowering fused and reused, for the pass's
-/// statistics.
-struct LoweringCounts {
-  unsigned foldedCasts = 0, fusedChecks = 0, inPlaceResults = 0,
-           reshapeViews = 0, fusedBiases = 0, fusedActivations = 0, chains = 0,
-           chainedOps = 0;
+/// The fused ops of one function, for the pass's statistics.
+struct FusedOpCounts {
+  unsigned castsOnRead = 0, checks = 0, views = 0, biases = 0,
+           activations = 0, chains = 0, chainedOps = 0;
+
+  explicit FusedOpCounts(Block &body) {
+    for (Operation &op : body) {
+      castsOnRead += isa<amp::rt::CastOnReadOp>(op);
+      checks += isa<amp::rt::UnscaleAllFiniteOp>(op);
+      views += isa<amp::rt::ViewOp>(op);
+      if (auto epilogue = dyn_cast<amp::rt::ProductEpilogueOp>(op)) {
+        biases += epilogue.getBiasAdd() != nullptr;
+        activations += epilogue.getActivation() != nullptr;
+      }
+      if (auto chain = dyn_cast<amp::rt::ElementwiseChainOp>(op)) {
+        ++chains;
+        chainedOps += chain.getBody().front().getOperations().size() - 1;
+      }
+    }
+  }
 };
 
-/// Lowers one single-block function: checks its types, plans its fusions,
-/// then builds the runtime-call function beside it, op after op, releasing
-/// each tensor after its last use.
+/// Lowers one single-block function: checks its types, makes its fusions
+/// (amp::fuseForRuntime), then builds the runtime-call function beside it,
+/// op after op, releasing each tensor after its last use.
 class FunctionLowering {
 public:
   FunctionLowering(ModuleOp module, func::FuncOp func,
-                   const amp::FusionOptions &fusion, bool inPlace)
+                   const amp::RuntimeFusionOptions &fusion, bool inPlace)
       : module(module), func(func), fusion(fusion), inPlace(inPlace),
         b(func.getContext()),
         ptr(LLVM::LLVMPointerType::get(func.getContext())),
         i32(b.getI32Type()) {}
 
   LogicalResult run();
-  LoweringCounts counts;
+  std::optional<FusedOpCounts> fused;
+  unsigned numInPlaceResults = 0;
 
 private:
   LogicalResult checkTypes();
+  /// A step may not hand its caller a view (the caller owns its results).
+  LogicalResult checkReturnedValues(func::ReturnOp ret);
   /// The runtime-call function (context, arguments, results) beside the
   /// tensor form, which takes a new name; returns its entry block.
   Block *beginLoweredFunction();
   /// Each argument's handle, loaded from the arguments array.
   void loadArguments(RuntimeLoweringBuilder &lowering, Value args);
-  /// Lowers the op at position `here` (a folded cast takes its input's
-  /// handle; an op that runs in another's call is skipped) and releases
-  /// what it read for the last time.
+  /// Lowers the op at position `here` (a cast on read takes its input's
+  /// handle) and releases what it read for the last time.
   LogicalResult lowerAtItsPlace(RuntimeLoweringBuilder &lowering, Operation &op,
                                 unsigned here);
-  /// Emits the call(s) that run `op` and whatever runs with it.
-  LogicalResult emitCall(RuntimeLoweringBuilder &lowering, Operation &op);
-  /// The values `op`'s call reads: its operands, or those of the product,
-  /// bias, chain or unscales that run in it.
-  SmallVector<Value> readsOf(Operation &op) const;
   void releaseAfter(RuntimeLoweringBuilder &lowering, Operation &op,
-                    ArrayRef<Value> reads,
                     llvm::SmallSetVector<Value, 8> &dying, unsigned here);
   /// Results: new handles owned by the caller.
   void storeResults(RuntimeLoweringBuilder &lowering, func::ReturnOp ret,
@@ -104,25 +116,11 @@ private:
   LogicalResult lowerOp(RuntimeLoweringBuilder &lowering, Operation *op);
   LogicalResult lowerConstant(RuntimeLoweringBuilder &lowering,
                               arith::ConstantOp op);
-  /// `check` and the unscales of its operands as one
-  /// amprt_unscale_all_finite call.
-  void lowerUnscalesAndCheck(RuntimeLoweringBuilder &lowering,
-                             amp::AllFiniteOp check,
-                             ArrayRef<amp::UnscaleOp> unscales);
-  /// A product and its epilogue as one amprt_matmul_bias /
-  /// amprt_conv2d_bias call, or amprt_matmul_bias_act /
-  /// amprt_conv2d_bias_act with an activation.
-  void lowerEpilogue(RuntimeLoweringBuilder &lowering,
-                     const amp::ProductEpilogue &epilogue);
-  /// `chain` as one amprt_elementwise_chain call.
-  void lowerChain(RuntimeLoweringBuilder &lowering,
-                  const amp::ElementwiseChain &chain);
 
   ModuleOp module;
   func::FuncOp func;
-  amp::FusionOptions fusion;
+  amp::RuntimeFusionOptions fusion;
   bool inPlace;
-  std::optional<amp::FusionPlan> plan;
   std::optional<amp::BufferLifetimes> lifetimes;
   llvm::DenseSet<Value> returned;
   OpBuilder b;
@@ -182,115 +180,6 @@ LogicalResult FunctionLowering::lowerConstant(RuntimeLoweringBuilder &lowering,
   return success();
 }
 
-void FunctionLowering::lowerUnscalesAndCheck(
-    RuntimeLoweringBuilder &lowering, amp::AllFiniteOp check,
-    ArrayRef<amp::UnscaleOp> unscales) {
-  lowering.setLoc(check.getLoc());
-  SmallVector<Value> grads, unscaled;
-  for (amp::UnscaleOp unscale : unscales)
-    grads.push_back(lowering.handle(unscale.getG()));
-  for (amp::UnscaleOp unscale : unscales)
-    unscaled.append(lowering.newResults(unscale));
-  Value finite = lowering.newResults(check)[0];
-  amp::UnscaleOp first = unscales.front();
-  lowering.callChecked(AMPRT_ENTRY(amprt_unscale_all_finite),
-                       {lowering.context(), lowering.ptrArray(grads),
-                        lowering.constI32(grads.size()),
-                        lowering.handle(first.getScale()),
-                        lowering.ptrArray(unscaled), finite});
-}
-
-void FunctionLowering::lowerEpilogue(RuntimeLoweringBuilder &lowering,
-                                     const amp::ProductEpilogue &e) {
-  SmallVector<Location> locs = {e.product->getLoc()};
-  if (e.biasAdd)
-    locs.push_back(e.biasAdd.getLoc());
-  if (e.activation)
-    locs.push_back(e.activation->getLoc());
-  lowering.setLoc(FusedLoc::get(b.getContext(), locs));
-  Value ctx = lowering.context();
-  Value y = lowering.newResults(e.anchor())[0];
-  Value bias = e.biasAdd ? lowering.handle(e.biasAdd.getB()) : Value();
-  auto matmul = dyn_cast<tg::MatmulOp>(e.product);
-  auto conv = dyn_cast<tg::Conv2DOp>(e.product);
-  if (!e.activation) {
-    if (matmul) {
-      lowering.callChecked(
-          AMPRT_ENTRY(amprt_matmul_bias),
-          {ctx, lowering.handle(matmul.getA()), lowering.handle(matmul.getB()),
-           lowering.constI32(matmul.getTransposeA()),
-           lowering.constI32(matmul.getTransposeB()), bias, y});
-      return;
-    }
-    lowering.callChecked(
-        AMPRT_ENTRY(amprt_conv2d_bias),
-        {ctx, lowering.handle(conv.getX()), lowering.handle(conv.getW()), bias,
-         lowering.i64Array(conv.getStrides()),
-         lowering.i64Array(conv.getPadding()),
-         lowering.i64Array(conv.getDilations()),
-         lowering.constI32(amp::abi::layoutCode(conv.getLayout())), y});
-    return;
-  }
-  if (!bias)
-    bias = lowering.nullPointer();
-  Value pre = e.keepsPre ? lowering.newResults(e.pre().getDefiningOp())[0]
-                         : lowering.nullPointer();
-  Value act = lowering.constI32(e.code), alpha = lowering.constF64(e.alpha);
-  if (matmul) {
-    lowering.callChecked(
-        AMPRT_ENTRY(amprt_matmul_bias_act),
-        {ctx, lowering.handle(matmul.getA()), lowering.handle(matmul.getB()),
-         lowering.constI32(matmul.getTransposeA()),
-         lowering.constI32(matmul.getTransposeB()), bias, act, alpha, pre, y});
-    return;
-  }
-  lowering.callChecked(
-      AMPRT_ENTRY(amprt_conv2d_bias_act),
-      {ctx, lowering.handle(conv.getX()), lowering.handle(conv.getW()), bias,
-       lowering.i64Array(conv.getStrides()),
-       lowering.i64Array(conv.getPadding()),
-       lowering.i64Array(conv.getDilations()),
-       lowering.constI32(amp::abi::layoutCode(conv.getLayout())), act, alpha,
-       pre, y});
-}
-
-void FunctionLowering::lowerChain(RuntimeLoweringBuilder &lowering,
-                                  const amp::ElementwiseChain &chain) {
-  SmallVector<Location> locs;
-  for (Operation *step : chain.steps)
-    locs.push_back(step->getLoc());
-  lowering.setLoc(FusedLoc::get(b.getContext(), locs));
-  llvm::DenseMap<Value, int64_t> index;
-  SmallVector<Value> inputs;
-  for (Value v : chain.inputs) {
-    index[v] = inputs.size();
-    inputs.push_back(lowering.handle(v));
-  }
-  SmallVector<int64_t> program;
-  SmallVector<double> alphas;
-  for (Operation *step : chain.steps) {
-    double alpha = 0;
-    amprt_chain_op code = *amp::chainOp(step, alpha);
-    int64_t a = index.lookup(step->getOperand(0));
-    int64_t b =
-        step->getNumOperands() > 1 ? index.lookup(step->getOperand(1)) : a;
-    program.append({code, a, b});
-    alphas.push_back(alpha);
-    index[step->getResult(0)] = chain.inputs.size() + alphas.size() - 1;
-  }
-  // Built in argument order, so the IR does not depend on the compiler's
-  // order of evaluating call arguments.
-  Value inputArray = lowering.ptrArray(inputs);
-  Value numInputs = lowering.constI32(inputs.size());
-  Value programArray = lowering.i64Array(program);
-  Value alphaArray = lowering.f64Array(alphas);
-  Value numSteps = lowering.constI32(alphas.size());
-  Value y = lowering.resultOver(chain.steps.back()->getResult(0), chain.inputs);
-  lowering.callChecked(AMPRT_ENTRY(amprt_elementwise_chain),
-                       {lowering.context(), inputArray, numInputs, programArray,
-                        alphaArray, numSteps, y});
-}
-
 LogicalResult FunctionLowering::lowerOp(RuntimeLoweringBuilder &lowering,
                                         Operation *op) {
   lowering.setLoc(op->getLoc());
@@ -310,11 +199,14 @@ LogicalResult FunctionLowering::lowerOp(RuntimeLoweringBuilder &lowering,
 LogicalResult FunctionLowering::run() {
   if (failed(checkTypes()))
     return failure();
+  amp::fuseForRuntime(func, fusion);
   Block &body = func.getBody().front();
+  fused.emplace(body);
+  lifetimes.emplace(func);
   auto ret = cast<func::ReturnOp>(body.getTerminator());
+  if (failed(checkReturnedValues(ret)))
+    return failure();
   returned.insert(ret.getOperands().begin(), ret.getOperands().end());
-  plan.emplace(body, fusion);
-  lifetimes.emplace(*plan);
 
   Block *entry = beginLoweredFunction();
   RuntimeLoweringBuilder lowering(module, b, entry->getArgument(0));
@@ -329,14 +221,16 @@ LogicalResult FunctionLowering::run() {
   }
   storeResults(lowering, ret, entry->getArgument(2));
   func.erase();
-  counts.foldedCasts = plan->numFoldedCasts();
-  counts.fusedChecks = plan->numFusedChecks();
-  counts.reshapeViews = plan->numReshapeViews();
-  counts.fusedBiases = plan->numFusedBiases();
-  counts.fusedActivations = plan->numFusedActivations();
-  counts.chains = plan->numChains();
-  counts.chainedOps = plan->numChainedOps();
-  counts.inPlaceResults = lowering.numInPlaceResults();
+  numInPlaceResults = lowering.numInPlaceResults();
+  return success();
+}
+
+LogicalResult FunctionLowering::checkReturnedValues(func::ReturnOp ret) {
+  for (Value v : ret.getOperands())
+    if (lifetimes->isView(v))
+      return ret.emitError("amp-lower-to-runtime: a step may not return an "
+                           "amprt.view (its caller owns what it returns): "
+                           "return a tg.reshape");
   return success();
 }
 
@@ -398,24 +292,20 @@ void FunctionLowering::loadArguments(RuntimeLoweringBuilder &lowering,
 LogicalResult
 FunctionLowering::lowerAtItsPlace(RuntimeLoweringBuilder &lowering,
                                   Operation &op, unsigned here) {
-  if (op.getNumResults() == 1 && plan->isFoldedCast(op.getResult(0))) {
-    lowering.setHandle(op.getResult(0),
-                       lowering.handle(plan->foldedInput(op.getResult(0))));
+  if (auto cast = dyn_cast<amp::rt::CastOnReadOp>(op)) {
+    lowering.setHandle(cast.getY(), lowering.handle(cast.getX()));
     return success();
   }
-  if (plan->runsInsideAnother(&op))
-    return success(); // runs with its check, its product's epilogue or chain
-  // What this op (and the unscales or product it runs) uses for the last
-  // time: freed after it.
-  SmallVector<Value> reads = readsOf(op);
+  // What this op's call reads for the last time: freed after it.
   llvm::SmallSetVector<Value, 8> dying;
-  for (Value v :
-       llvm::map_range(reads, [&](Value read) { return plan->storage(read); }))
+  for (Value read : op.getOperands()) {
+    Value v = lifetimes->storage(read);
     if (lifetimes->lastUse(v) == here && !isa<BlockArgument>(v) &&
         !returned.contains(v))
       dying.insert(v);
+  }
   lowering.setDying(dying.getArrayRef());
-  if (failed(emitCall(lowering, op)))
+  if (failed(lowerOp(lowering, &op)))
     return failure();
   // A rule of another dialect may forget a result: say so here rather
   // than build a call on a null handle.
@@ -425,57 +315,12 @@ FunctionLowering::lowerAtItsPlace(RuntimeLoweringBuilder &lowering,
                             << op.getName() << "' gave result #"
                             << cast<OpResult>(r).getResultNumber()
                             << " no tensor (a lowering must call newResults)";
-  releaseAfter(lowering, op, reads, dying, here);
-  return success();
-}
-
-SmallVector<Value> FunctionLowering::readsOf(Operation &op) const {
-  // The results inside a fused epilogue are never made, but for an
-  // activation's input that is read later (its `pre`).
-  SmallVector<Value> reads;
-  if (const amp::ProductEpilogue *epilogue = plan->epilogueAnchoredAt(&op)) {
-    Operation *product = epilogue->product;
-    reads.append(product->operand_begin(), product->operand_end());
-    if (epilogue->biasAdd)
-      reads.push_back(epilogue->biasAdd.getB());
-  } else if (const amp::ElementwiseChain *chain = plan->chainRootedAt(&op)) {
-    reads.append(chain->inputs);
-  } else {
-    reads.append(op.operand_begin(), op.operand_end());
-  }
-  if (const SmallVector<amp::UnscaleOp> *unscales = plan->unscalesRunBy(&op))
-    for (amp::UnscaleOp unscale : *unscales)
-      reads.append(unscale->operand_begin(), unscale->operand_end());
-  return reads;
-}
-
-LogicalResult FunctionLowering::emitCall(RuntimeLoweringBuilder &lowering,
-                                         Operation &op) {
-  if (const SmallVector<amp::UnscaleOp> *unscales = plan->unscalesRunBy(&op)) {
-    lowerUnscalesAndCheck(lowering, cast<amp::AllFiniteOp>(op), *unscales);
-  } else if (const amp::ProductEpilogue *epilogue =
-                 plan->epilogueAnchoredAt(&op)) {
-    lowerEpilogue(lowering, *epilogue);
-  } else if (const amp::ElementwiseChain *chain = plan->chainRootedAt(&op)) {
-    lowerChain(lowering, *chain);
-  } else if (op.getNumResults() == 1 && plan->isView(op.getResult(0))) {
-    auto reshape = cast<tg::ReshapeOp>(op);
-    auto type = cast<RankedTensorType>(reshape.getType());
-    lowering.setLoc(op.getLoc());
-    lowering.setHandle(
-        reshape.getResult(),
-        lowering.call(AMPRT_ENTRY(amprt_tensor_view),
-                      {lowering.context(), lowering.handle(reshape.getX()),
-                       lowering.constI32(type.getRank()),
-                       lowering.i64Array(type.getShape())}));
-  } else {
-    return lowerOp(lowering, &op);
-  }
+  releaseAfter(lowering, op, dying, here);
   return success();
 }
 
 void FunctionLowering::releaseAfter(RuntimeLoweringBuilder &lowering,
-                                    Operation &op, ArrayRef<Value> reads,
+                                    Operation &op,
                                     llvm::SmallSetVector<Value, 8> &dying,
                                     unsigned here) {
   lowering.setLoc(op.getLoc());
@@ -488,9 +333,9 @@ void FunctionLowering::releaseAfter(RuntimeLoweringBuilder &lowering,
   // Views read for the last time: only the view goes (an unused one went
   // with the unused results above).
   llvm::SmallSetVector<Value, 4> views;
-  for (Value read : reads) {
-    Value v = plan->sharedHandle(read);
-    if (plan->isView(v) && lifetimes->lastDirectUse(v) == here)
+  for (Value read : op.getOperands()) {
+    Value v = lifetimes->sharedHandle(read);
+    if (lifetimes->isView(v) && lifetimes->lastDirectUse(v) == here)
       views.insert(v);
   }
   for (Value v : views)
@@ -521,8 +366,9 @@ void FunctionLowering::storeResults(RuntimeLoweringBuilder &lowering,
 }
 
 struct LowerToRuntimePass
-    : amp::impl::LowerToRuntimePassBase<LowerToRuntimePass> {
-  using LowerToRuntimePassBase::LowerToRuntimePassBase;
+    : amp::WithRuntimeFusionOptions<
+          amp::impl::LowerToRuntimePassBase<LowerToRuntimePass>> {
+  using WithRuntimeFusionOptions::WithRuntimeFusionOptions;
   void getDependentDialects(DialectRegistry &registry) const override {
     LowerToRuntimePassBase::getDependentDialects(registry);
     amp::registerTGToRuntimeLowerings(registry);
@@ -551,25 +397,19 @@ struct LowerToRuntimePass
         funcs.push_back(func);
     }
     for (func::FuncOp func : funcs) {
-      amp::FusionOptions fusion;
-      fusion.foldCastsIntoProducts = foldCastsIntoProducts;
-      fusion.foldCastsIntoBiasGrads = foldCastsIntoBiasGrads;
-      fusion.reshapeViews = reshapeViews;
-      fusion.fuseBiasEpilogues = fuseBiasEpilogues;
-      fusion.fuseActivationEpilogues = fuseActivationEpilogues;
-      fusion.fuseElementwiseChains = fuseElementwiseChains;
-      FunctionLowering lowering(module, func, fusion, inPlaceElementwise);
+      FunctionLowering lowering(module, func, fusionOptions(),
+                                inPlaceElementwise);
       if (failed(lowering.run()))
         return signalPassFailure();
-      const LoweringCounts &counts = lowering.counts;
-      numFoldedCasts += counts.foldedCasts;
-      numFusedChecks += counts.fusedChecks;
-      numInPlaceResults += counts.inPlaceResults;
-      numReshapeViews += counts.reshapeViews;
-      numFusedBiases += counts.fusedBiases;
-      numFusedActivations += counts.fusedActivations;
-      numChains += counts.chains;
-      numChainedOps += counts.chainedOps;
+      numInPlaceResults += lowering.numInPlaceResults;
+      const FusedOpCounts &fused = *lowering.fused;
+      numFoldedCasts += fused.castsOnRead;
+      numFusedChecks += fused.checks;
+      numReshapeViews += fused.views;
+      numFusedBiases += fused.biases;
+      numFusedActivations += fused.activations;
+      numChains += fused.chains;
+      numChainedOps += fused.chainedOps;
     }
   }
 };

@@ -2,6 +2,7 @@
 
 #include "amp/Conversion/RuntimeLoweringBuilder.h"
 #include "amp/Conversion/Passes.h"
+#include "amp/Dialect/AMPRT/IR/AMPRT.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 

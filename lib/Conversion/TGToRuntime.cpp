@@ -533,6 +533,7 @@ struct LoweringModel
 
 void registerTGToRuntimeLowerings(DialectRegistry &registry) {
   attachModelsToTGAndAMPOps<LoweringModel, HasLowering>(registry);
+  registerFusedOpLowerings(registry);
 }
 
 } // namespace amp

@@ -4,6 +4,7 @@
 #include "amp/Conversion/Passes.h"
 #include "amp/Conversion/RuntimeLoweringBuilder.h"
 #include "amp/Dialect/AMP/IR/AMP.h"
+#include "amp/Dialect/AMPRT/IR/AMPRT.h"
 #include "amp/Dialect/TG/IR/TG.h"
 #include "amp/Dialect/TG/Transforms/GradientBuilder.h"
 #include "amp/Dialect/TG/Transforms/Passes.h"
@@ -20,7 +21,8 @@
 
 void amp::registerAllDialects(mlir::DialectRegistry &registry) {
   registry
-      .insert<amp::tg::TGDialect, amp::AMPDialect, mlir::arith::ArithDialect>();
+      .insert<amp::tg::TGDialect, amp::AMPDialect, amp::rt::AMPRTDialect,
+              mlir::arith::ArithDialect>();
   amp::tg::registerGradientRules(registry);
   amp::registerTGToRuntimeLowerings(registry);
 }

@@ -5,6 +5,109 @@
 
 include "mlir/Pass/PassBase.td"
 
+// The fusions' options: --amp-fuse-for-runtime's, and --amp-lower-to-runtime's
+// for the fusions it makes first (amp::RuntimeFusionOptions::of reads both).
+defvar RuntimeFusionOptions = [
+  Option<"foldCastsIntoProducts", "fold-casts-into-products", "bool",
+         /*default=*/"true",
+         "Let products round their f32 operands instead of lowering the "
+         "f32 -> f16 casts that only feed them">,
+  Option<"foldCastsIntoBiasGrads", "fold-casts-into-bias-grads", "bool",
+         /*default=*/"true",
+         "Let bias gradients sum 16-bit tensors into f32 instead of "
+         "lowering the 16-bit -> f32 casts that only feed them">,
+  Option<"reshapeViews", "reshape-views", "bool", /*default=*/"true",
+         "Let reshapes whose result is not returned view their input's "
+         "storage instead of copying it">,
+  Option<"fuseBiasEpilogues", "fuse-bias-epilogues", "bool",
+         /*default=*/"true",
+         "Add the bias of a tg.bias_add that is a product's or forward "
+         "convolution's only reader in that product's epilogue">,
+  Option<"fuseActivationEpilogues", "fuse-activation-epilogues", "bool",
+         /*default=*/"true",
+         "Apply a tg activation that reads a product (or its fused bias "
+         "add) in that product's epilogue">,
+  Option<"fuseElementwiseChains", "fuse-elementwise-chains", "bool",
+         /*default=*/"true",
+         "Run trees of elementwise ops whose intermediates have one "
+         "reader as one amprt_elementwise_chain pass">,
+];
+
+def FuseForRuntimePass : Pass<"amp-fuse-for-runtime", "::mlir::func::FuncOp"> {
+  let summary = "Rewrites what a step runs together into amprt ops";
+  let description = [{
+    Turns the tg and amp ops that the runtime runs in one call, or without
+    a tensor of their own, into the `amprt` op that says so; each amprt
+    op's verifier holds what its runtime entry can run.
+    `--amp-lower-to-runtime` makes the same fusions first, with the same
+    options; this pass shows them, and the pattern sets behind it
+    (`amp/Conversion/RuntimeFusion.h`, each with a control function) let a
+    compiler that embeds amp make its own choice. The function must be one
+    block; each family below is offered every op once, in block order,
+    and no dead op is erased.
+
+    An `amp.cast` from f32 to f16 whose every user is an operand of
+    `tg.matmul` or `tg.batch_matmul` becomes an `amprt.cast_on_read`, which makes no tensor: the products take the
+    f32 tensor and round it to f16 as they stage it (`amprt_matmul`'s
+    rounded operands: the same bits as the cast), which saves the CPU a
+    write and a read of every weight per step. `fold-casts-into-products=0`
+    lowers every cast as written.
+
+    Likewise (`amprt.cast_on_read`) an `amp.cast` from f16 or bf16 to f32 whose every user is a
+    `tg.bias_add_grad` (the policy keeps that reduction in f32): the bias
+    gradient sums the 16-bit tensor into its f32 result
+    (`amprt_bias_add_grad`, the same bits), which saves a widened copy of
+    every biased layer's gradient per step.
+    `fold-casts-into-bias-grads=0` lowers these casts as written.
+
+    An `amp.all_finite` whose operands are all `amp.unscale` results (one
+    scale, f16, bf16 or f32 gradients into f32) that nothing reads before
+    it becomes, with those unscales, one `amprt.unscale_all_finite`:
+    each gradient is read once, unscaled and tested, instead of unscaled
+    and then read again for the test (same bits).
+
+    A `tg.reshape` whose result is not returned becomes an `amprt.view`,
+    which makes no copy: its result is a view of its input's storage (`amprt_tensor_view`), and that storage
+    lives until the view's last use; only an op where the storage dies (so
+    no view of it is read later) writes over it. `reshape-views=0` copies
+    (or, where the input dies at the reshape, moves) instead.
+
+    A `tg.matmul`, or a forward `tg.conv2d`, read only by a `tg.bias_add`
+    on its channels (the conv's layout) runs with it as one
+    `amprt.product_epilogue`, the call `amprt_matmul_bias` / `amprt_conv2d_bias` call at the bias add's place:
+    the bias is added in the pass that rounds a staged 16-bit result, and
+    in a pass of its own after oneDNN, cuBLAS or cuDNN, with the values of
+    the two ops bit for bit on every CPU (a 16-bit product is rounded
+    before the bias is added). `fuse-bias-epilogues=0` lowers them apart.
+
+    An activation (`tg.relu`, `tg.gelu`, `tg.tanh`, `tg.sigmoid`,
+    `tg.silu`, `tg.leaky_relu`) that reads such a product, or its bias
+    add, runs in the same op, the call `amprt_matmul_bias_act` /
+    `amprt_conv2d_bias_act`, at the activation's place, when nothing else
+    reads its input before it: the activation is applied while a staged
+    16-bit block is still in the thread's f32 staging (a pass of its own
+    after oneDNN's kernels), with the values of the separate ops. When
+    other ops read the activation's input later (gelu's gradient reads it),
+    the call also writes it (the `pre` tensor); relu's gradient reads
+    relu's output, so a relu needs none. `fuse-activation-epilogues=0`
+    lowers the activation apart.
+
+    Elementwise ops (tg's unary arithmetic and activations, and its binary
+    arithmetic on operands of the result's type) whose intermediate results
+    each have one reader, another of them, run as one
+    `amprt.elementwise_chain` (the call `amprt_elementwise_chain`) at the last one's place (up to 16 ops
+    over 8 inputs): one pass that reads each input once and writes only
+    the last result, every intermediate rounded to its type as its own op
+    stores it, so the values are those of the ops one by one (torch-mlir's
+    decomposed GELU, five ops, is one pass). The result may take the
+    storage of an input that dies there. `fuse-elementwise-chains=0`
+    lowers them one by one.
+
+  }];
+  let options = RuntimeFusionOptions;
+  let dependentDialects = ["::amp::rt::AMPRTDialect"];
+}
+
 def LowerToRuntimePass : Pass<"amp-lower-to-runtime", "::mlir::ModuleOp"> {
   let summary = "Lowers tg and amp ops on tensors to calls of the amprt C API";
   let description = [{
@@ -24,25 +127,15 @@ def LowerToRuntimePass : Pass<"amp-lower-to-runtime", "::mlir::ModuleOp"> {
     after its last use. Constants become tensors filled once per call (a
     splat) or copied from an LLVM global.
 
-    An `amp.cast` from f32 to f16 whose every user is an operand of
-    `tg.matmul` or `tg.batch_matmul` makes no tensor: the products take the
-    f32 tensor and round it to f16 as they stage it (`amprt_matmul`'s
-    rounded operands: the same bits as the cast), which saves the CPU a
-    write and a read of every weight per step. `fold-casts-into-products=0`
-    lowers every cast as written.
-
-    Likewise an `amp.cast` from f16 or bf16 to f32 whose every user is a
-    `tg.bias_add_grad` (the policy keeps that reduction in f32): the bias
-    gradient sums the 16-bit tensor into its f32 result
-    (`amprt_bias_add_grad`, the same bits), which saves a widened copy of
-    every biased layer's gradient per step.
-    `fold-casts-into-bias-grads=0` lowers these casts as written.
-
-    An `amp.all_finite` whose operands are all `amp.unscale` results (one
-    scale, f16, bf16 or f32 gradients into f32) that nothing reads before
-    it runs with those unscales as one `amprt_unscale_all_finite` call:
-    each gradient is read once, unscaled and tested, instead of unscaled
-    and then read again for the test (same bits).
+    First it makes `--amp-fuse-for-runtime`'s fusions, with the options of
+    the same names: casts that their readers make as they read, unscales
+    tested as they are made, reshapes that view their input, products with
+    their bias and activation, and elementwise chains (see that pass). Each
+    `amprt` op is then one call, or none, and its results are freed after
+    the last read of any value that shares their storage (a cast on read
+    and its input, a view and what it views; each value's last reader from
+    `mlir::Liveness`). A step that already holds amprt ops is lowered as
+    it is.
 
     An elementwise op (tg's unary and broadcasting binary arithmetic, the
     activation gradients, `tg.bias_add`) whose operand of the result's type
@@ -51,75 +144,15 @@ def LowerToRuntimePass : Pass<"amp-lower-to-runtime", "::mlir::ModuleOp"> {
     argument or a returned value is never overwritten.
     `in-place-elementwise=0` gives every result a new tensor.
 
-    A `tg.reshape` whose result is not returned makes no copy: its result
-    is a view of its input's storage (`amprt_tensor_view`), and that storage
-    lives until the view's last use; only an op where the storage dies (so
-    no view of it is read later) writes over it. `reshape-views=0` copies
-    (or, where the input dies at the reshape, moves) instead.
-
-    A `tg.matmul`, or a forward `tg.conv2d`, read only by a `tg.bias_add`
-    on its channels (the conv's layout) runs with it as one
-    `amprt_matmul_bias` / `amprt_conv2d_bias` call at the bias add's place:
-    the bias is added in the pass that rounds a staged 16-bit result, and
-    in a pass of its own after oneDNN, cuBLAS or cuDNN, with the values of
-    the two ops bit for bit on every CPU (a 16-bit product is rounded
-    before the bias is added). `fuse-bias-epilogues=0` lowers them apart.
-
-    An activation (`tg.relu`, `tg.gelu`, `tg.tanh`, `tg.sigmoid`,
-    `tg.silu`, `tg.leaky_relu`) that reads such a product, or its bias
-    add, runs in the same call, `amprt_matmul_bias_act` /
-    `amprt_conv2d_bias_act`, at the activation's place, when nothing else
-    reads its input before it: the activation is applied while a staged
-    16-bit block is still in the thread's f32 staging (a pass of its own
-    after oneDNN's kernels), with the values of the separate ops. When
-    other ops read the activation's input later (gelu's gradient reads it),
-    the call also writes it (the `pre` tensor); relu's gradient reads
-    relu's output, so a relu needs none. `fuse-activation-epilogues=0`
-    lowers the activation apart.
-
-    Elementwise ops (tg's unary arithmetic and activations, and its binary
-    arithmetic on operands of the result's type) whose intermediate results
-    each have one reader, another of them, run as one
-    `amprt_elementwise_chain` call at the last one's place (up to 16 ops
-    over 8 inputs): one pass that reads each input once and writes only
-    the last result, every intermediate rounded to its type as its own op
-    stores it, so the values are those of the ops one by one (torch-mlir's
-    decomposed GELU, five ops, is one pass). The result may take the
-    storage of an input that dies there. `fuse-elementwise-chains=0`
-    lowers them one by one.
-
     The result uses `func`, `arith` and `llvm` ops only, ready for
     `--convert-to-llvm --reconcile-unrealized-casts`.
   }];
-  let options = [
-    Option<"foldCastsIntoProducts", "fold-casts-into-products", "bool",
-           /*default=*/"true",
-           "Let products round their f32 operands instead of lowering the "
-           "f32 -> f16 casts that only feed them">,
-    Option<"foldCastsIntoBiasGrads", "fold-casts-into-bias-grads", "bool",
-           /*default=*/"true",
-           "Let bias gradients sum 16-bit tensors into f32 instead of "
-           "lowering the 16-bit -> f32 casts that only feed them">,
+  let options = !listconcat(RuntimeFusionOptions, [
     Option<"inPlaceElementwise", "in-place-elementwise", "bool",
            /*default=*/"true",
            "Let elementwise ops write their result over an operand of the "
            "same type that dies at them">,
-    Option<"reshapeViews", "reshape-views", "bool", /*default=*/"true",
-           "Let reshapes whose result is not returned view their input's "
-           "storage instead of copying it">,
-    Option<"fuseBiasEpilogues", "fuse-bias-epilogues", "bool",
-           /*default=*/"true",
-           "Add the bias of a tg.bias_add that is a product's or forward "
-           "convolution's only reader in that product's epilogue">,
-    Option<"fuseActivationEpilogues", "fuse-activation-epilogues", "bool",
-           /*default=*/"true",
-           "Apply a tg activation that reads a product (or its fused bias "
-           "add) in that product's epilogue">,
-    Option<"fuseElementwiseChains", "fuse-elementwise-chains", "bool",
-           /*default=*/"true",
-           "Run trees of elementwise ops whose intermediates have one "
-           "reader as one amprt_elementwise_chain pass">,
-  ];
+  ]);
   let statistics = [
     Statistic<"numFoldedCasts", "folded-casts",
               "Casts folded into the products or bias gradients that use "
@@ -141,7 +174,8 @@ def LowerToRuntimePass : Pass<"amp-lower-to-runtime", "::mlir::ModuleOp"> {
     Statistic<"numChainedOps", "chained-elementwise-ops",
               "Elementwise ops run inside amprt_elementwise_chain calls">,
   ];
-  let dependentDialects = ["::mlir::LLVM::LLVMDialect",
+  let dependentDialects = ["::amp::rt::AMPRTDialect",
+                           "::mlir::LLVM::LLVMDialect",
                            "::mlir::func::FuncDialect",
                            "::mlir::arith::ArithDialect"];
 }

@@ -133,12 +133,6 @@ private:
   unsigned inPlaceResults = 0;
 };
 
-/// How many operands the runtime function of `step` takes: 2 for the
-/// binary codes (from AMPRT_CHAIN_ADD), 1 for the unary ones.
-inline unsigned elementwiseOperands(ElementwiseStep step) {
-  return step.code >= AMPRT_CHAIN_ADD ? 2 : 1;
-}
-
 /// The lowering of an op that computes the runtime's elementwise function
 /// `step` names (RuntimeLoweringOpInterface::getElementwiseStep): its
 /// amprt_<name> entry of amprt_unary.def or amprt_binary.def on the op's
@@ -149,9 +143,12 @@ llvm::LogicalResult lowerElementwiseStep(RuntimeLoweringBuilder &lowering,
                                          ElementwiseStep step);
 
 /// Attaches RuntimeLoweringOpInterface to the tg and amp ops that run on
-/// the runtime. --amp-lower-to-runtime registers it itself; embedders that
-/// build their own registry call it, as InitAll does.
+/// the runtime, and to the amprt ops (registerFusedOpLowerings).
+/// --amp-lower-to-runtime registers it itself; embedders that build their
+/// own registry call it, as InitAll does.
 void registerTGToRuntimeLowerings(mlir::DialectRegistry &registry);
+/// Attaches RuntimeLoweringOpInterface to the amprt ops.
+void registerFusedOpLowerings(mlir::DialectRegistry &registry);
 
 } // namespace amp
 

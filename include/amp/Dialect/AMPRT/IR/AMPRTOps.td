@@ -1,0 +1,170 @@
+//===- AMPRTOps.td - Ops that are one runtime call ---------*- tablegen -*-===//
+
+#ifndef AMP_DIALECT_AMPRT_IR_AMPRTOPS_TD
+#define AMP_DIALECT_AMPRT_IR_AMPRTOPS_TD
+
+include "amp/Dialect/AMPRT/IR/AMPRTDialect.td"
+include "amp/Dialect/TG/IR/TGTypes.td"
+include "mlir/IR/OpBase.td"
+include "mlir/Interfaces/ControlFlowInterfaces.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+class AMPRT_Op<string mnemonic, list<Trait> traits = []>
+    : Op<AMPRT_Dialect, mnemonic, !listconcat([Pure], traits)>;
+
+def AMPRT_CastOnReadOp : AMPRT_Op<"cast_on_read"> {
+  let summary = "a cast its readers make as they read";
+  let description = [{
+    `y` is `x`'s tensor: no tensor of its own is made, and each reader
+    converts the elements as it reads them, with the bits `amp.cast` gives.
+    Two readers can: a product (`tg.matmul`, `tg.batch_matmul`, or the
+    product of an `amprt.product_epilogue`) rounds f32 operands of a f16
+    product as it stages them (`amprt_matmul`); a `tg.bias_add_grad` sums
+    a f16 or bf16 tensor into its f32 result (`amprt_bias_add_grad`).
+    The verifier holds every use to one of those.
+
+    ```mlir
+    %h = amprt.cast_on_read %w : tensor<784x128xf32> to tensor<784x128xf16>
+    %y = tg.matmul %x, %h : tensor<64x784xf16>, tensor<784x128xf16>
+    ```
+  }];
+  let arguments = (ins AMP_FloatTensor:$x);
+  let results = (outs AMP_FloatTensor:$y);
+  let assemblyFormat = "$x attr-dict `:` type($x) `to` type($y)";
+  let hasVerifier = 1;
+}
+
+def AMPRT_ViewOp : AMPRT_Op<"view"> {
+  let summary = "a reshape that shares its input's storage";
+  let description = [{
+    `y` has `x`'s elements in `x`'s order under a new static shape, without
+    a copy (`amprt_tensor_view`): `x`'s storage lives until the last read of
+    `y`, and no op writes over it while `y` is read later. A step may not
+    return a view (the caller owns what it is given); a reshape that is
+    returned stays `tg.reshape`.
+
+    ```mlir
+    %flat = amprt.view %x : tensor<64x7x7x32xf16> to tensor<64x1568xf16>
+    ```
+  }];
+  let arguments = (ins TG_AnyTensor:$x);
+  let results = (outs TG_AnyTensor:$y);
+  let assemblyFormat = "$x attr-dict `:` type($x) `to` type($y)";
+  let hasVerifier = 1;
+}
+
+def AMPRT_UnscaleAllFiniteOp : AMPRT_Op<"unscale_all_finite"> {
+  let summary = "unscales gradients and tests them in one pass";
+  let description = [{
+    For each gradient `gs[i]` (f16, bf16 or f32), `unscaled[i] = gs[i] *
+    (1 / scale)` in f32, as `amp.unscale` computes it, and `finite` is true
+    iff no unscaled element is inf or NaN, as `amp.all_finite` of the
+    unscaled values: one read of each gradient
+    (`amprt_unscale_all_finite`).
+
+    ```mlir
+    %u0, %u1, %ok = amprt.unscale_all_finite %g0, %g1 scale %s
+        : (tensor<8xf16>, tensor<4xf32>) -> (tensor<8xf32>, tensor<4xf32>, tensor<i1>)
+    ```
+  }];
+  let arguments = (ins Variadic<AMP_FloatTensor>:$gs, TG_F32Scalar:$scale);
+  let results = (outs Variadic<AMP_FloatTensor>:$unscaled,
+                      TG_I1Scalar:$finite);
+  let assemblyFormat = [{
+    $gs `scale` $scale attr-dict `:` functional-type($gs, results)
+  }];
+  let hasVerifier = 1;
+}
+
+def AMPRT_ProductEpilogueOp : AMPRT_Op<"product_epilogue",
+    [IsolatedFromAbove, SingleBlock]> {
+  let summary = "a product with its bias and activation, as one call";
+  let description = [{
+    Runs its region, a `tg.matmul` or a forward `tg.conv2d` followed by a
+    `tg.bias_add` of it along its channels, an activation of it, or both
+    (bias first), as one `amprt_matmul_bias`, `amprt_conv2d_bias`,
+    `amprt_matmul_bias_act` or `amprt_conv2d_bias_act` call: the bias and
+    the activation are applied in the product's epilogue, with the values
+    of the separate ops. The activation is any op whose runtime lowering
+    names one of the runtime's epilogue activations
+    (`amprt_activation.def`: relu, gelu, tanh, sigmoid, silu, leaky relu),
+    whatever its dialect.
+
+    The region's arguments are the product's operands and then the bias.
+    It yields the last op's result and, when the activation's input is
+    read after the op (gelu's gradient reads it), that input too (the
+    call's `pre` tensor).
+
+    ```mlir
+    %y = amprt.product_epilogue (%x, %w, %b)
+        : (tensor<4x8xf16>, tensor<8x3xf16>, tensor<3xf16>) -> tensor<4x3xf16> {
+    ^bb0(%a: tensor<4x8xf16>, %c: tensor<8x3xf16>, %d: tensor<3xf16>):
+      %h = tg.matmul %a, %c : tensor<4x8xf16>, tensor<8x3xf16>
+      %z = tg.bias_add %h, %d : tensor<4x3xf16>, tensor<3xf16>
+      %r = tg.relu %z : tensor<4x3xf16>
+      amprt.yield %r : tensor<4x3xf16>
+    }
+    ```
+  }];
+  let arguments = (ins Variadic<AnyRankedTensor>:$inputs);
+  let results = (outs Variadic<AnyRankedTensor>:$results);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = [{
+    `(` $inputs `)` attr-dict `:` functional-type($inputs, results) $body
+  }];
+  let hasRegionVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The ops of the region: the product, then the bias add and the
+    /// activation when there are (null when not).
+    ::mlir::Operation *getProduct();
+    ::mlir::Operation *getBiasAdd();
+    ::mlir::Operation *getActivation();
+    /// The operand a region value stands for.
+    ::mlir::Value outer(::mlir::Value inner) {
+      return getInputs()[::llvm::cast<::mlir::BlockArgument>(inner)
+                             .getArgNumber()];
+    }
+  }];
+}
+
+def AMPRT_ElementwiseChainOp : AMPRT_Op<"elementwise_chain",
+    [IsolatedFromAbove, SingleBlock]> {
+  let summary = "elementwise ops as one pass over their inputs";
+  let description = [{
+    Runs its region, 2 to `AMPRT_CHAIN_MAX_STEPS` (16) elementwise ops over
+    at most `AMPRT_CHAIN_MAX_INPUTS` (8) inputs, as one
+    `amprt_elementwise_chain` call: each input is read once and only the
+    yielded result is written; every intermediate is rounded to its type
+    as its own op would store it, so the values are those of the ops one
+    by one. A step is any op, of any dialect, whose runtime lowering names
+    the runtime function it computes (`getElementwiseStep`), with operands
+    of its result's float type (no broadcasting). Each intermediate is read
+    by exactly one later step; the region yields the last step's result.
+
+    ```mlir
+    %y = amprt.elementwise_chain (%x, %c)
+        : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xf32> {
+    ^bb0(%a: tensor<8xf32>, %b: tensor<8xf32>):
+      %0 = tg.mul %a, %b : tensor<8xf32>
+      %1 = tg.tanh %0 : tensor<8xf32>
+      amprt.yield %1 : tensor<8xf32>
+    }
+    ```
+  }];
+  let arguments = (ins Variadic<TG_FloatTensor>:$inputs);
+  let results = (outs TG_FloatTensor:$result);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = [{
+    `(` $inputs `)` attr-dict `:` functional-type($inputs, results) $body
+  }];
+  let hasRegionVerifier = 1;
+}
+
+def AMPRT_YieldOp : AMPRT_Op<"yield", [Terminator, ReturnLike,
+    ParentOneOf<["ProductEpilogueOp", "ElementwiseChainOp"]>]> {
+  let summary = "the results of a fused op's region";
+  let arguments = (ins Variadic<AnyRankedTensor>:$values);
+  let assemblyFormat = "$values attr-dict `:` type($values)";
+}
+
+#endif // AMP_DIALECT_AMPRT_IR_AMPRTOPS_TD

@@ -1,0 +1,288 @@
+//===- AMPRTOps.cpp - What each runtime call can run ----------------------===//
+//
+// The verifiers hold each fused op to what its runtime entry computes, so
+// that IR the lowering could not run is refused where it is built.
+//
+//===----------------------------------------------------------------------===//
+
+#include "amp/Dialect/AMPRT/IR/AMPRT.h"
+#include "amprt/amprt.h"
+#include "mlir/IR/TypeUtilities.h"
+
+using namespace mlir;
+using namespace amp;
+using namespace amp::rt;
+
+#define GET_OP_CLASSES
+#include "amp/Dialect/AMPRT/IR/AMPRTOps.cpp.inc"
+
+unsigned amp::elementwiseOperands(ElementwiseStep step) {
+  return step.code >= AMPRT_CHAIN_ADD ? 2 : 1;
+}
+
+static std::optional<ElementwiseStep> elementwiseStepOf(Operation *op) {
+  if (auto lowering = dyn_cast<RuntimeLoweringOpInterface>(op))
+    return lowering.getElementwiseStep();
+  return std::nullopt;
+}
+
+std::optional<ElementwiseStep> amp::rt::chainStepOf(Operation *op) {
+  if (op->getNumResults() != 1)
+    return std::nullopt;
+  Type type = op->getResult(0).getType();
+  if (!isa<FloatType>(getElementTypeOrSelf(type)) ||
+      !llvm::all_of(op->getOperandTypes(), [&](Type t) { return t == type; }))
+    return std::nullopt;
+  std::optional<ElementwiseStep> step = elementwiseStepOf(op);
+  if (!step || op->getNumOperands() != elementwiseOperands(*step))
+    return std::nullopt;
+  return step;
+}
+
+std::optional<ElementwiseStep> amp::rt::epilogueActivationOf(Operation *op) {
+  std::optional<ElementwiseStep> step = elementwiseStepOf(op);
+  if (!step || op->getNumOperands() != 1 || op->getNumResults() != 1)
+    return std::nullopt;
+  switch (step->code) {
+#define AMPRT_ACTIVATION(CODE, Kind)                                           \
+  case AMPRT_CHAIN_##CODE:                                                     \
+    return ElementwiseStep{AMPRT_ACTIVATION_##CODE, step->alpha};
+#include "amprt/amprt_activation.def"
+  default:
+    return std::nullopt;
+  }
+}
+
+bool amp::rt::runsInFusedOp(Operation *op) {
+  return isa_and_nonnull<ProductEpilogueOp, ElementwiseChainOp>(
+      op->getParentOp());
+}
+
+bool amp::rt::isEpilogueProduct(Operation *op) {
+  return isa<tg::MatmulOp, tg::Conv2DOp>(op) && op->getNumResults() == 1;
+}
+
+bool amp::rt::addsAlongProductChannels(tg::BiasAddOp biasAdd,
+                                       Operation *product) {
+  if (getElementTypeOrSelf(biasAdd.getB().getType()) !=
+      getElementTypeOrSelf(biasAdd.getX().getType()))
+    return false;
+  if (auto conv = dyn_cast<tg::Conv2DOp>(product))
+    return conv.getLayout() == biasAdd.getLayout();
+  return true;
+}
+
+//===----------------------------------------------------------------------===//
+// amprt.cast_on_read
+//===----------------------------------------------------------------------===//
+
+bool amp::rt::roundsAsProductOperand(OpOperand &use) {
+  Operation *user = use.getOwner();
+  if (isa<tg::MatmulOp, tg::BatchMatmulOp>(user))
+    return use.getOperandNumber() < 2;
+  auto epilogue = dyn_cast<ProductEpilogueOp>(user);
+  if (!epilogue || !isa<tg::MatmulOp>(epilogue.getProduct()))
+    return false;
+  Value inner = epilogue.getBody().getArgument(use.getOperandNumber());
+  return llvm::all_of(inner.getUses(), [&](OpOperand &innerUse) {
+    return innerUse.getOwner() == epilogue.getProduct() &&
+           innerUse.getOperandNumber() < 2;
+  });
+}
+
+LogicalResult CastOnReadOp::verify() {
+  auto from = cast<RankedTensorType>(getX().getType());
+  auto to = cast<RankedTensorType>(getY().getType());
+  if (from.getShape() != to.getShape())
+    return emitOpError("shapes differ: ") << from << " and " << to;
+  Type a = from.getElementType(), b = to.getElementType();
+  if (a.isF32() && b.isF16()) {
+    for (OpOperand &use : getY().getUses())
+      if (!roundsAsProductOperand(use))
+        return emitOpError("an f32 -> f16 cast on read is read only by "
+                           "product operands (tg.matmul, tg.batch_matmul), "
+                           "but '")
+               << use.getOwner()->getName() << "' reads it";
+    return success();
+  }
+  if (isa<Float16Type, BFloat16Type>(a) && b.isF32()) {
+    for (Operation *user : getY().getUsers())
+      if (!isa<tg::BiasAddGradOp>(user))
+        return emitOpError("a 16-bit -> f32 cast on read is read only by "
+                           "tg.bias_add_grad, but '")
+               << user->getName() << "' reads it";
+    return success();
+  }
+  return emitOpError("no reader converts ")
+         << a << " to " << b
+         << " on read (f32 -> f16 for products, f16 or bf16 -> f32 for bias "
+            "gradients)";
+}
+
+//===----------------------------------------------------------------------===//
+// amprt.view
+//===----------------------------------------------------------------------===//
+
+LogicalResult ViewOp::verify() {
+  auto from = cast<RankedTensorType>(getX().getType());
+  auto to = cast<RankedTensorType>(getY().getType());
+  if (from.getElementType() != to.getElementType())
+    return emitOpError("a view keeps the element type: ")
+           << from << " to " << to;
+  if (from.getNumElements() != to.getNumElements())
+    return emitOpError("a view keeps the element count: ")
+           << from.getNumElements() << " to " << to.getNumElements();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// amprt.unscale_all_finite
+//===----------------------------------------------------------------------===//
+
+LogicalResult UnscaleAllFiniteOp::verify() {
+  if (getGs().empty())
+    return emitOpError("needs at least one gradient");
+  if (getGs().size() != getUnscaled().size())
+    return emitOpError("has ") << getGs().size() << " gradients but "
+                               << getUnscaled().size() << " unscaled results";
+  for (auto [g, unscaled] : llvm::zip(getGs(), getUnscaled())) {
+    auto in = cast<RankedTensorType>(g.getType());
+    auto out = cast<RankedTensorType>(unscaled.getType());
+    if (!isa<Float16Type, BFloat16Type, Float32Type>(in.getElementType()))
+      return emitOpError("unscales f16, bf16 or f32 gradients, got ") << in;
+    if (!out.getElementType().isF32() || out.getShape() != in.getShape())
+      return emitOpError("unscaled ")
+             << in << " is f32 of its shape, got " << out;
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Region ops
+//===----------------------------------------------------------------------===//
+
+/// Checks what both region ops share: one block whose arguments have the
+/// operands' types, ending in an amprt.yield of the op's result types.
+static LogicalResult verifyIsolatedBody(Operation *op, Block &body,
+                                        ValueRange inputs) {
+  if (body.getArgumentTypes() != TypeRange(inputs))
+    return op->emitOpError("region arguments must have the operands' types");
+  auto yield = dyn_cast<YieldOp>(body.getTerminator());
+  if (!yield)
+    return op->emitOpError("region must end in amprt.yield");
+  if (TypeRange(yield.getValues()) != op->getResultTypes())
+    return op->emitOpError("yields ")
+           << yield.getValues().getTypes() << " for results of types "
+           << op->getResultTypes();
+  return success();
+}
+
+/// The region's ops, without its yield.
+static SmallVector<Operation *> stepsOf(Block &body) {
+  SmallVector<Operation *> steps;
+  for (Operation &op : body.without_terminator())
+    steps.push_back(&op);
+  return steps;
+}
+
+Operation *ProductEpilogueOp::getProduct() {
+  return &getBody().front().front();
+}
+
+Operation *ProductEpilogueOp::getBiasAdd() {
+  Operation *next = getProduct()->getNextNode();
+  return isa<tg::BiasAddOp>(next) ? next : nullptr;
+}
+
+Operation *ProductEpilogueOp::getActivation() {
+  Operation *last = getBody().front().getTerminator()->getPrevNode();
+  return last == getProduct() || last == getBiasAdd() ? nullptr : last;
+}
+
+/// The epilogue's ops are the product, its bias add, its activation, each
+/// reading the one before; the product reads the first region arguments,
+/// the bias add the last.
+static LogicalResult verifyEpilogueSteps(ProductEpilogueOp op,
+                                         ArrayRef<Operation *> steps) {
+  Block &body = op.getBody().front();
+  Operation *product = steps.front();
+  if (!isEpilogueProduct(product))
+    return op.emitOpError("runs a tg.matmul or tg.conv2d first, got '")
+           << product->getName() << "'";
+  for (auto [i, v] : llvm::enumerate(product->getOperands()))
+    if (v != body.getArgument(i))
+      return op.emitOpError("the product reads region arguments 0 and 1");
+  Value last = product->getResult(0);
+  unsigned next = 1, inputs = 2;
+  if (auto biasAdd = dyn_cast<tg::BiasAddOp>(steps[next])) {
+    if (biasAdd.getX() != last || biasAdd.getB() != body.getArgument(2) ||
+        !addsAlongProductChannels(biasAdd, product))
+      return op.emitOpError("the bias add adds region argument 2 along the "
+                            "product's channels, in its element type");
+    last = biasAdd.getResult();
+    ++next;
+    ++inputs;
+  }
+  if (next < steps.size()) {
+    if (!epilogueActivationOf(steps[next]) ||
+        steps[next]->getOperand(0) != last)
+      return op.emitOpError("'")
+             << steps[next]->getName()
+             << "' is no epilogue activation of the (biased) product";
+    ++next;
+  }
+  if (next != steps.size())
+    return op.emitOpError("runs a product, a bias add and an activation at "
+                          "most, in that order");
+  if (body.getNumArguments() != inputs)
+    return op.emitOpError("takes ")
+           << inputs << " operands, got " << body.getNumArguments();
+  return success();
+}
+
+LogicalResult ProductEpilogueOp::verifyRegions() {
+  Block &body = getBody().front();
+  if (failed(verifyIsolatedBody(*this, body, getInputs())))
+    return failure();
+  SmallVector<Operation *> steps = stepsOf(body);
+  if (steps.size() < 2 || steps.size() > 3)
+    return emitOpError("runs a product and one or two epilogue ops, got ")
+           << steps.size() << " ops";
+  if (failed(verifyEpilogueSteps(*this, steps)))
+    return failure();
+  ValueRange yielded = body.getTerminator()->getOperands();
+  Operation *activation = getActivation();
+  bool yieldsPre = yielded.size() == 2 && activation &&
+                   yielded[1] == activation->getOperand(0);
+  if (yielded.empty() || yielded[0] != steps.back()->getResult(0) ||
+      (yielded.size() == 2 && !yieldsPre) || yielded.size() > 2)
+    return emitOpError("yields its last op's result and, with an "
+                       "activation, the activation's input");
+  return success();
+}
+
+LogicalResult ElementwiseChainOp::verifyRegions() {
+  Block &body = getBody().front();
+  if (failed(verifyIsolatedBody(*this, body, getInputs())))
+    return failure();
+  if (getInputs().size() > AMPRT_CHAIN_MAX_INPUTS)
+    return emitOpError("reads at most ")
+           << AMPRT_CHAIN_MAX_INPUTS << " inputs, got " << getInputs().size();
+  SmallVector<Operation *> steps = stepsOf(body);
+  if (steps.size() < 2 || steps.size() > AMPRT_CHAIN_MAX_STEPS)
+    return emitOpError("runs 2 to ")
+           << AMPRT_CHAIN_MAX_STEPS << " steps, got " << steps.size();
+  for (Operation *step : steps) {
+    if (!chainStepOf(step))
+      return emitOpError("'")
+             << step->getName()
+             << "' is no chain step (an op whose runtime lowering names its "
+                "elementwise function, on operands of its result's type)";
+    if (step != steps.back() && !step->getResult(0).hasOneUse())
+      return emitOpError("each intermediate is read by one later step");
+  }
+  if (body.getTerminator()->getOperands() !=
+      ValueRange(steps.back()->getResults()))
+    return emitOpError("yields its last step's result");
+  return success();
+}

@@ -1,0 +1,168 @@
+//===- RuntimeFusionTest.cpp - The fusion patterns for embedders ----------===//
+//
+// A compiler that embeds amp applies the populate...Patterns sets with its
+// own control function and its own driver. These tests pin what the
+// control function is shown, what a refusal leaves, and that the chains
+// that form do not depend on the order the driver offers ops in.
+//
+//===----------------------------------------------------------------------===//
+
+#include "amp/Conversion/RuntimeFusion.h"
+#include "amp/Dialect/AMPRT/IR/AMPRT.h"
+#include "amp/InitAll.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include <gtest/gtest.h>
+
+using namespace mlir;
+
+namespace {
+
+/// amp's dialects (and the lowerings that name chain steps) and func.
+DialectRegistry fusionDialects() {
+  DialectRegistry registry;
+  amp::registerAllDialects(registry);
+  registry.insert<func::FuncDialect>();
+  return registry;
+}
+
+class RuntimeFusionTest : public ::testing::Test {
+protected:
+  OwningOpRef<ModuleOp> parse(const char *text) {
+    context->loadAllAvailableDialects();
+    auto module = parseSourceString<ModuleOp>(text, context.get());
+    EXPECT_TRUE(module) << text;
+    return module;
+  }
+
+  /// Applies `populate`'s patterns with `control` by the greedy driver.
+  template <typename Populate>
+  void applyGreedily(ModuleOp module, Populate populate,
+                     amp::RuntimeFusionControlFn control = {},
+                     bool topDown = true) {
+    RewritePatternSet patterns(context.get());
+    populate(patterns, std::move(control));
+    GreedyRewriteConfig config;
+    config.setUseTopDownTraversal(topDown);
+    ASSERT_TRUE(
+        succeeded(applyPatternsGreedily(module, std::move(patterns), config)));
+    ASSERT_TRUE(succeeded(verify(module)));
+  }
+
+  template <typename OpT> static unsigned count(ModuleOp module) {
+    unsigned n = 0;
+    module.walk([&](OpT) { ++n; });
+    return n;
+  }
+
+  static std::string print(Operation *op) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    op->print(os);
+    return text;
+  }
+
+  std::unique_ptr<MLIRContext> context =
+      std::make_unique<MLIRContext>(fusionDialects());
+};
+
+constexpr const char *kDense = R"mlir(
+  func.func @dense(%x: tensor<4x8xf32>, %w: tensor<8x3xf32>, %b: tensor<3xf32>)
+      -> tensor<4x3xf32> {
+    %h = tg.matmul %x, %w : tensor<4x8xf32>, tensor<8x3xf32>
+    %z = tg.bias_add %h, %b : tensor<4x3xf32>, tensor<3xf32>
+    %y = tg.relu %z : tensor<4x3xf32>
+    return %y : tensor<4x3xf32>
+  })mlir";
+
+TEST_F(RuntimeFusionTest, ControlSeesTheOpsInBlockOrder) {
+  OwningOpRef<ModuleOp> module = parse(R"mlir(
+    func.func @f(%x: tensor<8xf32>) -> tensor<8xf32> {
+      %a = tg.exp %x : tensor<8xf32>
+      %b = tg.tanh %a : tensor<8xf32>
+      %c = tg.neg %b : tensor<8xf32>
+      return %c : tensor<8xf32>
+    })mlir");
+  std::vector<std::string> shown;
+  applyGreedily(*module, amp::populateElementwiseChainPatterns,
+                [&](ArrayRef<Operation *> fused) {
+                  for (Operation *op : fused)
+                    shown.push_back(op->getName().getStringRef().str());
+                  return false;
+                });
+  EXPECT_EQ(shown, (std::vector<std::string>{"tg.exp", "tg.tanh", "tg.neg"}));
+  EXPECT_EQ(count<amp::rt::ElementwiseChainOp>(*module), 0u);
+  EXPECT_EQ(count<amp::tg::TanhOp>(*module), 1u);
+}
+
+TEST_F(RuntimeFusionTest, RefusedEpilogueOffersTheBiasAlone) {
+  OwningOpRef<ModuleOp> module = parse(kDense);
+  unsigned offers = 0;
+  applyGreedily(*module, amp::populateProductEpiloguePatterns,
+                [&](ArrayRef<Operation *> fused) {
+                  ++offers;
+                  return fused.size() < 3;
+                });
+  EXPECT_EQ(offers, 2u);
+  amp::rt::ProductEpilogueOp epilogue;
+  module->walk([&](amp::rt::ProductEpilogueOp op) { epilogue = op; });
+  ASSERT_TRUE(epilogue);
+  EXPECT_TRUE(epilogue.getBiasAdd());
+  EXPECT_FALSE(epilogue.getActivation());
+  // The relu stays outside, reading the epilogue's result.
+  amp::tg::ReluOp relu;
+  module->walk([&](amp::tg::ReluOp op) { relu = op; });
+  ASSERT_TRUE(relu);
+  EXPECT_EQ(relu.getX().getDefiningOp(), epilogue.getOperation());
+}
+
+TEST_F(RuntimeFusionTest, NoControlFusesTheWholeEpilogue) {
+  OwningOpRef<ModuleOp> module = parse(kDense);
+  applyGreedily(*module, amp::populateProductEpiloguePatterns);
+  amp::rt::ProductEpilogueOp epilogue;
+  module->walk([&](amp::rt::ProductEpilogueOp op) { epilogue = op; });
+  ASSERT_TRUE(epilogue);
+  EXPECT_TRUE(epilogue.getBiasAdd());
+  ASSERT_TRUE(epilogue.getActivation());
+  EXPECT_TRUE(isa<amp::tg::ReluOp>(epilogue.getActivation()));
+  EXPECT_EQ(epilogue->getNumResults(), 1u); // nothing reads relu's input
+}
+
+// Eighteen steps in a line and a sum of nine inputs: whichever way the
+// greedy driver walks, the chains are those fuseForRuntime makes.
+TEST_F(RuntimeFusionTest, ChainsDoNotDependOnTheOrderOpsAreOffered) {
+  std::string text = "func.func @f(%x: tensor<8xf32>";
+  for (int i = 0; i < 9; ++i)
+    text += ", %a" + std::to_string(i) + ": tensor<8xf32>";
+  text += ") -> (tensor<8xf32>, tensor<8xf32>) {\n";
+  std::string prev = "%x";
+  const char *unary[] = {"neg", "abs", "exp", "tanh"};
+  for (int i = 0; i < 18; ++i) {
+    std::string v = "%v" + std::to_string(i);
+    text += v + " = tg." + unary[i % 4] + " " + prev + " : tensor<8xf32>\n";
+    prev = v;
+  }
+  std::string sum = "%a0";
+  for (int i = 1; i < 9; ++i) {
+    std::string s = "%s" + std::to_string(i);
+    text += s + " = tg.add " + sum + ", %a" + std::to_string(i) +
+            " : tensor<8xf32>\n";
+    sum = s;
+  }
+  text += "return " + prev + ", " + sum + " : tensor<8xf32>, tensor<8xf32>\n}";
+
+  OwningOpRef<ModuleOp> reference = parse(text.c_str());
+  amp::RuntimeFusionOptions chainsOnly{false, false, false, false, false, true};
+  for (auto func : reference->getOps<func::FuncOp>())
+    amp::fuseForRuntime(func, chainsOnly);
+  EXPECT_EQ(count<amp::rt::ElementwiseChainOp>(*reference), 3u);
+  for (bool topDown : {true, false}) {
+    OwningOpRef<ModuleOp> module = parse(text.c_str());
+    applyGreedily(*module, amp::populateElementwiseChainPatterns, {}, topDown);
+    EXPECT_EQ(print(*module), print(*reference)) << "top down: " << topDown;
+  }
+}
+
+} // namespace
