@@ -130,13 +130,15 @@ TEST_F(RuntimeFusionTest, NoControlFusesTheWholeEpilogue) {
   EXPECT_EQ(epilogue->getNumResults(), 1u); // nothing reads relu's input
 }
 
-// Eighteen steps in a line and a sum of nine inputs: whichever way the
-// greedy driver walks, the chains are those fuseForRuntime makes.
+// Eighteen steps in a line, a sum of nine inputs, and two sums whose sum
+// reads nine: whichever way the greedy driver walks, the chains are those
+// fuseForRuntime makes (a chain made first never lets a root above it
+// take in what the unfused block would not).
 TEST_F(RuntimeFusionTest, ChainsDoNotDependOnTheOrderOpsAreOffered) {
   std::string text = "func.func @f(%x: tensor<8xf32>";
   for (int i = 0; i < 9; ++i)
     text += ", %a" + std::to_string(i) + ": tensor<8xf32>";
-  text += ") -> (tensor<8xf32>, tensor<8xf32>) {\n";
+  text += ") -> (tensor<8xf32>, tensor<8xf32>, tensor<8xf32>) {\n";
   std::string prev = "%x";
   const char *unary[] = {"neg", "abs", "exp", "tanh"};
   for (int i = 0; i < 18; ++i) {
@@ -151,13 +153,26 @@ TEST_F(RuntimeFusionTest, ChainsDoNotDependOnTheOrderOpsAreOffered) {
             " : tensor<8xf32>\n";
     sum = s;
   }
-  text += "return " + prev + ", " + sum + " : tensor<8xf32>, tensor<8xf32>\n}";
+  // Two sums of five and four inputs, added: nine inputs for the root.
+  for (int i = 1; i < 5; ++i)
+    text += "%y" + std::to_string(i) + " = tg.add " +
+            (i == 1 ? std::string("%a0") : "%y" + std::to_string(i - 1)) +
+            ", %a" + std::to_string(i) + " : tensor<8xf32>\n";
+  for (int i = 1; i < 4; ++i)
+    text += "%w" + std::to_string(i) + " = tg.add " +
+            (i == 1 ? std::string("%a5") : "%w" + std::to_string(i - 1)) +
+            ", %a" + std::to_string(i + 5) + " : tensor<8xf32>\n";
+  text += "%z = tg.add %y4, %w3 : tensor<8xf32>\n";
+  text += "return " + prev + ", " + sum +
+          ", %z : tensor<8xf32>, tensor<8xf32>, tensor<8xf32>\n}";
 
   OwningOpRef<ModuleOp> reference = parse(text.c_str());
-  amp::RuntimeFusionOptions chainsOnly{false, false, false, false, false, true};
+  // Only adds here: the other families have nothing to fuse.
+  amp::RuntimeFusionOptions chainsOnly;
   for (auto func : reference->getOps<func::FuncOp>())
     amp::fuseForRuntime(func, chainsOnly);
-  EXPECT_EQ(count<amp::rt::ElementwiseChainOp>(*reference), 3u);
+  // The line's two, the big sum's one, the two small sums' two.
+  EXPECT_EQ(count<amp::rt::ElementwiseChainOp>(*reference), 5u);
   for (bool topDown : {true, false}) {
     OwningOpRef<ModuleOp> module = parse(text.c_str());
     applyGreedily(*module, amp::populateElementwiseChainPatterns, {}, topDown);

@@ -5,8 +5,11 @@
 // over the tensors, the intermediates never stored (torch-mlir's decomposed
 // gelu is five ops). A chain is grown from its root back through operands;
 // an op is a root when the chain grown from the op that reads it does not
-// take it in, so which chains form does not depend on the order in which
-// ops are offered to the pattern.
+// take it in. Growth decides as it would on the unfused block: a chain
+// already made where a step of this one would be (its root would be taken
+// in) means this growth fails, as it did when that chain was made. So the
+// chains that form are those of the unfused block, whatever order a driver
+// offers ops in.
 //
 //===----------------------------------------------------------------------===//
 
@@ -41,16 +44,22 @@ struct Chain {
 
 /// The chain rooted at `root`: its operands' steps that only it reads,
 /// breadth first, up to AMPRT_CHAIN_MAX_STEPS; none when that is one step
-/// or reads more than AMPRT_CHAIN_MAX_INPUTS inputs.
+/// or reads more than AMPRT_CHAIN_MAX_INPUTS inputs, or when it reaches a
+/// chain made before (whose root it would have taken in: on the unfused
+/// block it read too many inputs, which is why that chain was made).
 std::optional<Chain> growChain(Operation *root) {
   llvm::SetVector<Operation *> members;
   members.insert(root);
   for (unsigned i = 0; i < members.size(); ++i)
     for (Value v : members[i]->getOperands()) {
       Operation *def = v.getDefiningOp();
-      if (def && v.hasOneUse() && !members.contains(def) &&
-          isStep(def, root->getBlock()) &&
-          members.size() < AMPRT_CHAIN_MAX_STEPS)
+      if (!def || !v.hasOneUse() || members.contains(def) ||
+          members.size() >= AMPRT_CHAIN_MAX_STEPS ||
+          def->getBlock() != root->getBlock())
+        continue;
+      if (isa<rt::ElementwiseChainOp>(def))
+        return std::nullopt;
+      if (isStep(def, root->getBlock()))
         members.insert(def);
     }
   if (members.size() < 2)

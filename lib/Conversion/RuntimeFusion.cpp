@@ -124,11 +124,13 @@ struct UnscaleCheck : OpFusionPattern<amp::AllFiniteOp> {
   }
 };
 
-/// Offers each op of `body` once, in block order, to `patterns`: a pattern
-/// may erase ops other than the one it matched (a fusion erases what it
-/// fused), which walkAndApplyPatterns does not allow, and the greedy driver
-/// would also erase dead ops, which the lowering releases as written.
-void applyOncePerOp(Block &body, const FrozenRewritePatternSet &patterns) {
+/// Offers each op of `body` once, in block order or from the last op back,
+/// to `patterns`: a pattern may erase ops other than the one it matched (a
+/// fusion erases what it fused), which walkAndApplyPatterns does not allow,
+/// and the greedy driver would also erase dead ops, which the lowering
+/// releases as written.
+void applyOncePerOp(Block &body, const FrozenRewritePatternSet &patterns,
+                    bool lastFirst) {
   struct ErasedOps : RewriterBase::Listener {
     void notifyOperationErased(Operation *op) override { erased.insert(op); }
     llvm::DenseSet<Operation *> erased;
@@ -139,6 +141,8 @@ void applyOncePerOp(Block &body, const FrozenRewritePatternSet &patterns) {
   applicator.applyDefaultCostModel();
   SmallVector<Operation *> ops =
       llvm::map_to_vector(body, [](Operation &op) { return &op; });
+  if (lastFirst)
+    std::reverse(ops.begin(), ops.end());
   for (Operation *op : ops) {
     if (listener.erased.contains(op))
       continue;
@@ -186,10 +190,12 @@ void amp::fuseForRuntime(func::FuncOp func,
                          const RuntimeFusionOptions &options) {
   MLIRContext *context = func.getContext();
   Block &body = func.getBody().front();
-  auto apply = [&](auto populate, RuntimeFusionControlFn control = {}) {
+  auto apply = [&](auto populate, RuntimeFusionControlFn control = {},
+                   bool lastFirst = false) {
     RewritePatternSet patterns(context);
     populate(patterns, std::move(control));
-    applyOncePerOp(body, FrozenRewritePatternSet(std::move(patterns)));
+    applyOncePerOp(body, FrozenRewritePatternSet(std::move(patterns)),
+                   lastFirst);
   };
   apply(populateCastOnReadPatterns, [options](ArrayRef<Operation *> fused) {
     bool intoProduct =
@@ -199,7 +205,8 @@ void amp::fuseForRuntime(func::FuncOp func,
   });
   if (options.reshapeViews)
     apply(populateReshapeViewPatterns);
-  apply(populateUnscaleCheckPatterns);
+  if (options.fuseUnscaleChecks)
+    apply(populateUnscaleCheckPatterns);
   apply(populateProductEpiloguePatterns, [options](ArrayRef<Operation *> ops) {
     bool bias =
         llvm::any_of(ops, [](Operation *op) { return isa<tg::BiasAddOp>(op); });
@@ -207,8 +214,11 @@ void amp::fuseForRuntime(func::FuncOp func,
     return (!bias || options.fuseBiasEpilogues) &&
            (!activation || options.fuseActivationEpilogues);
   });
+  // From the last op back: a root comes before its steps, whose own search
+  // for a root then stops at the chain made (linear in the block, not
+  // quadratic on long lines of elementwise ops).
   if (options.fuseElementwiseChains)
-    apply(populateElementwiseChainPatterns);
+    apply(populateElementwiseChainPatterns, {}, /*lastFirst=*/true);
 }
 
 namespace {

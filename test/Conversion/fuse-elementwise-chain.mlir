@@ -83,6 +83,26 @@ func.func @past_eight_inputs(%a0: tensor<8xf32>, %a1: tensor<8xf32>, %a2: tensor
   return %s8 : tensor<8xf32>
 }
 
+// Two sums (five and four inputs) added: the root's tree reads nine
+// inputs, so it is no chain, and each sum below it is one; the root stays.
+// Which chains form is decided as on the unfused block, so the sum made
+// first does not let the root take in the other.
+// CHECK-LABEL: func.func @two_trees_past_eight_inputs(
+// CHECK: %[[Y:.*]] = amprt.elementwise_chain(%arg0, %arg1, %arg2, %arg3, %arg4)
+// CHECK: %[[W:.*]] = amprt.elementwise_chain(%arg5, %arg6, %arg7, %arg8)
+// CHECK: tg.add %[[Y]], %[[W]] : tensor<8xf32>
+func.func @two_trees_past_eight_inputs(%a0: tensor<8xf32>, %a1: tensor<8xf32>, %a2: tensor<8xf32>, %a3: tensor<8xf32>, %a4: tensor<8xf32>, %a5: tensor<8xf32>, %a6: tensor<8xf32>, %a7: tensor<8xf32>, %a8: tensor<8xf32>) -> tensor<8xf32> {
+  %y1 = tg.add %a0, %a1 : tensor<8xf32>
+  %y2 = tg.add %y1, %a2 : tensor<8xf32>
+  %y3 = tg.add %y2, %a3 : tensor<8xf32>
+  %y4 = tg.add %y3, %a4 : tensor<8xf32>
+  %w1 = tg.add %a5, %a6 : tensor<8xf32>
+  %w2 = tg.add %w1, %a7 : tensor<8xf32>
+  %w3 = tg.add %w2, %a8 : tensor<8xf32>
+  %z = tg.add %y4, %w3 : tensor<8xf32>
+  return %z : tensor<8xf32>
+}
+
 // A value read twice ends a chain; a broadcast operand is an input of no
 // step (tg.mul by a scalar is no chain step); a lone step stays.
 // CHECK-LABEL: func.func @kept(

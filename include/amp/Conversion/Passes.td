@@ -6,7 +6,8 @@
 include "mlir/Pass/PassBase.td"
 
 // The fusions' options: --amp-fuse-for-runtime's, and --amp-lower-to-runtime's
-// for the fusions it makes first (amp::RuntimeFusionOptions::of reads both).
+// for the fusions it makes first. amp::WithRuntimeFusionOptions reads them
+// into amp::RuntimeFusionOptions, field by field in this order.
 defvar RuntimeFusionOptions = [
   Option<"foldCastsIntoProducts", "fold-casts-into-products", "bool",
          /*default=*/"true",
@@ -19,6 +20,10 @@ defvar RuntimeFusionOptions = [
   Option<"reshapeViews", "reshape-views", "bool", /*default=*/"true",
          "Let reshapes whose result is not returned view their input's "
          "storage instead of copying it">,
+  Option<"fuseUnscaleChecks", "fuse-unscale-checks", "bool",
+         /*default=*/"true",
+         "Unscale gradients and test them for inf/NaN in one pass where an "
+         "amp.all_finite reads only amp.unscale results">,
   Option<"fuseBiasEpilogues", "fuse-bias-epilogues", "bool",
          /*default=*/"true",
          "Add the bias of a tg.bias_add that is a product's or forward "
@@ -47,62 +52,66 @@ def FuseForRuntimePass : Pass<"amp-fuse-for-runtime", "::mlir::func::FuncOp"> {
     and no dead op is erased.
 
     An `amp.cast` from f32 to f16 whose every user is an operand of
-    `tg.matmul` or `tg.batch_matmul` becomes an `amprt.cast_on_read`, which makes no tensor: the products take the
-    f32 tensor and round it to f16 as they stage it (`amprt_matmul`'s
-    rounded operands: the same bits as the cast), which saves the CPU a
-    write and a read of every weight per step. `fold-casts-into-products=0`
-    lowers every cast as written.
+    `tg.matmul` or `tg.batch_matmul` (or the matmul of an
+    `amprt.product_epilogue`) becomes an `amprt.cast_on_read`, which makes
+    no tensor: the products take the f32 tensor and round it to f16 as they
+    stage it (`amprt_matmul`'s rounded operands: the same bits as the
+    cast), which saves the CPU a write and a read of every weight per step.
+    `fold-casts-into-products=0` leaves these casts as written.
 
-    Likewise (`amprt.cast_on_read`) an `amp.cast` from f16 or bf16 to f32 whose every user is a
-    `tg.bias_add_grad` (the policy keeps that reduction in f32): the bias
-    gradient sums the 16-bit tensor into its f32 result
-    (`amprt_bias_add_grad`, the same bits), which saves a widened copy of
-    every biased layer's gradient per step.
-    `fold-casts-into-bias-grads=0` lowers these casts as written.
+    Likewise an `amp.cast` from f16 or bf16 to f32 whose every user is a
+    `tg.bias_add_grad` (the policy keeps that reduction in f32) becomes an
+    `amprt.cast_on_read`: the bias gradient sums the 16-bit tensor into its
+    f32 result (`amprt_bias_add_grad`, the same bits), which saves a
+    widened copy of every biased layer's gradient per step.
+    `fold-casts-into-bias-grads=0` leaves these casts as written.
 
     An `amp.all_finite` whose operands are all `amp.unscale` results (one
     scale, f16, bf16 or f32 gradients into f32) that nothing reads before
-    it becomes, with those unscales, one `amprt.unscale_all_finite`:
-    each gradient is read once, unscaled and tested, instead of unscaled
-    and then read again for the test (same bits).
+    it becomes, with those unscales, one `amprt.unscale_all_finite`: each
+    gradient is read once, unscaled and tested, instead of unscaled and
+    then read again for the test (same bits). `fuse-unscale-checks=0`
+    leaves them as written.
 
     A `tg.reshape` whose result is not returned becomes an `amprt.view`,
-    which makes no copy: its result is a view of its input's storage (`amprt_tensor_view`), and that storage
-    lives until the view's last use; only an op where the storage dies (so
-    no view of it is read later) writes over it. `reshape-views=0` copies
-    (or, where the input dies at the reshape, moves) instead.
+    which makes no copy: its result is a view of its input's storage
+    (`amprt_tensor_view`), and that storage lives until the view's last
+    use; only an op where the storage dies (so no view of it is read
+    later) writes over it. `reshape-views=0` leaves every `tg.reshape`
+    (which the lowering then copies or, where the input dies at it, moves).
 
     A `tg.matmul`, or a forward `tg.conv2d`, read only by a `tg.bias_add`
     on its channels (the conv's layout) runs with it as one
-    `amprt.product_epilogue`, the call `amprt_matmul_bias` / `amprt_conv2d_bias` call at the bias add's place:
-    the bias is added in the pass that rounds a staged 16-bit result, and
-    in a pass of its own after oneDNN, cuBLAS or cuDNN, with the values of
-    the two ops bit for bit on every CPU (a 16-bit product is rounded
-    before the bias is added). `fuse-bias-epilogues=0` lowers them apart.
+    `amprt.product_epilogue` at the bias add's place, the call
+    `amprt_matmul_bias` / `amprt_conv2d_bias`: the bias is added in the
+    pass that rounds a staged 16-bit result, and in a pass of its own after
+    oneDNN, cuBLAS or cuDNN, with the values of the two ops bit for bit on
+    every CPU (a 16-bit product is rounded before the bias is added).
+    `fuse-bias-epilogues=0` leaves them apart.
 
-    An activation (`tg.relu`, `tg.gelu`, `tg.tanh`, `tg.sigmoid`,
-    `tg.silu`, `tg.leaky_relu`) that reads such a product, or its bias
-    add, runs in the same op, the call `amprt_matmul_bias_act` /
-    `amprt_conv2d_bias_act`, at the activation's place, when nothing else
-    reads its input before it: the activation is applied while a staged
-    16-bit block is still in the thread's f32 staging (a pass of its own
-    after oneDNN's kernels), with the values of the separate ops. When
-    other ops read the activation's input later (gelu's gradient reads it),
-    the call also writes it (the `pre` tensor); relu's gradient reads
-    relu's output, so a relu needs none. `fuse-activation-epilogues=0`
-    lowers the activation apart.
+    An activation (an op whose lowering names one of the runtime's epilogue
+    activations: `tg.relu`, `tg.gelu`, `tg.tanh`, `tg.sigmoid`, `tg.silu`,
+    `tg.leaky_relu`) that reads such a product, or its bias add, joins the
+    same op at the activation's place, the call `amprt_matmul_bias_act` /
+    `amprt_conv2d_bias_act`, when nothing else reads its input before it:
+    the activation is applied while a staged 16-bit block is still in the
+    thread's f32 staging (a pass of its own after oneDNN's kernels), with
+    the values of the separate ops. When other ops read the activation's
+    input later (gelu's gradient reads it), the op yields it too (the
+    call's `pre` tensor); relu's gradient reads relu's output, so a relu
+    needs none. `fuse-activation-epilogues=0` leaves the activation apart.
 
-    Elementwise ops (tg's unary arithmetic and activations, and its binary
-    arithmetic on operands of the result's type) whose intermediate results
-    each have one reader, another of them, run as one
-    `amprt.elementwise_chain` (the call `amprt_elementwise_chain`) at the last one's place (up to 16 ops
-    over 8 inputs): one pass that reads each input once and writes only
-    the last result, every intermediate rounded to its type as its own op
-    stores it, so the values are those of the ops one by one (torch-mlir's
-    decomposed GELU, five ops, is one pass). The result may take the
-    storage of an input that dies there. `fuse-elementwise-chains=0`
-    lowers them one by one.
-
+    Elementwise ops (tg's unary arithmetic and activations, its binary
+    arithmetic on operands of the result's type, and any op whose lowering
+    names its elementwise function) whose intermediate results each have
+    one reader, another of them, run as one `amprt.elementwise_chain` at
+    the last one's place (up to 16 ops over 8 inputs), the call
+    `amprt_elementwise_chain`: one pass that reads each input once and
+    writes only the last result, every intermediate rounded to its type as
+    its own op stores it, so the values are those of the ops one by one
+    (torch-mlir's decomposed GELU, five ops, is one pass). A tree past 8
+    inputs is no chain; the trees below its root are.
+    `fuse-elementwise-chains=0` leaves them one by one.
   }];
   let options = RuntimeFusionOptions;
   let dependentDialects = ["::amp::rt::AMPRTDialect"];

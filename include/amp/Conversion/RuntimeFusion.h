@@ -43,16 +43,21 @@ void populateProductEpiloguePatterns(mlir::RewritePatternSet &patterns,
                                      RuntimeFusionControlFn control = {});
 /// Trees of chain steps whose intermediates each have one reader ->
 /// amprt.elementwise_chain at the last one's place, grown from that op back
-/// through its operands (up to the runtime's step and input limits).
+/// through its operands (up to the runtime's step and input limits). The
+/// chains are those of the unfused block whatever order ops are offered
+/// in. A chain the control function refuses leaves its steps apart: no
+/// smaller chain of them is offered.
 void populateElementwiseChainPatterns(mlir::RewritePatternSet &patterns,
                                       RuntimeFusionControlFn control = {});
 
 /// Which fusions --amp-fuse-for-runtime makes: its options, which
-/// --amp-lower-to-runtime shares.
+/// --amp-lower-to-runtime shares (Passes.td's RuntimeFusionOptions list; a
+/// new one is a field here, in that list's order, and in fusionOptions).
 struct RuntimeFusionOptions {
   bool foldCastsIntoProducts = true;
   bool foldCastsIntoBiasGrads = true;
   bool reshapeViews = true;
+  bool fuseUnscaleChecks = true;
   bool fuseBiasEpilogues = true;
   bool fuseActivationEpilogues = true;
   bool fuseElementwiseChains = true;
@@ -63,19 +68,17 @@ struct RuntimeFusionOptions {
 template <typename PassBase> struct WithRuntimeFusionOptions : PassBase {
   using PassBase::PassBase;
   RuntimeFusionOptions fusionOptions() const {
-    return {this->foldCastsIntoProducts,
-            this->foldCastsIntoBiasGrads,
-            this->reshapeViews,
-            this->fuseBiasEpilogues,
-            this->fuseActivationEpilogues,
+    return {this->foldCastsIntoProducts, this->foldCastsIntoBiasGrads,
+            this->reshapeViews,          this->fuseUnscaleChecks,
+            this->fuseBiasEpilogues,     this->fuseActivationEpilogues,
             this->fuseElementwiseChains};
   }
 };
 
 /// Applies the fusions `options` allow to the ops of `func`'s body, one
 /// family after another in the order declared above, each op offered once
-/// in block order. No folding and no dead-code elimination: an op the
-/// patterns leave is lowered as written.
+/// (in block order; chains from the last op back). No folding and no
+/// dead-code elimination: an op the patterns leave is lowered as written.
 void fuseForRuntime(mlir::func::FuncOp func,
                     const RuntimeFusionOptions &options);
 

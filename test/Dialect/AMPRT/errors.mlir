@@ -18,9 +18,35 @@ func.func @cast_widened_for_other(%g: tensor<4xbf16>) -> tensor<4xf32> {
 
 // -----
 
+func.func @cast_unread(%w: tensor<4xf32>) {
+  // expected-error @+1 {{'amprt.cast_on_read' op has no reader; a cast nothing reads is an amp.cast}}
+  %h = amprt.cast_on_read %w : tensor<4xf32> to tensor<4xf16>
+  return
+}
+
+// -----
+
+// The cast is verified before the epilogue it feeds, whose region has too
+// few arguments: the cast's verifier looks before it reaches in, and
+// refuses the reader it cannot check.
+func.func @cast_into_malformed_epilogue(%x: tensor<4x8xf16>, %w: tensor<8x3xf32>) {
+  // expected-error @+1 {{'amprt.cast_on_read' op an f32 -> f16 cast on read is read only by product operands (tg.matmul, tg.batch_matmul), but 'amprt.product_epilogue' reads it}}
+  %h = amprt.cast_on_read %w : tensor<8x3xf32> to tensor<8x3xf16>
+  %y = amprt.product_epilogue (%x, %h) : (tensor<4x8xf16>, tensor<8x3xf16>) -> tensor<4x8xf16> {
+  ^bb0(%a: tensor<4x8xf16>):
+    %r = tg.relu %a : tensor<4x8xf16>
+    %n = tg.neg %r : tensor<4x8xf16>
+    amprt.yield %n : tensor<4x8xf16>
+  }
+  return
+}
+
+// -----
+
 func.func @cast_direction(%g: tensor<4xf32>) {
   // expected-error @+1 {{'amprt.cast_on_read' op no reader converts 'f32' to 'bf16' on read}}
   %w = amprt.cast_on_read %g : tensor<4xf32> to tensor<4xbf16>
+  %r = tg.relu %w : tensor<4xbf16>
   return
 }
 
@@ -177,11 +203,37 @@ func.func @chain_one_step(%x: tensor<8xf32>) {
 // -----
 
 func.func @chain_broadcast(%x: tensor<8xf32>, %s: tensor<f32>) {
-  // expected-error @+1 {{'amprt.elementwise_chain' op 'tg.mul' is no chain step (an op whose runtime lowering names its elementwise function, on operands of its result's type)}}
+  // expected-error @+1 {{'amprt.elementwise_chain' op reads inputs of its result's type only ('tensor<8xf32>')}}
   %y = amprt.elementwise_chain (%x, %s) : (tensor<8xf32>, tensor<f32>) -> tensor<8xf32> {
   ^bb0(%a: tensor<8xf32>, %b: tensor<f32>):
     %0 = tg.mul %a, %b : tensor<8xf32>, tensor<f32>
     %1 = tg.exp %0 : tensor<8xf32>
+    amprt.yield %1 : tensor<8xf32>
+  }
+  return
+}
+
+// -----
+
+func.func @chain_input_type(%x: tensor<8xf32>, %h: tensor<4xf16>) {
+  // expected-error @+1 {{'amprt.elementwise_chain' op reads inputs of its result's type only ('tensor<8xf32>')}}
+  %y = amprt.elementwise_chain (%x, %h) : (tensor<8xf32>, tensor<4xf16>) -> tensor<8xf32> {
+  ^bb0(%a: tensor<8xf32>, %b: tensor<4xf16>):
+    %0 = tg.exp %a : tensor<8xf32>
+    %1 = tg.neg %0 : tensor<8xf32>
+    amprt.yield %1 : tensor<8xf32>
+  }
+  return
+}
+
+// -----
+
+func.func @chain_not_step(%x: tensor<8xf32>, %dy: tensor<8xf32>) {
+  // expected-error @+1 {{'amprt.elementwise_chain' op 'tg.relu_grad' is no chain step (an op whose runtime lowering names its elementwise function, on operands of its result's type)}}
+  %y = amprt.elementwise_chain (%x, %dy) : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xf32> {
+  ^bb0(%a: tensor<8xf32>, %b: tensor<8xf32>):
+    %0 = tg.exp %a : tensor<8xf32>
+    %1 = tg.relu_grad %b, %0 : tensor<8xf32>
     amprt.yield %1 : tensor<8xf32>
   }
   return

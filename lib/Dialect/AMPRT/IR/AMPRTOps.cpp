@@ -80,8 +80,12 @@ bool amp::rt::roundsAsProductOperand(OpOperand &use) {
   Operation *user = use.getOwner();
   if (isa<tg::MatmulOp, tg::BatchMatmulOp>(user))
     return use.getOperandNumber() < 2;
+  // The epilogue may not be verified yet: look before reaching in.
   auto epilogue = dyn_cast<ProductEpilogueOp>(user);
-  if (!epilogue || !isa<tg::MatmulOp>(epilogue.getProduct()))
+  if (!epilogue || !epilogue.getBody().hasOneBlock() ||
+      epilogue.getBody().front().empty() ||
+      use.getOperandNumber() >= epilogue.getBody().getNumArguments() ||
+      !isa<tg::MatmulOp>(epilogue.getProduct()))
     return false;
   Value inner = epilogue.getBody().getArgument(use.getOperandNumber());
   return llvm::all_of(inner.getUses(), [&](OpOperand &innerUse) {
@@ -96,6 +100,10 @@ LogicalResult CastOnReadOp::verify() {
   if (from.getShape() != to.getShape())
     return emitOpError("shapes differ: ") << from << " and " << to;
   Type a = from.getElementType(), b = to.getElementType();
+  // Its input lives as long as its readers read: with none, nothing would
+  // free it.
+  if (getY().use_empty())
+    return emitOpError("has no reader; a cast nothing reads is an amp.cast");
   if (a.isF32() && b.isF16()) {
     for (OpOperand &use : getY().getUses())
       if (!roundsAsProductOperand(use))
@@ -209,13 +217,15 @@ static LogicalResult verifyEpilogueSteps(ProductEpilogueOp op,
   if (!isEpilogueProduct(product))
     return op.emitOpError("runs a tg.matmul or tg.conv2d first, got '")
            << product->getName() << "'";
-  for (auto [i, v] : llvm::enumerate(product->getOperands()))
-    if (v != body.getArgument(i))
-      return op.emitOpError("the product reads region arguments 0 and 1");
+  if (body.getNumArguments() < 2 ||
+      product->getOperand(0) != body.getArgument(0) ||
+      product->getOperand(1) != body.getArgument(1))
+    return op.emitOpError("the product reads region arguments 0 and 1");
   Value last = product->getResult(0);
   unsigned next = 1, inputs = 2;
   if (auto biasAdd = dyn_cast<tg::BiasAddOp>(steps[next])) {
-    if (biasAdd.getX() != last || biasAdd.getB() != body.getArgument(2) ||
+    if (body.getNumArguments() != 3 || biasAdd.getX() != last ||
+        biasAdd.getB() != body.getArgument(2) ||
         !addsAlongProductChannels(biasAdd, product))
       return op.emitOpError("the bias add adds region argument 2 along the "
                             "product's channels, in its element type");
@@ -265,6 +275,10 @@ LogicalResult ElementwiseChainOp::verifyRegions() {
   Block &body = getBody().front();
   if (failed(verifyIsolatedBody(*this, body, getInputs())))
     return failure();
+  if (llvm::any_of(getInputs().getTypes(),
+                   [&](Type t) { return t != getType(); }))
+    return emitOpError("reads inputs of its result's type only (")
+           << getType() << ")";
   if (getInputs().size() > AMPRT_CHAIN_MAX_INPUTS)
     return emitOpError("reads at most ")
            << AMPRT_CHAIN_MAX_INPUTS << " inputs, got " << getInputs().size();

@@ -29,7 +29,11 @@ def AMPRT_Dialect : Dialect {
     The region ops are isolated from above: their region's arguments are
     the op's operands, in order, and its `amprt.yield` gives the op's
     results. The ops in a region keep their own verifiers, types and
-    locations.
+    locations. A chain step or an epilogue activation is recognised by its
+    `RuntimeLoweringOpInterface` model (`getElementwiseStep`), so a context
+    that verifies these ops registers the models
+    (`amp::registerTGToRuntimeLowerings`, which `amp::registerAllDialects`
+    calls) as it loads the dialect.
   }];
   let usePropertiesForAttributes = 0;
   let dependentDialects = ["::amp::tg::TGDialect"];

@@ -18,10 +18,11 @@ def AMPRT_CastOnReadOp : AMPRT_Op<"cast_on_read"> {
     `y` is `x`'s tensor: no tensor of its own is made, and each reader
     converts the elements as it reads them, with the bits `amp.cast` gives.
     Two readers can: a product (`tg.matmul`, `tg.batch_matmul`, or the
-    product of an `amprt.product_epilogue`) rounds f32 operands of a f16
-    product as it stages them (`amprt_matmul`); a `tg.bias_add_grad` sums
-    a f16 or bf16 tensor into its f32 result (`amprt_bias_add_grad`).
-    The verifier holds every use to one of those.
+    `tg.matmul` of an `amprt.product_epilogue`) rounds f32 operands of a
+    f16 product as it stages them (`amprt_matmul`); a `tg.bias_add_grad`
+    sums a f16 or bf16 tensor into its f32 result (`amprt_bias_add_grad`).
+    The verifier holds every use to one of those, and wants one at least
+    (the input lives as long as its readers read).
 
     ```mlir
     %h = amprt.cast_on_read %w : tensor<784x128xf32> to tensor<784x128xf16>
