@@ -56,15 +56,22 @@ SmallVector<int64_t> extraFor(Type type,
   return extra;
 }
 
-/// A product over the last two axes with M, N and K grown by `sizes`.
+/// How much each Tensor Core dimension of `op` grows to reach `sizes`.
+SmallVector<int64_t> growthTo(Operation *op, ArrayRef<int64_t> sizes) {
+  SmallVector<int64_t> growth;
+  for (auto [dim, size] :
+       llvm::zip(cast<amp::TensorCoreShapeOpInterface>(op).getTensorCoreDims(),
+                 sizes))
+    growth.push_back(size - dim.size);
+  return growth;
+}
+
+/// A product over the last two axes with M, N and K grown to `sizes`.
 template <typename ProductOp>
 FailureOr<SmallVector<Value>> padProduct(ProductOp op, OpBuilder &b,
                                          ArrayRef<int64_t> sizes) {
-  SmallVector<amp::TensorCoreDim> dims =
-      cast<amp::TensorCoreShapeOpInterface>(op.getOperation())
-          .getTensorCoreDims();
-  int64_t dm = sizes[0] - dims[0].size, dn = sizes[1] - dims[1].size,
-          dk = sizes[2] - dims[2].size;
+  SmallVector<int64_t> growth = growthTo(op, sizes);
+  int64_t dm = growth[0], dn = growth[1], dk = growth[2];
   int64_t rank = op.getA().getType().getRank();
   int64_t last = rank - 1, prev = rank - 2;
   bool ta = op.getTransposeA(), tb = op.getTransposeB();
@@ -119,10 +126,8 @@ SmallVector<int64_t> channelExtra(Type type, ChannelAxes axes, int64_t in,
 template <typename ConvOp>
 FailureOr<SmallVector<Value>> padChannels(ConvOp op, OpBuilder &b,
                                           ArrayRef<int64_t> sizes) {
-  SmallVector<amp::TensorCoreDim> dims =
-      cast<amp::TensorCoreShapeOpInterface>(op.getOperation())
-          .getTensorCoreDims();
-  int64_t in = sizes[0] - dims[0].size, out = sizes[1] - dims[1].size;
+  SmallVector<int64_t> growth = growthTo(op, sizes);
+  int64_t in = growth[0], out = growth[1];
   std::array<ChannelAxes, 3> axes = channelAxes(op);
   Location loc = op.getLoc();
   SmallVector<Value> operands;
