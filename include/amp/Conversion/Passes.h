@@ -3,7 +3,6 @@
 #ifndef AMP_CONVERSION_PASSES_H
 #define AMP_CONVERSION_PASSES_H
 
-#include "amp/Dialect/AMPRT/IR/AMPRT.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
