@@ -1,8 +1,11 @@
 // --amp-fuse-for-runtime turns an amp.all_finite of amp.unscale results
 // (distinct, one scale, f16/bf16/f32 gradients, none read before the
 // check) into one amprt.unscale_all_finite; later readers of the unscaled
-// gradients read its results. Any other shape stays as written.
+// gradients read its results. Any other shape stays as written, and so
+// does every check under fuse-unscale-checks=0.
 // RUN: amp-opt %s --amp-fuse-for-runtime | FileCheck %s
+// RUN: amp-opt %s --amp-fuse-for-runtime=fuse-unscale-checks=0 \
+// RUN:   | FileCheck %s --check-prefix=KEPT
 
 // CHECK-LABEL: func.func @fused(
 // CHECK-NOT: amp.unscale
@@ -10,6 +13,9 @@
 // CHECK-NOT: amp.all_finite
 // CHECK: tg.sgd_update %arg3, %[[U]]#0, %arg4
 // CHECK: return %[[OK]], %{{.*}}, %[[U]]#1
+// KEPT-LABEL: func.func @fused(
+// KEPT-NOT: amprt.unscale_all_finite
+// KEPT: amp.all_finite
 func.func @fused(%g0: tensor<8xf16>, %g1: tensor<4xf32>, %s: tensor<f32>,
                  %w: tensor<8xf32>, %lr: tensor<f32>)
     -> (tensor<i1>, tensor<8xf32>, tensor<4xf32>) {

@@ -1,7 +1,10 @@
 // amp.all_finite over amp.unscale results that nothing reads before it
 // runs with those unscales as one amprt_unscale_all_finite call (each
-// gradient read once); any other shape keeps separate calls.
+// gradient read once); any other shape keeps separate calls, and so does
+// every check under fuse-unscale-checks=0.
 // RUN: amp-opt %s --amp-lower-to-runtime | FileCheck %s
+// RUN: amp-opt %s --amp-lower-to-runtime=fuse-unscale-checks=0 \
+// RUN:   | FileCheck %s --check-prefix=APART
 
 // CHECK-LABEL: func.func @fused(
 // CHECK-NOT: call @amprt_unscale(
@@ -16,6 +19,10 @@
 // CHECK-NOT: call @amprt_unscale(
 // CHECK: call @amprt_sgd_update(
 // CHECK: return
+// APART-LABEL: func.func @fused(
+// APART-COUNT-2: call @amprt_unscale(
+// APART: call @amprt_all_finite(
+// APART-NOT: amprt_unscale_all_finite
 func.func @fused(%g0: tensor<8xf16>, %g1: tensor<4xf32>, %s: tensor<f32>,
                  %w: tensor<8xf32>, %lr: tensor<f32>)
     -> (tensor<i1>, tensor<8xf32>, tensor<4xf32>) {
