@@ -22,6 +22,8 @@
 #include "../common/DeviceBackend.h"
 #include "../common/Runtime.h"
 #include "Kernels.h"
+#include "SoftmaxLevels.h"
+#include "StridedCopy.h"
 #include <algorithm>
 #include <type_traits>
 #include <utility>
@@ -188,6 +190,16 @@ amprt_status elementwiseChain(Exec &e, const amprt_tensor *const *inputs,
   });
 }
 
+/// f(std::bool_constant<broadcast>()): whether a or b broadcasts to c,
+/// as a template argument.
+template <typename F>
+auto withBroadcast(const amprt_tensor *a, const amprt_tensor *b,
+                   const amprt_tensor *c, F f) {
+  if (a->shape == c->shape && b->shape == c->shape)
+    return f(std::false_type());
+  return f(std::true_type());
+}
+
 template <typename Exec>
 amprt_status binary(Exec &e, Binary kind, const amprt_tensor *a,
                     const amprt_tensor *b, amprt_tensor *c) {
@@ -196,10 +208,13 @@ amprt_status binary(Exec &e, Binary kind, const amprt_tensor *a,
         ib = broadcastIndex(b->shape, c->shape);
   return withNumericType(a->dtype, [&](auto tag) {
     using T = decltype(tag);
-    return e.launch(BinaryKernel<T>{static_cast<const T *>(a->data),
-                                    static_cast<const T *>(b->data),
-                                    static_cast<T *>(c->data), ia, ib, kind},
-                    c->numel);
+    return withBroadcast(a, b, c, [&](auto broadcast) {
+      return e.launch(
+          BinaryKernel<T, decltype(broadcast)::value>{
+              static_cast<const T *>(a->data), static_cast<const T *>(b->data),
+              static_cast<T *>(c->data), ia, ib, kind},
+          c->numel);
+    });
   });
 }
 
@@ -212,10 +227,13 @@ amprt_status compare(Exec &e, Compare kind, const amprt_tensor *a,
   uint8_t *out = static_cast<uint8_t *>(c->data);
   return withNumericType(a->dtype, [&](auto tag) {
     using T = decltype(tag);
-    return e.launch(CompareKernel<T>{static_cast<const T *>(a->data),
-                                     static_cast<const T *>(b->data), out, ia,
-                                     ib, kind},
-                    c->numel);
+    return withBroadcast(a, b, c, [&](auto broadcast) {
+      return e.launch(
+          CompareKernel<T, decltype(broadcast)::value>{
+              static_cast<const T *>(a->data), static_cast<const T *>(b->data),
+              out, ia, ib, kind},
+          c->numel);
+    });
   });
 }
 
@@ -501,19 +519,14 @@ inline void channelIndices(const Split &s, Index &outer, Index &inner) {
 // Data movement
 //===--------------------------------------------------------------------===//
 
+/// y[dstBase + to(i)] = x[srcBase + from(i)] for i < n (StridedCopy.h
+/// plans the launch).
 template <typename Exec>
 amprt_status stridedCopy(Exec &e, const amprt_tensor *x, amprt_tensor *y,
                          const Index &from, const Index &to, int64_t srcBase,
                          int64_t dstBase, int64_t n) {
-  amprt_status status = AMPRT_OK;
-  withElementBits(x->dtype, [&](auto tag) {
-    using E = decltype(tag);
-    status = e.launch(StridedCopyKernel<E>{static_cast<const E *>(x->data),
-                                           static_cast<E *>(y->data), from, to,
-                                           srcBase, dstBase},
-                      n);
-  });
-  return status;
+  CopyPlan plan{from, to, srcBase, dstBase, n, (int)amprt_dtype_size(x->dtype)};
+  return runCopy(e, plan, x->data, y->data);
 }
 
 template <typename Exec>
@@ -1029,39 +1042,94 @@ amprt_status layerNormGrad(Exec &e, const amprt_tensor *dy,
 // Softmax and loss
 //===--------------------------------------------------------------------===//
 
-/// Forward kinds: a = x, b unused; gradients: a = dy, b = y.
+/// A softmax kind on a GPU: its rows' statistics reduced in levels into
+/// scratch, then one thread per element (SoftmaxLevels.h). `queries`
+/// masks keys past the diagonal (0: no mask; rows contiguous).
+template <typename K, typename Exec, typename T>
+amprt_status softmaxInLevels(Exec &e, const T *a, const T *b, T *out,
+                             const Split &s, int64_t queries) {
+  const char *op = "amprt_softmax";
+  int64_t rows = s.outer * s.inner;
+  if (rows == 0 || s.axis == 0)
+    return AMPRT_OK;
+  Scratch<Exec> stats(e, (size_t)rows * 2 * sizeof(double));
+  AMPRT_CHECK(stats.status(op));
+  double *max = stats.template as<double>(), *stat = max + rows;
+  Index outer, along;
+  outer.rank = 2;
+  outer.shape[0] = s.outer;
+  outer.stride[0] = s.axis * s.inner;
+  outer.shape[1] = s.inner;
+  outer.stride[1] = 1;
+  along.rank = 1;
+  along.shape[0] = s.axis;
+  along.stride[0] = s.inner;
+  auto sumInto = [&](auto value, auto finish) {
+    return reduceInto(e, op, value, outer, along, rows, s.axis, false, finish);
+  };
+  constexpr SoftmaxKind kind = K::value;
+  if constexpr (kind == SoftmaxKind::SoftmaxGrad) {
+    AMPRT_CHECK(sumInto(ProductValue<T>{a, b}, KeepFinish{stat, 1.0}));
+  } else if constexpr (kind == SoftmaxKind::LogSoftmaxGrad) {
+    AMPRT_CHECK(sumInto(LoadValue<T>{a}, KeepFinish{stat, 1.0}));
+  } else {
+    AMPRT_CHECK(reduceInto(e, op, MaskedLoadValue<T>{a, queries}, outer, along,
+                           rows, s.axis, true, KeepFinish{max, 1.0}));
+    ShiftedExpValue<T> terms{a, max, queries};
+    if constexpr (kind == SoftmaxKind::Softmax)
+      AMPRT_CHECK(sumInto(terms, ReciprocalFinish{stat}));
+    else
+      AMPRT_CHECK(sumInto(terms, LogSumExpFinish{stat, max}));
+  }
+  return e.launch(SoftmaxApplyKernel<T, kind>{a, b, out, max, stat, s, queries},
+                  rows * s.axis);
+}
+
+/// Forward kinds: a = x, b unused; gradients: a = dy, b = y. On cores a
+/// thread per row (SoftmaxKernel); on a GPU in levels.
 template <typename Exec>
 amprt_status softmax(Exec &e, SoftmaxKind kind, const amprt_tensor *a,
                      const amprt_tensor *b, const Split &s, amprt_tensor *out) {
   amprt_status status = AMPRT_OK;
   AMPRT_FLOAT_DISPATCH(a->dtype, T, {
+    const T *as = static_cast<const T *>(a->data),
+            *bs = b ? static_cast<const T *>(b->data) : nullptr;
+    T *outs = static_cast<T *>(out->data);
     auto run = [&](auto kindTag, auto contiguousTag) {
       SoftmaxKernel<T, decltype(kindTag)::value, decltype(contiguousTag)::value>
-          kernel{static_cast<const T *>(a->data),
-                 b ? static_cast<const T *>(b->data) : nullptr,
-                 static_cast<T *>(out->data), s};
+          kernel{as, bs, outs, s};
       return e.launch(kernel, s.outer * s.inner);
     };
     status = withSoftmaxKind(kind, [&](auto kindTag) {
-      return s.inner == 1 ? run(kindTag, std::true_type())
-                          : run(kindTag, std::false_type());
+      if constexpr (!kOnCores<Exec>)
+        return softmaxInLevels<decltype(kindTag)>(e, as, bs, outs, s, 0);
+      else
+        return s.inner == 1 ? run(kindTag, std::true_type())
+                            : run(kindTag, std::false_type());
     });
   });
   return status;
 }
 
 /// Softmax over the last axis of x [..., queries, keys] under a causal mask
-/// (CausalSoftmaxKernel).
+/// (CausalSoftmaxKernel on cores; on a GPU in levels).
 template <typename Exec>
 amprt_status causalSoftmax(Exec &e, const amprt_tensor *x, int64_t queries,
                            amprt_tensor *y) {
   int64_t keys = x->shape.back();
   return withFloatType(x->dtype, [&](auto tag) {
     using T = decltype(tag);
-    return e.launch(CausalSoftmaxKernel<T>{static_cast<const T *>(x->data),
-                                           static_cast<T *>(y->data), keys,
-                                           queries},
-                    keys ? x->numel / keys : 0);
+    const T *xs = static_cast<const T *>(x->data);
+    T *ys = static_cast<T *>(y->data);
+    if constexpr (!kOnCores<Exec>) {
+      Split rows{keys ? x->numel / keys : 0, keys, 1};
+      return softmaxInLevels<
+          std::integral_constant<SoftmaxKind, SoftmaxKind::Softmax>>(
+          e, xs, (const T *)nullptr, ys, rows, queries);
+    } else {
+      return e.launch(CausalSoftmaxKernel<T>{xs, ys, keys, queries},
+                      keys ? x->numel / keys : 0);
+    }
   });
 }
 

@@ -135,27 +135,34 @@ template <typename T> struct ChainKernel {
 };
 
 /// c = a op b, of a float type (loaded to its compute type) or i32/i64.
-template <typename T> struct BinaryKernel {
+/// Without `Broadcast` a, b and c have one shape and element i of each is
+/// at i: the index arithmetic of a broadcast (a division per dimension)
+/// made a GPU's same-shape add several times slower than its loads.
+template <typename T, bool Broadcast = true> struct BinaryKernel {
   using C = typename Compute<T>::type;
   const T *a, *b;
   T *c;
   Index ia, ib; // c's shape with a's / b's broadcast strides
   Binary op;
   AMPRT_HD void operator()(int64_t i) const {
-    store(c, i,
-          applyBinary<C>(op, load(a, ia.offset(i)), load(b, ib.offset(i))));
+    int64_t oa = Broadcast ? ia.offset(i) : i,
+            ob = Broadcast ? ib.offset(i) : i;
+    store(c, i, applyBinary<C>(op, load(a, oa), load(b, ob)));
   }
 };
 
-/// Compare on floats (loaded to the compute type) or integers (as is).
-template <typename T> struct CompareKernel {
+/// Compare on floats (loaded to the compute type) or integers (as is);
+/// `Broadcast` as BinaryKernel's.
+template <typename T, bool Broadcast = true> struct CompareKernel {
   const T *a, *b;
   uint8_t *c;
   Index ia, ib;
   Compare op;
   AMPRT_HD void operator()(int64_t i) const {
-    c[i] = applyCompare<typename Compute<T>::type>(op, load(a, ia.offset(i)),
-                                                   load(b, ib.offset(i)));
+    int64_t oa = Broadcast ? ia.offset(i) : i,
+            ob = Broadcast ? ib.offset(i) : i;
+    c[i] =
+        applyCompare<typename Compute<T>::type>(op, load(a, oa), load(b, ob));
   }
 };
 
@@ -217,21 +224,8 @@ template <typename E> struct FillKernel {
 };
 
 //===--------------------------------------------------------------------===//
-// Data movement
+// Data movement (strided copies: StridedCopy.h)
 //===--------------------------------------------------------------------===//
-
-/// dst[dstBase + dst.offset(i)] = src[srcBase + src.offset(i)] over one
-/// iteration shape: transpose, broadcast, slice, pad and concat are each
-/// a choice of strides.
-template <typename E> struct StridedCopyKernel {
-  const E *src;
-  E *dst;
-  Index from, to; // equal shapes, different strides
-  int64_t srcBase, dstBase;
-  AMPRT_HD void operator()(int64_t i) const {
-    dst[dstBase + to.offset(i)] = src[srcBase + from.offset(i)];
-  }
-};
 
 /// Rows of `table` by index; a row whose index is out of range is zeros
 /// (and the fault recorded).

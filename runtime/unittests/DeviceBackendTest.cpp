@@ -621,6 +621,27 @@ TEST_F(DeviceBackendTest, SoftmaxAndCrossEntropy) {
           return amprt_causal_softmax(ctx, x.on(d), causal.on(d));
         },
         {&causal}, tolerance(t), name("causal_softmax", t));
+    // Rows longer than a GPU thread folds (32) take more than one level;
+    // a square causal mask leaves the first row one key.
+    Pair wide = random(t, {2, 70, 70}, 86, -5, 5),
+         wideDy = random(t, {2, 70, 70}, 87);
+    Pair wideY = output(t, {2, 70, 70}), wideDx = output(t, {2, 70, 70});
+    check(
+        [&](amprt_context *ctx, bool d) {
+          return amprt_softmax(ctx, wide.on(d), -1, wideY.on(d));
+        },
+        {&wideY}, tolerance(t), name("softmax wide", t));
+    check(
+        [&](amprt_context *ctx, bool d) {
+          return amprt_softmax_grad(ctx, wideDy.on(d), wideY.on(d), -1,
+                                    wideDx.on(d));
+        },
+        {&wideDx}, tolerance(t), name("softmax_grad wide", t));
+    check(
+        [&](amprt_context *ctx, bool d) {
+          return amprt_causal_softmax(ctx, wide.on(d), wideY.on(d));
+        },
+        {&wideY}, tolerance(t), name("causal_softmax wide", t));
     Pair logits = random(t, {5, 10}, 83, -4, 4), dloss = random(t, {5}, 84);
     Pair dist = random(t, {5, 10}, 85, 0, 0.2);
     for (amprt_dtype labelType : {AMPRT_I32, AMPRT_I64, t}) {
