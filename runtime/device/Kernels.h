@@ -21,18 +21,21 @@ namespace amprt::device {
 constexpr int kMaxRank = 8;
 
 /// Linear index -> offset through a row-major shape and per-dimension
-/// strides (0 for a broadcast dimension).
+/// strides (0 for a broadcast dimension). `linear` lies below the shape's
+/// element count, so what is left of it at the outermost dimension is its
+/// coordinate there: no division (a GPU's 64-bit division is a long
+/// software routine, and a rank-one index is most reductions' inner one).
 struct Index {
   int rank = 0;
   int64_t shape[kMaxRank] = {};
   int64_t stride[kMaxRank] = {};
   AMPRT_HD int64_t offset(int64_t linear) const {
     int64_t off = 0;
-    for (int d = rank - 1; d >= 0; --d) {
+    for (int d = rank - 1; d > 0; --d) {
       off += (linear % shape[d]) * stride[d];
       linear /= shape[d];
     }
-    return off;
+    return rank > 0 ? off + linear * stride[0] : 0;
   }
 };
 

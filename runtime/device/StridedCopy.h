@@ -129,14 +129,15 @@ template <typename E, typename I> struct StridedCopyKernel {
   AMPRT_HD void operator()(int64_t i) const {
     dst[dstBase + offsetIn(to, (I)i)] = src[srcBase + offsetIn(from, (I)i)];
   }
+  /// Index::offset in I.
   AMPRT_HD static I offsetIn(const Index &index, I linear) {
     I off = 0;
-    for (int d = index.rank - 1; d >= 0; --d) {
+    for (int d = index.rank - 1; d > 0; --d) {
       I size = (I)index.shape[d];
       off += (linear % size) * (I)index.stride[d];
       linear /= size;
     }
-    return off;
+    return index.rank > 0 ? off + linear * (I)index.stride[0] : 0;
   }
 };
 
