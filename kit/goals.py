@@ -17,8 +17,8 @@ def tests_goal(facts, results):
     if "passed" not in tests:
         return goal(text, tests.get("reason"))
     measured = (f"{tests['passed']} passed, {tests['failed']} failed, "
-                f"{tests['skipped']} skipped ({tests['cuda_skipped']} of "
-                "them cuda.*)")
+                f"{tests['skipped']} skipped, of which cuda.*: "
+                f"{tests['cuda_skipped']}")
     gpu = "name" in facts.get("inventory", {}).get("gpu", {})
     met = tests["failed"] == 0 and tests["cuda_skipped"] == 0
     return goal(text, measured, met if gpu else None)

@@ -122,16 +122,7 @@ inline Index denseIndex(const Shape &shape) {
 
 /// Runs f(E()) with an unsigned type of the element's size.
 template <typename F> void withElementBits(amprt_dtype dtype, F f) {
-  switch (amprt_dtype_size(dtype)) {
-  case 1:
-    return f(uint8_t());
-  case 2:
-    return f(uint16_t());
-  case 4:
-    return f(uint32_t());
-  default:
-    return f(uint64_t());
-  }
+  withUnsignedOfSize(amprt_dtype_size(dtype), f);
 }
 
 //===--------------------------------------------------------------------===//
@@ -408,12 +399,12 @@ amprt_status reduceInChunks(Exec &e, const char *op, Value value,
 
 /// On a GPU: a tree of levels, each thread folding at most kLevelFold
 /// values (level one) or partials (the next levels) in order, neighbouring
-/// threads on neighbouring outputs, until at most kLevelFold partials per
-/// output remain for finish. Many short loops keep the GPU's threads busy
-/// and its loads side by side, where a thread per long run would wait on
-/// one load after another.
-/// `maxPartials` bounds level one's partials (kMaxLevelPartials; smaller
-/// in the tests).
+/// threads on neighbouring outputs (in level one of a row fold, on
+/// neighbouring values of one output: RowFirstLevelKernel), until at most
+/// kLevelFold partials per output remain for finish. Many short loops keep the
+/// GPU's threads busy and its loads side by side, where a thread per long run
+/// would wait on one load after another. `maxPartials` bounds level one's
+/// partials (kMaxLevelPartials; smaller in the tests).
 template <typename Exec, typename Value, typename Finish>
 amprt_status
 reduceInLevels(Exec &e, const char *op, Value value, const Index &outer,
@@ -429,9 +420,14 @@ reduceInLevels(Exec &e, const char *op, Value value, const Index &outer,
                         (size_t)(numOut * (chunks + second)) * sizeof(double));
   AMPRT_CHECK(scratch.status(op));
   double *in = scratch.template as<double>(), *out = in + numOut * chunks;
-  AMPRT_CHECK(e.launch(FirstLevelKernel<Value>{value, outer, inner, count,
-                                               numOut, fold, isMax, in},
-                       numOut * chunks));
+  if (inner.rank == 1 && inner.stride[0] == 1)
+    AMPRT_CHECK(e.launch(RowFirstLevelKernel<Value>{value, outer, count, numOut,
+                                                    chunks, isMax, in},
+                         numOut * chunks));
+  else
+    AMPRT_CHECK(e.launch(FirstLevelKernel<Value>{value, outer, inner, count,
+                                                 numOut, fold, isMax, in},
+                         numOut * chunks));
   while (chunks > kLevelFold) {
     int64_t next = ceilDiv(chunks, kLevelFold);
     AMPRT_CHECK(

@@ -385,6 +385,31 @@ template <typename Value> struct FirstLevelKernel {
   }
 };
 
+/// Level one of a row fold, where each output's values are contiguous
+/// (inner stride 1: softmax and layer-norm rows): output o's `chunks`
+/// threads are neighbours (i = o * chunks + k) and thread k adds values
+/// k, k + chunks, k + 2 * chunks, ... in order, so a warp's loads sit side
+/// by side in a row where FirstLevelKernel's would each touch a row of
+/// their own. The partial goes where FirstLevelKernel puts it
+/// (partial[k * outputs + o]), for the same further levels.
+template <typename Value> struct RowFirstLevelKernel {
+  Value value;
+  Index outer;
+  int64_t count, outputs, chunks;
+  bool isMax;
+  double *partial;
+  AMPRT_HD void operator()(int64_t i) const {
+    int64_t o = i / chunks, k = i % chunks;
+    int64_t base = outer.offset(o);
+    double acc = isMax ? -__builtin_huge_val() : 0.0;
+    for (int64_t j = k; j < count; j += chunks) {
+      double v = value(o, j, base + j);
+      acc = isMax ? foldMax(acc, v) : acc + v;
+    }
+    partial[k * outputs + o] = acc;
+  }
+};
+
 /// A further level: partials [chunks][outputs] folded `fold` chunks at a
 /// time, in order, into [ceil(chunks / fold)][outputs].
 struct FoldLevelKernel {

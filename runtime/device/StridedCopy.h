@@ -141,8 +141,9 @@ template <typename E, typename I> struct StridedCopyKernel {
   }
 };
 
-/// Runs f(E()) with an unsigned type (or Bytes16) of `bytes` bytes.
-template <typename F> void withCopyElement(int bytes, F f) {
+/// Runs f(E()) with an unsigned integer type of `bytes` bytes (1, 2, 4;
+/// 8 otherwise).
+template <typename F> void withUnsignedOfSize(size_t bytes, F f) {
   switch (bytes) {
   case 1:
     return f(uint8_t());
@@ -150,11 +151,17 @@ template <typename F> void withCopyElement(int bytes, F f) {
     return f(uint16_t());
   case 4:
     return f(uint32_t());
-  case 8:
-    return f(uint64_t());
   default:
-    return f(Bytes16());
+    return f(uint64_t());
   }
+}
+
+/// Runs f(E()) with a copy element of `bytes` bytes: Bytes16 for 16, an
+/// unsigned integer type otherwise.
+template <typename F> void withCopyElement(int bytes, F f) {
+  if (bytes == 16)
+    return f(Bytes16());
+  withUnsignedOfSize((size_t)bytes, f);
 }
 
 /// Plans and launches the copy of `plan.n` elements of `plan.bytes`

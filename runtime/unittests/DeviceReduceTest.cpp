@@ -95,20 +95,24 @@ TEST(DeviceReduce, LongerRunsPastThePartialsBound) {
 }
 
 TEST(DeviceReduce, TheSameBitsEveryRun) {
-  Problem p = make(5, 3000, true, 9);
-  std::vector<double> first = reduce(p, false);
-  for (int run = 0; run < 3; ++run)
-    EXPECT_EQ(reduce(p, false), first);
+  for (bool columns : {true, false}) {
+    Problem p = make(5, 3000, columns, 9);
+    std::vector<double> first = reduce(p, false);
+    for (int run = 0; run < 3; ++run)
+      EXPECT_EQ(reduce(p, false), first);
+  }
 }
 
 TEST(DeviceReduce, NaNPropagates) {
-  Problem p = make(2, 2000, true, 3);
-  p.x[1500 * 2 + 1] = NAN;
-  std::vector<double> sums = reduce(p, false), maxima = reduce(p, true);
-  EXPECT_FALSE(std::isnan(sums[0]));
-  EXPECT_TRUE(std::isnan(sums[1]));
-  EXPECT_FALSE(std::isnan(maxima[0]));
-  EXPECT_TRUE(std::isnan(maxima[1]));
+  for (bool columns : {true, false}) {
+    Problem p = make(2, 2000, columns, 3);
+    p.x[columns ? 1500 * 2 + 1 : 2000 + 1500] = NAN;
+    std::vector<double> sums = reduce(p, false), maxima = reduce(p, true);
+    EXPECT_FALSE(std::isnan(sums[0]));
+    EXPECT_TRUE(std::isnan(sums[1]));
+    EXPECT_FALSE(std::isnan(maxima[0]));
+    EXPECT_TRUE(std::isnan(maxima[1]));
+  }
 }
 
 } // namespace
