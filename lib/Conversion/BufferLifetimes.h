@@ -14,7 +14,9 @@
 
 #include "mlir/Analysis/Liveness.h"
 #include "mlir/IR/Block.h"
+#include "mlir/IR/ValueRange.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallVector.h"
 
 namespace amp {
 
@@ -47,6 +49,25 @@ private:
   llvm::DenseMap<mlir::Operation *, unsigned> position;
   llvm::DenseMap<mlir::Value, int64_t> lastUses, lastDirectUses;
 };
+
+/// What the step frees around one op, as values of the tensor form (the
+/// lowering's patterns look their handles up while the IR changes).
+struct OpReleases {
+  /// Storages the op reads for the last time, in operand order: a rule
+  /// may give one to its result (RuntimeLoweringBuilder::diesHere), the
+  /// step frees the rest after the op.
+  llvm::SmallVector<mlir::Value, 4> dying;
+  /// The op's results nothing reads, freed right after it.
+  llvm::SmallVector<mlir::Value, 2> unread;
+  /// Views the op reads for the last time (the view goes, not its storage).
+  llvm::SmallVector<mlir::Value, 2> views;
+};
+
+/// The releases of every op of a single-block step function whose
+/// block's terminator returns `returned` (arguments and returned values
+/// are the caller's and never freed).
+llvm::DenseMap<mlir::Operation *, OpReleases>
+planReleases(mlir::Operation *func, mlir::ValueRange returned);
 
 } // namespace amp
 

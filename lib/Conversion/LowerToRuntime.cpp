@@ -8,7 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "BufferLifetimes.h"
+#include "RuntimeCallPatterns.h"
 #include "amp/Conversion/Passes.h"
 #include "amp/Conversion/RuntimeFusion.h"
 #include "amp/Conversion/RuntimeLoweringBuilder.h"
@@ -21,7 +21,6 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/TypeUtilities.h"
 #include "mlir/Transforms/Passes.h"
-#include "llvm/ADT/SetVector.h"
 
 namespace amp {
 #define GEN_PASS_DEF_LOWERTORUNTIMEPASS
@@ -29,7 +28,6 @@ namespace amp {
 } // namespace amp
 
 using namespace mlir;
-using amp::RuntimeLoweringBuilder;
 namespace tg = amp::tg;
 
 std::optional<int32_t> amp::runtimeDtypeCode(Type element) {
@@ -78,163 +76,10 @@ struct FusedOpCounts {
   }
 };
 
-/// Lowers one single-block function: checks its types, makes its fusions
-/// (amp::fuseForRuntime), then builds the runtime-call function beside it,
-/// op after op, releasing each tensor after its last use.
-class FunctionLowering {
-public:
-  FunctionLowering(ModuleOp module, func::FuncOp func,
-                   const amp::RuntimeFusionOptions &fusion, bool inPlace)
-      : module(module), func(func), fusion(fusion), inPlace(inPlace),
-        b(func.getContext()),
-        ptr(LLVM::LLVMPointerType::get(func.getContext())),
-        i32(b.getI32Type()) {}
-
-  LogicalResult run();
-  std::optional<FusedOpCounts> fused;
-  unsigned numInPlaceResults = 0;
-
-private:
-  LogicalResult checkTypes();
-  /// A step may not hand its caller a view (the caller owns its results).
-  LogicalResult checkReturnedValues(func::ReturnOp ret);
-  /// The runtime-call function (context, arguments, results) beside the
-  /// tensor form, which takes a new name; returns its entry block.
-  Block *beginLoweredFunction();
-  /// Each argument's handle, loaded from the arguments array.
-  void loadArguments(RuntimeLoweringBuilder &lowering, Value args);
-  /// Lowers the op at position `here` (a cast on read takes its input's
-  /// handle) and releases what it read for the last time.
-  LogicalResult lowerAtItsPlace(RuntimeLoweringBuilder &lowering, Operation &op,
-                                unsigned here);
-  void releaseAfter(RuntimeLoweringBuilder &lowering, Operation &op,
-                    llvm::SmallSetVector<Value, 8> &dying, unsigned here);
-  /// Results: new handles owned by the caller.
-  void storeResults(RuntimeLoweringBuilder &lowering, func::ReturnOp ret,
-                    Value results);
-  /// Lowers `op` by its RuntimeLoweringOpInterface (constants here).
-  LogicalResult lowerOp(RuntimeLoweringBuilder &lowering, Operation *op);
-  LogicalResult lowerConstant(RuntimeLoweringBuilder &lowering,
-                              arith::ConstantOp op);
-
-  ModuleOp module;
-  func::FuncOp func;
-  amp::RuntimeFusionOptions fusion;
-  bool inPlace;
-  std::optional<amp::BufferLifetimes> lifetimes;
-  llvm::DenseSet<Value> returned;
-  OpBuilder b;
-  Type ptr, i32;
-  unsigned globals = 0;
-  std::string baseName;
-};
-
-LogicalResult FunctionLowering::lowerConstant(RuntimeLoweringBuilder &lowering,
-                                              arith::ConstantOp op) {
-  Location loc = lowering.getLoc();
-  auto dense = dyn_cast<DenseElementsAttr>(op.getValue());
-  auto type = dyn_cast<RankedTensorType>(op.getType());
-  if (!dense || !type)
-    return op.emitError("amp-lower-to-runtime: only dense tensor constants "
-                        "lower to the runtime");
-  Value t = lowering.newTensor(type);
-  lowering.setHandle(op.getResult(), t);
-  Type element = type.getElementType();
-  if (dense.isSplat()) {
-    double v = isa<FloatType>(element)
-                   ? dense.getSplatValue<APFloat>().convertToDouble()
-                   : (double)dense.getSplatValue<APInt>().getSExtValue();
-    lowering.callChecked(AMPRT_ENTRY(amprt_tensor_fill),
-                         {t, lowering.constF64(v)});
-    return success();
-  }
-  // The data lives in an LLVM global, copied in by amprt_tensor_write.
-  // i1 elements are stored one byte each, like the runtime's.
-  DenseElementsAttr data = dense;
-  Type storage = element;
-  if (element.isInteger(1)) {
-    storage = b.getI8Type();
-    SmallVector<int8_t> bytes;
-    for (bool v : dense.getValues<bool>())
-      bytes.push_back(v);
-    data = DenseElementsAttr::get(
-        RankedTensorType::get({(int64_t)bytes.size()}, storage),
-        ArrayRef<int8_t>(bytes));
-  } else {
-    data =
-        dense.reshape(RankedTensorType::get({type.getNumElements()}, element));
-  }
-  auto arrayType = LLVM::LLVMArrayType::get(storage, type.getNumElements());
-  std::string name = (baseName + "_cst" + Twine(globals++)).str();
-  {
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(module.getBody());
-    LLVM::GlobalOp::create(b, loc, arrayType, /*isConstant=*/true,
-                           LLVM::Linkage::Internal, name, data);
-  }
-  Value address = LLVM::AddressOfOp::create(b, loc, ptr, name);
-  unsigned bits = storage.getIntOrFloatBitWidth();
-  int64_t bytes = type.getNumElements() * std::max(1u, bits / 8);
-  Value size = arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(bytes));
-  lowering.callChecked(AMPRT_ENTRY(amprt_tensor_write), {t, address, size});
-  return success();
-}
-
-LogicalResult FunctionLowering::lowerOp(RuntimeLoweringBuilder &lowering,
-                                        Operation *op) {
-  lowering.setLoc(op->getLoc());
-  if (auto constant = dyn_cast<arith::ConstantOp>(op))
-    return lowerConstant(lowering, constant);
-  if (auto rule = dyn_cast<amp::RuntimeLoweringOpInterface>(op))
-    return rule.lowerToRuntime(lowering);
-  if (isa<tg::GradientsOp>(op))
-    return op->emitError("amp-lower-to-runtime: 'tg.gradients' has no "
-                         "runtime lowering: run --tg-autodiff first");
-  return op->emitError() << "amp-lower-to-runtime: '" << op->getName()
-                         << "' has no runtime lowering (attach "
-                            "amp::RuntimeLoweringOpInterface to give it one; "
-                            "ops with regions are not supported)";
-}
-
-LogicalResult FunctionLowering::run() {
-  if (failed(checkTypes()))
-    return failure();
-  amp::fuseForRuntime(func, fusion);
-  Block &body = func.getBody().front();
-  fused.emplace(body);
-  lifetimes.emplace(func);
-  auto ret = cast<func::ReturnOp>(body.getTerminator());
-  if (failed(checkReturnedValues(ret)))
-    return failure();
-  returned.insert(ret.getOperands().begin(), ret.getOperands().end());
-
-  Block *entry = beginLoweredFunction();
-  RuntimeLoweringBuilder lowering(module, b, entry->getArgument(0));
-  lowering.setInPlaceElementwise(inPlace);
-  loadArguments(lowering, entry->getArgument(1));
-  unsigned here = 0;
-  for (Operation &op : body) {
-    if (&op == ret.getOperation())
-      break;
-    if (failed(lowerAtItsPlace(lowering, op, here++)))
-      return failure();
-  }
-  storeResults(lowering, ret, entry->getArgument(2));
-  func.erase();
-  numInPlaceResults = lowering.numInPlaceResults();
-  return success();
-}
-
-LogicalResult FunctionLowering::checkReturnedValues(func::ReturnOp ret) {
-  for (Value v : ret.getOperands())
-    if (lifetimes->isView(v))
-      return ret.emitError("amp-lower-to-runtime: a step may not return an "
-                           "amprt.view (its caller owns what it returns): "
-                           "return a tg.reshape");
-  return success();
-}
-
-LogicalResult FunctionLowering::checkTypes() {
+/// Whether every tensor of `func` can be a runtime tensor: one block,
+/// arguments, results and op results ranked, statically shaped and of a
+/// runtime element type.
+LogicalResult checkTypes(func::FuncOp func) {
   if (!func.getBody().hasOneBlock())
     return func.emitError("amp-lower-to-runtime: functions must be one "
                           "block");
@@ -266,103 +111,33 @@ LogicalResult FunctionLowering::checkTypes() {
   return success();
 }
 
-Block *FunctionLowering::beginLoweredFunction() {
-  // The new function, built beside the old one.
-  b.setInsertionPoint(func);
-  std::string name = func.getName().str();
-  baseName = name;
-  func.setName(name + "__amp_tensor_form");
-  auto lowered = func::FuncOp::create(
-      b, func.getLoc(), name, b.getFunctionType({ptr, ptr, ptr}, {i32}));
-  Block *entry = lowered.addEntryBlock();
-  b.setInsertionPointToStart(entry);
-  return entry;
-}
-
-void FunctionLowering::loadArguments(RuntimeLoweringBuilder &lowering,
-                                     Value args) {
-  Location loc = func.getLoc();
-  for (auto [i, arg] : llvm::enumerate(func.getBody().front().getArguments())) {
-    Value slot = LLVM::GEPOp::create(b, loc, ptr, ptr, args,
-                                     ArrayRef<LLVM::GEPArg>{(int32_t)i});
-    lowering.setHandle(arg, LLVM::LoadOp::create(b, loc, ptr, slot));
-  }
-}
-
-LogicalResult
-FunctionLowering::lowerAtItsPlace(RuntimeLoweringBuilder &lowering,
-                                  Operation &op, unsigned here) {
-  if (auto cast = dyn_cast<amp::rt::CastOnReadOp>(op)) {
-    lowering.setHandle(cast.getY(), lowering.handle(cast.getX()));
-    return success();
-  }
-  // What this op's call reads for the last time: freed after it.
-  llvm::SmallSetVector<Value, 8> dying;
-  for (Value read : op.getOperands()) {
-    Value v = lifetimes->storage(read);
-    if (lifetimes->lastUse(v) == here && !isa<BlockArgument>(v) &&
-        !returned.contains(v))
-      dying.insert(v);
-  }
-  lowering.setDying(dying.getArrayRef());
-  if (failed(lowerOp(lowering, &op)))
-    return failure();
-  // A rule of another dialect may forget a result: say so here rather
-  // than build a call on a null handle.
-  for (Value r : op.getResults())
-    if (!lowering.handle(r))
-      return op.emitError() << "amp-lower-to-runtime: the runtime lowering of '"
-                            << op.getName() << "' gave result #"
-                            << cast<OpResult>(r).getResultNumber()
-                            << " no tensor (a lowering must call newResults)";
-  releaseAfter(lowering, op, dying, here);
-  return success();
-}
-
-void FunctionLowering::releaseAfter(RuntimeLoweringBuilder &lowering,
-                                    Operation &op,
-                                    llvm::SmallSetVector<Value, 8> &dying,
-                                    unsigned here) {
-  lowering.setLoc(op.getLoc());
-  for (Value r : op.getResults())
-    if (r.use_empty() && !returned.contains(r))
-      dying.insert(r);
-  for (Value v : dying)
-    if (!lowering.tookStorageOf(v))
-      lowering.call(AMPRT_ENTRY(amprt_tensor_release), {lowering.handle(v)});
-  // Views read for the last time: only the view goes (an unused one went
-  // with the unused results above).
-  llvm::SmallSetVector<Value, 4> views;
-  for (Value read : op.getOperands()) {
-    Value v = lifetimes->sharedHandle(read);
-    if (lifetimes->isView(v) && lifetimes->lastDirectUse(v) == here)
-      views.insert(v);
-  }
-  for (Value v : views)
-    lowering.call(AMPRT_ENTRY(amprt_tensor_release), {lowering.handle(v)});
-}
-
-void FunctionLowering::storeResults(RuntimeLoweringBuilder &lowering,
-                                    func::ReturnOp ret, Value results) {
-  // A returned argument, or a value returned twice, gets a copy so every
-  // result can be released.
-  Location loc = ret.getLoc();
-  lowering.setLoc(loc);
-  Value ctx = lowering.context();
-  llvm::DenseSet<Value> stored;
-  for (auto [i, v] : llvm::enumerate(ret.getOperands())) {
-    Value result = lowering.handle(v);
-    if (isa<BlockArgument>(v) || !stored.insert(v).second) {
-      Value copy = lowering.newTensor(v.getType());
-      lowering.callChecked(AMPRT_ENTRY(amprt_reshape), {ctx, result, copy});
-      result = copy;
+/// Whether every op of the fused step has a lowering, and it returns no
+/// view (the caller owns what a step returns).
+LogicalResult checkLowerable(func::FuncOp func) {
+  Block &body = func.getBody().front();
+  for (Value v : body.getTerminator()->getOperands())
+    if (v.getDefiningOp<amp::rt::ViewOp>())
+      return body.getTerminator()->emitError(
+          "amp-lower-to-runtime: a step may not return an amprt.view (its "
+          "caller owns what it returns): return a tg.reshape");
+  for (Operation &op : body.without_terminator()) {
+    if (auto constant = dyn_cast<arith::ConstantOp>(op)) {
+      if (!isa<DenseElementsAttr>(constant.getValue()))
+        return op.emitError("amp-lower-to-runtime: only dense tensor "
+                            "constants lower to the runtime");
+      continue;
     }
-    Value slot = LLVM::GEPOp::create(b, loc, ptr, ptr, results,
-                                     ArrayRef<LLVM::GEPArg>{(int32_t)i});
-    LLVM::StoreOp::create(b, loc, result, slot);
+    if (isa<amp::rt::CastOnReadOp, amp::RuntimeLoweringOpInterface>(op))
+      continue;
+    if (isa<tg::GradientsOp>(op))
+      return op.emitError("amp-lower-to-runtime: 'tg.gradients' has no "
+                          "runtime lowering: run --tg-autodiff first");
+    return op.emitError() << "amp-lower-to-runtime: '" << op.getName()
+                          << "' has no runtime lowering (attach "
+                             "amp::RuntimeLoweringOpInterface to give it "
+                             "one; ops with regions are not supported)";
   }
-  Value status = lowering.call(AMPRT_ENTRY(amprt_context_status), {ctx});
-  func::ReturnOp::create(b, loc, status);
+  return success();
 }
 
 struct LowerToRuntimePass
@@ -382,7 +157,6 @@ struct LowerToRuntimePass
           << ": lower each module on its own";
       return signalPassFailure();
     }
-    SmallVector<func::FuncOp> funcs;
     for (auto func : module.getOps<func::FuncOp>()) {
       // The runtime's C API and its C wrappers own these names.
       StringRef name = func.getSymName();
@@ -393,24 +167,68 @@ struct LowerToRuntimePass
                "_mlir_ciface_*): rename it";
         return signalPassFailure();
       }
-      if (!func.isExternal())
-        funcs.push_back(func);
     }
-    for (func::FuncOp func : funcs) {
-      FunctionLowering lowering(module, func, fusionOptions(),
-                                inPlaceElementwise);
-      if (failed(lowering.run()))
+    amp::StepPlans plans;
+    plans.inPlace = inPlaceElementwise;
+    SmallVector<Operation *> steps;
+    for (auto func : module.getOps<func::FuncOp>()) {
+      if (func.isExternal())
+        continue;
+      if (failed(prepareStep(func, plans)))
         return signalPassFailure();
-      numInPlaceResults += lowering.numInPlaceResults;
-      const FusedOpCounts &fused = *lowering.fused;
-      numFoldedCasts += fused.castsOnRead;
-      numFusedChecks += fused.checks;
-      numReshapeViews += fused.views;
-      numFusedBiases += fused.biases;
-      numFusedActivations += fused.activations;
-      numChains += fused.chains;
-      numChainedOps += fused.chainedOps;
+      steps.push_back(func);
     }
+    if (failed(convertSteps(steps, plans)))
+      return signalPassFailure();
+    numInPlaceResults += plans.inPlaceResults;
+  }
+
+private:
+  /// Checks `func`, makes its fusions (amp::fuseForRuntime), counts them
+  /// and plans its conversion.
+  LogicalResult prepareStep(func::FuncOp func, amp::StepPlans &plans) {
+    if (failed(checkTypes(func)))
+      return failure();
+    amp::fuseForRuntime(func, fusionOptions());
+    if (failed(checkLowerable(func)))
+      return failure();
+    FusedOpCounts fused(func.getBody().front());
+    numFoldedCasts += fused.castsOnRead;
+    numFusedChecks += fused.checks;
+    numReshapeViews += fused.views;
+    numFusedBiases += fused.biases;
+    numFusedActivations += fused.activations;
+    numChains += fused.chains;
+    numChainedOps += fused.chainedOps;
+    plans.plan(func);
+    return success();
+  }
+
+  /// The planned steps (and nothing else of the module) as runtime calls
+  /// (RuntimeCallPatterns.h). A rule that fails and says why needs no
+  /// "failed to legalize" from the driver after it.
+  LogicalResult convertSteps(ArrayRef<Operation *> steps,
+                             amp::StepPlans &plans) {
+    MLIRContext *context = &getContext();
+    amp::RuntimeTypeConverter converter(context);
+    RewritePatternSet patterns(context);
+    amp::populateRuntimeCallPatterns(converter, patterns, plans);
+    ConversionTarget target = amp::runtimeCallTarget(*context);
+    ScopedDiagnosticHandler repeated(context, [&](Diagnostic &diagnostic) {
+      if (diagnostic.getSeverity() != DiagnosticSeverity::Error)
+        return failure();
+      bool repeats =
+          plans.reported &&
+          StringRef(diagnostic.str()).starts_with("failed to legalize");
+      plans.errors += !repeats;
+      return success(repeats);
+    });
+    // No folding: the fusions and releases were planned on these ops as
+    // they are (a neg of a neg folded away would leave its input's
+    // planned release behind).
+    ConversionConfig config;
+    config.foldingMode = DialectConversionFoldingMode::Never;
+    return applyPartialConversion(steps, target, std::move(patterns), config);
   }
 };
 

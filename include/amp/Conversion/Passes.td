@@ -146,6 +146,15 @@ def LowerToRuntimePass : Pass<"amp-lower-to-runtime", "::mlir::ModuleOp"> {
     `mlir::Liveness`). A step that already holds amprt ops is lowered as
     it is.
 
+    The lowering itself is a dialect conversion with the tensor type
+    converted to `!llvm.ptr`: patterns for the step function, its return,
+    tensor constants, casts on read and every op with a
+    `RuntimeLoweringOpInterface`. What each op frees is planned on the
+    fused tensor form before conversion starts, and ops are not folded on
+    the way (the plan holds for the ops as they are). An op with no
+    lowering is refused before conversion, with its name; a lowering rule
+    that fails reports its own error, once.
+
     An elementwise op (tg's unary and broadcasting binary arithmetic, the
     activation gradients, `tg.bias_add`) whose operand of the result's type
     dies at it writes its result over that operand: no new tensor, and the

@@ -17,8 +17,9 @@ include "mlir/IR/OpBase.td"
 def RuntimeLoweringOpInterface : OpInterface<"RuntimeLoweringOpInterface"> {
   let cppNamespace = "::amp";
   let description = [{
-    Gives an op its lowering for `--amp-lower-to-runtime`. The pass walks a
-    step function in order and calls `lowerToRuntime` on each op with an
+    Gives an op its lowering for `--amp-lower-to-runtime`. The pass converts
+    a step function's ops in order (dialect conversion, tensors to
+    `amprt_tensor *` handles) and calls `lowerToRuntime` on each op with an
     `amp::RuntimeLoweringBuilder` (`amp/Conversion/RuntimeLoweringBuilder.h`)
     whose insertion point and location are set for the op: `handle(value)`
     is the runtime tensor (`amprt_tensor *`) of an operand, `newResults(op)`
