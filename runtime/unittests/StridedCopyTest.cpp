@@ -48,8 +48,9 @@ void referenceCopy(const CopyPlan &p, const uint8_t *src, uint8_t *dst) {
 }
 
 /// Runs `plan` planned and unplanned over buffers of `srcBytes` and
-/// `dstBytes` starting `shift` bytes past 16-byte alignment, and expects
-/// the same destination bytes.
+/// `dstBytes` starting `shift` bytes past 16-byte alignment (a multiple of
+/// the element size, as a tensor's data is), and expects the same
+/// destination bytes.
 void expectSameAsReference(const CopyPlan &plan, size_t srcBytes,
                            size_t dstBytes, size_t shift = 0) {
   std::vector<Bytes16> srcStore(srcBytes / 16 + 2), want(dstBytes / 16 + 2),
@@ -140,8 +141,10 @@ TEST(StridedCopy, IndexesIn32BitsOnlyWhereEveryOffsetFits) {
 }
 
 TEST(StridedCopy, PadsAndSlicesLandWhereTheUnplannedCopyPutsThem) {
+  // Shifted by one element, the buffers are aligned for their elements
+  // but not for a wider copy.
   for (int bytes : {1, 2, 4, 8})
-    for (size_t shift : {0, 2, 8}) {
+    for (size_t shift : {size_t(0), size_t(bytes), size_t(8)}) {
       // A pad of the last dimension, at a base inside the destination.
       CopyPlan pad = padPlan(7, 12, 4, bytes);
       pad.dstBase = 16;
