@@ -268,6 +268,15 @@ template <typename T, typename I> struct GatherGradKernel {
 // second kernel folds the partials of each output in chunk order.
 //===--------------------------------------------------------------------===//
 
+/// Where a reduction starts: -inf for a maximum, 0 for a sum.
+AMPRT_HD inline double foldStart(bool isMax) {
+  return isMax ? -__builtin_huge_val() : 0.0;
+}
+/// One value folded into a running maximum (foldMax: NaN wins) or sum.
+AMPRT_HD inline double foldIn(double acc, double v, bool isMax) {
+  return isMax ? foldMax(acc, v) : acc + v;
+}
+
 /// Sums (or maxes) chunk `i % chunks` of output `i / chunks`: value(o, j,
 /// off) gives element j of output o, at offset off in x (`outer` maps o and
 /// `inner` j to x).
@@ -282,13 +291,10 @@ template <typename Value> struct PartialReduceKernel {
     int64_t base = outer.offset(o);
     int64_t begin = k * chunk,
             end = begin + chunk < count ? begin + chunk : count;
-    double acc = isMax ? -__builtin_huge_val() : 0.0;
+    double acc = foldStart(isMax);
     for (int64_t j = begin; j < end; ++j) {
       double v = value(o, j, base + inner.offset(j));
-      if (isMax)
-        acc = foldMax(acc, v);
-      else
-        acc += v;
+      acc = foldIn(acc, v, isMax);
     }
     partial[i] = acc;
   }
@@ -348,13 +354,10 @@ template <typename Finish> struct FinishReduceKernel {
   bool isMax;
   int64_t outStride, chunkStride;
   AMPRT_HD void operator()(int64_t o) const {
-    double acc = isMax ? -__builtin_huge_val() : 0.0;
+    double acc = foldStart(isMax);
     for (int64_t k = 0; k < chunks; ++k) {
       double v = partial[o * outStride + k * chunkStride];
-      if (isMax)
-        acc = foldMax(acc, v);
-      else
-        acc += v;
+      acc = foldIn(acc, v, isMax);
     }
     finish(o, acc);
   }
@@ -376,10 +379,10 @@ template <typename Value> struct FirstLevelKernel {
     int64_t o = i % outputs, k = i / outputs;
     int64_t base = outer.offset(o);
     int64_t begin = k * fold, end = begin + fold < count ? begin + fold : count;
-    double acc = isMax ? -__builtin_huge_val() : 0.0;
+    double acc = foldStart(isMax);
     for (int64_t j = begin; j < end; ++j) {
       double v = value(o, j, base + inner.offset(j));
-      acc = isMax ? foldMax(acc, v) : acc + v;
+      acc = foldIn(acc, v, isMax);
     }
     partial[i] = acc;
   }
@@ -401,10 +404,10 @@ template <typename Value> struct RowFirstLevelKernel {
   AMPRT_HD void operator()(int64_t i) const {
     int64_t o = i / chunks, k = i % chunks;
     int64_t base = outer.offset(o);
-    double acc = isMax ? -__builtin_huge_val() : 0.0;
+    double acc = foldStart(isMax);
     for (int64_t j = k; j < count; j += chunks) {
       double v = value(o, j, base + j);
-      acc = isMax ? foldMax(acc, v) : acc + v;
+      acc = foldIn(acc, v, isMax);
     }
     partial[k * outputs + o] = acc;
   }
@@ -421,10 +424,10 @@ struct FoldLevelKernel {
     int64_t o = i % outputs, k = i / outputs;
     int64_t begin = k * fold,
             end = begin + fold < chunks ? begin + fold : chunks;
-    double acc = isMax ? -__builtin_huge_val() : 0.0;
+    double acc = foldStart(isMax);
     for (int64_t c = begin; c < end; ++c) {
       double v = in[c * outputs + o];
-      acc = isMax ? foldMax(acc, v) : acc + v;
+      acc = foldIn(acc, v, isMax);
     }
     out[i] = acc;
   }
@@ -1062,17 +1065,13 @@ template <typename T> struct PoolKernel {
     int64_t ox, oy, c, n;
     p.coordinates(i, p.oh, p.ow, n, oy, ox, c);
     int64_t y0 = oy * p.sh - p.pt, x0 = ox * p.sw - p.pl;
-    double acc = isMax ? -__builtin_huge_val() : 0.0;
+    double acc = foldStart(isMax);
     for (int64_t ky = 0; ky < p.kh; ++ky)
       for (int64_t kx = 0; kx < p.kw; ++kx) {
         int64_t iy = y0 + ky, ix = x0 + kx;
         if (iy < 0 || iy >= p.h || ix < 0 || ix >= p.w)
           continue; // ignored by max, zeros for avg
-        double v = load(x, p.at(n, iy, ix, c, p.h, p.w));
-        if (isMax)
-          acc = foldMax(acc, v);
-        else
-          acc += v;
+        acc = foldIn(acc, load(x, p.at(n, iy, ix, c, p.h, p.w)), isMax);
       }
     store(y, i,
           (typename Compute<T>::type)(isMax ? acc : acc / double(p.kh * p.kw)));
