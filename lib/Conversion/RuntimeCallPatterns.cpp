@@ -251,12 +251,9 @@ struct TensorConstantLowering : OpConversionPattern<arith::ConstantOp> {
     if (!releases)
       return failure();
     OpLowering lowering(op, *releases, {}, rewriter, plans);
-    auto dense = dyn_cast<DenseElementsAttr>(op.getValue());
+    // The pass refused other constants before conversion (checkLowerable).
+    auto dense = cast<DenseElementsAttr>(op.getValue());
     auto type = cast<RankedTensorType>(op.getType());
-    if (!dense)
-      return lowering.fail(
-          op.emitError("amp-lower-to-runtime: only dense tensor constants "
-                       "lower to the runtime"));
     RuntimeLoweringBuilder &rt = lowering.builder();
     Value t = rt.newTensor(type);
     rt.setHandle(op.getResult(), t);
