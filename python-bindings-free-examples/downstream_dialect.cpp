@@ -1,23 +1,25 @@
 //===- downstream_dialect.cpp - Another compiler's ops join the policy ----===//
 //
 // Example 2: a downstream dialect with two ops of its own joins amp's
-// precision policy by attaching PrecisionPolicyOpInterface as external
-// models (dn.dense is allow, dn.swish infer), and is coloured next to tg
-// ops by the unchanged pass. It also gives dn.swish a gradient by attaching
-// GradientOpInterface, so --tg-autodiff differentiates through it; without
-// that model the pass names the op it cannot differentiate. Last, it gives
-// dn.swish a runtime lowering (RuntimeLoweringOpInterface: swish is the
-// runtime's silu step), so --amp-lower-to-runtime turns it into a runtime
-// call, or one step of an elementwise chain between tg ops; without that
-// model the pass names the op it cannot lower.
+// precision policy: dn.dense declares itself allow in its ODS (the
+// AMP_Precision trait, whose model the dialect attaches when it loads) and
+// dn.swish is made infer by an external model, attached without touching
+// the op. Both are coloured next to tg ops by the unchanged pass. It also gives
+// dn.swish a gradient by attaching GradientOpInterface, so --tg-autodiff
+// differentiates through it; without that model the pass names the op it cannot
+// differentiate. Last, it gives dn.swish a runtime lowering
+// (RuntimeLoweringOpInterface: swish is the runtime's silu step), so
+// --amp-lower-to-runtime turns it into a runtime call, or one step of an
+// elementwise chain between tg ops; without that model the pass names the op it
+// cannot lower.
 //
 // RUN: %amp_bin/example-downstream-dialect | FileCheck %s
 // CHECK-LABEL: func.func @mixed
 // CHECK: tg.relu {{.*}} : tensor<16x16xf16>
-// CHECK: dn.dense {{.*}} : (tensor<16x16xf16>, tensor<16x16xf16>) -> tensor<16x16xf16>
-// CHECK: dn.swish {{.*}} : tensor<16x16xf16>
-// CHECK: dn.dense {{.*}} : (tensor<16x16xf16>, tensor<16x16xf16>) -> tensor<16x16xf16>
-// CHECK: tg.exp {{.*}} : tensor<16x16xf32>
+// CHECK: dn.dense {{.*}} : (tensor<16x16xf16>, tensor<16x16xf16>) ->
+// tensor<16x16xf16> CHECK: dn.swish {{.*}} : tensor<16x16xf16> CHECK: dn.dense
+// {{.*}} : (tensor<16x16xf16>, tensor<16x16xf16>) -> tensor<16x16xf16> CHECK:
+// tg.exp {{.*}} : tensor<16x16xf32>
 //
 // The swish rule, d/dx x*s(x) = s + y*(1 - s), after the seed:
 // CHECK-LABEL: func.func @train
@@ -31,20 +33,15 @@
 // CHECK: tg.matmul %{{.*}}, %[[DH]] {transpose_a = true}
 // CHECK: without a gradient model: tg-autodiff: no gradient rule for 'dn.swish'
 //
-// CHECK-LABEL: func.func @run(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr) -> i32
-// CHECK: %[[X:.*]] = llvm.load
-// CHECK: %[[Y:.*]] = call @amprt_tensor_new
-// CHECK: %[[ST:.*]] = call @amprt_silu(%{{.*}}, %[[X]], %[[Y]])
-// CHECK: call @amprt_record_status(%{{.*}}, %[[ST]])
-// exp, swish and neg run as one chain: steps EXP (2), SILU (13), NEG (0).
-// CHECK-LABEL: func.func @chain(
-// CHECK-NOT: call @amprt_silu
-// CHECK-NOT: call @amprt_exp
-// CHECK: arith.constant 13 : i64
-// CHECK: call @amprt_elementwise_chain
-// CHECK-NOT: call @amprt_neg
-// CHECK: return
-// CHECK: without a runtime lowering: amp-lower-to-runtime: 'dn.swish' has no runtime lowering
+// CHECK-LABEL: func.func @run(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}:
+// !llvm.ptr) -> i32 CHECK: %[[X:.*]] = llvm.load CHECK: %[[Y:.*]] = call
+// @amprt_tensor_new CHECK: %[[ST:.*]] = call @amprt_silu(%{{.*}}, %[[X]],
+// %[[Y]]) CHECK: call @amprt_record_status(%{{.*}}, %[[ST]]) exp, swish and neg
+// run as one chain: steps EXP (2), SILU (13), NEG (0). CHECK-LABEL: func.func
+// @chain( CHECK-NOT: call @amprt_silu CHECK-NOT: call @amprt_exp CHECK:
+// arith.constant 13 : i64 CHECK: call @amprt_elementwise_chain CHECK-NOT: call
+// @amprt_neg CHECK: return CHECK: without a runtime lowering:
+// amp-lower-to-runtime: 'dn.swish' has no runtime lowering
 //
 //===----------------------------------------------------------------------===//
 
@@ -81,6 +78,10 @@ void dn::DNDialect::initialize() {
 #define GET_OP_LIST
 #include "DownstreamOps.cpp.inc"
       >();
+  amp::attachDeclaredPrecisionModels<
+#define GET_OP_LIST
+#include "DownstreamOps.cpp.inc"
+      >(getContext());
 }
 
 static const char *kModule = R"mlir(
@@ -199,9 +200,8 @@ int main() {
   mlir::DialectRegistry registry;
   amp::registerAllPrecisionModelsAndDialects(registry);
   registry.insert<mlir::func::FuncDialect, dn::DNDialect>();
-  // The downstream compiler gives its ops a class, without touching amp.
+  // The downstream compiler gives an op a class without touching it.
   registry.addExtension(+[](mlir::MLIRContext *ctx, dn::DNDialect *) {
-    amp::attachClassModels<amp::PrecisionClass::Allow, dn::DenseOp>(ctx);
     amp::attachClassModels<amp::PrecisionClass::Infer, dn::SwishOp>(ctx);
   });
   mlir::MLIRContext context(registry);

@@ -25,33 +25,20 @@ namespace amp {
 namespace {
 
 /// tg's elementwise ops: the runtime function each computes, as its
-/// amprt_elementwise_chain step. The op's lowering (lowerElementwiseStep),
-/// its place in elementwise chains and, for an activation, in a product's
-/// epilogue all follow from its line here.
-ElementwiseStep stepOf(tg::NegOp) { return {AMPRT_CHAIN_NEG}; }
-ElementwiseStep stepOf(tg::AbsOp) { return {AMPRT_CHAIN_ABS}; }
-ElementwiseStep stepOf(tg::ExpOp) { return {AMPRT_CHAIN_EXP}; }
-ElementwiseStep stepOf(tg::LogOp) { return {AMPRT_CHAIN_LOG}; }
-ElementwiseStep stepOf(tg::SqrtOp) { return {AMPRT_CHAIN_SQRT}; }
-ElementwiseStep stepOf(tg::RsqrtOp) { return {AMPRT_CHAIN_RSQRT}; }
-ElementwiseStep stepOf(tg::SquareOp) { return {AMPRT_CHAIN_SQUARE}; }
-ElementwiseStep stepOf(tg::ReciprocalOp) { return {AMPRT_CHAIN_RECIPROCAL}; }
-ElementwiseStep stepOf(tg::TanhOp) { return {AMPRT_CHAIN_TANH}; }
-ElementwiseStep stepOf(tg::SigmoidOp) { return {AMPRT_CHAIN_SIGMOID}; }
-ElementwiseStep stepOf(tg::ReluOp) { return {AMPRT_CHAIN_RELU}; }
-ElementwiseStep stepOf(tg::GeluOp) { return {AMPRT_CHAIN_GELU}; }
-ElementwiseStep stepOf(tg::SiluOp) { return {AMPRT_CHAIN_SILU}; }
-ElementwiseStep stepOf(tg::ErfOp) { return {AMPRT_CHAIN_ERF}; }
-ElementwiseStep stepOf(tg::LeakyReluOp o) {
-  return {AMPRT_CHAIN_LEAKY_RELU, o.getAlpha().convertToDouble()};
-}
-ElementwiseStep stepOf(tg::AddOp) { return {AMPRT_CHAIN_ADD}; }
-ElementwiseStep stepOf(tg::SubOp) { return {AMPRT_CHAIN_SUB}; }
-ElementwiseStep stepOf(tg::MulOp) { return {AMPRT_CHAIN_MUL}; }
-ElementwiseStep stepOf(tg::DivOp) { return {AMPRT_CHAIN_DIV}; }
-ElementwiseStep stepOf(tg::PowOp) { return {AMPRT_CHAIN_POW}; }
-ElementwiseStep stepOf(tg::MaximumOp) { return {AMPRT_CHAIN_MAXIMUM}; }
-ElementwiseStep stepOf(tg::MinimumOp) { return {AMPRT_CHAIN_MINIMUM}; }
+/// amprt_elementwise_chain step, one per line of the runtime's op lists
+/// (tg::<Kind>Op computes amprt_<name>, chain code AMPRT_CHAIN_<CODE>). The
+/// op's lowering (lowerElementwiseStep), its place in elementwise chains
+/// and, for an activation, in a product's epilogue all follow from it.
+#define AMPRT_UNARY(name, Kind, CODE)                                          \
+  ElementwiseStep stepOf(tg::Kind##Op) { return {AMPRT_CHAIN_##CODE}; }
+#define AMPRT_UNARY_ALPHA(name, Kind, CODE)                                    \
+  ElementwiseStep stepOf(tg::Kind##Op o) {                                     \
+    return {AMPRT_CHAIN_##CODE, o.getAlpha().convertToDouble()};               \
+  }
+#include "amprt/amprt_unary.def"
+#define AMPRT_BINARY(name, Kind, CODE)                                         \
+  ElementwiseStep stepOf(tg::Kind##Op) { return {AMPRT_CHAIN_##CODE}; }
+#include "amprt/amprt_binary.def"
 
 /// Whether OpT is one of them.
 template <typename OpT, typename = void>

@@ -1,9 +1,9 @@
 //===- DownstreamOps.td - A downstream compiler's own ops --*- tablegen -*-===//
 
+include "amp/Interfaces/PrecisionPolicyTrait.td"
 include "mlir/IR/OpBase.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
-include "mlir/IR/OpBase.td"
 
 def DN_Dialect : Dialect {
   let name = "dn";
@@ -14,7 +14,10 @@ def DN_Dialect : Dialect {
 class DN_Op<string mnemonic, list<Trait> traits = []>
     : Op<DN_Dialect, mnemonic, !listconcat([Pure], traits)>;
 
-def DN_DenseOp : DN_Op<"dense"> {
+// dn.dense declares its precision class in ODS; dn.swish gets its class as
+// an external model (downstream_dialect.cpp), the way to reach ops one
+// cannot edit.
+def DN_DenseOp : DN_Op<"dense", [AMP_Allow]> {
   let summary = "x * w, a contraction this compiler sends to Tensor Cores";
   let arguments = (ins AnyRankedTensor:$x, AnyRankedTensor:$w);
   let results = (outs AnyRankedTensor:$y);

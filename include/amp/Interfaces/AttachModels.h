@@ -2,9 +2,9 @@
 //
 // The tg and amp ops get their gradient and runtime-lowering interfaces
 // from one overload per op (`rule(tg::ExpOp)`, `lower(tg::ExpOp)`). The
-// helper below attaches a model to every op of an ODS op list
-// (GET_OP_LIST) for which such an overload exists, so the overload is the
-// only place an op is named: no second list to keep in step with it.
+// helper below attaches a model to every tg and amp op for which such an
+// overload exists (attachModelsWhere), so the overload is the only place
+// an op is named: no second list to keep in step with it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,23 +13,10 @@
 
 #include "amp/Dialect/AMP/IR/AMP.h"
 #include "amp/Dialect/TG/IR/TG.h"
+#include "amp/Interfaces/AttachModelsWhere.h"
 #include "mlir/IR/DialectRegistry.h"
-#include "mlir/IR/MLIRContext.h"
-#include <type_traits>
 
 namespace amp {
-
-/// Attaches `Model<OpT>` to each of `OpTs` for which `Has<OpT>::value`.
-template <template <typename> class Model, template <typename...> class Has,
-          typename... OpTs>
-void attachModelsWhere(mlir::MLIRContext *context) {
-  auto attach = [&](auto *tag) {
-    using OpT = std::remove_pointer_t<decltype(tag)>;
-    if constexpr (Has<OpT>::value)
-      OpT::template attachInterface<Model<OpT>>(*context);
-  };
-  (attach(static_cast<OpTs *>(nullptr)), ...);
-}
 
 /// Attaches `Model<OpT>` to each tg and amp op for which `Has<OpT>::value`,
 /// when the dialect is loaded.

@@ -3,11 +3,10 @@
 #ifndef AMP_INTERFACES_PRECISIONPOLICYINTERFACE_H
 #define AMP_INTERFACES_PRECISIONPOLICYINTERFACE_H
 
+#include "amp/Interfaces/PrecisionPolicyTrait.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/OpDefinition.h"
 #include "mlir/IR/PatternMatch.h"
-
-#include "amp/Interfaces/PrecisionPolicyEnums.h.inc"
 
 namespace mlir {
 class DialectRegistry;

@@ -14,11 +14,10 @@ using namespace amp;
 #include "amp/Dialect/AMP/IR/AMPOpsDialect.cpp.inc"
 
 void AMPDialect::initialize() {
-  addOperations<
+  addOperationsWithPrecision<
 #define GET_OP_LIST
 #include "amp/Dialect/AMP/IR/AMPOps.cpp.inc"
       >();
-  attachPrecisionPolicy(getContext());
 }
 
 Operation *AMPDialect::materializeConstant(OpBuilder &builder, Attribute value,

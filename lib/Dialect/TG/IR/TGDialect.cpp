@@ -14,11 +14,10 @@ using namespace amp::tg;
 #include "amp/Dialect/TG/IR/TGOpsDialect.cpp.inc"
 
 void TGDialect::initialize() {
-  addOperations<
+  addOperationsWithPrecision<
 #define GET_OP_LIST
 #include "amp/Dialect/TG/IR/TGOps.cpp.inc"
       >();
-  attachPrecisionPolicy(getContext());
   attachTensorCoreShapes(getContext());
 }
 

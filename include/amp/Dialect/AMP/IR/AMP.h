@@ -3,6 +3,7 @@
 #ifndef AMP_DIALECT_AMP_IR_AMP_H
 #define AMP_DIALECT_AMP_IR_AMP_H
 
+#include "amp/Interfaces/PrecisionModels.h"
 #include "mlir/Bytecode/BytecodeOpInterface.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Dialect.h"
@@ -20,10 +21,6 @@ namespace amp {
 /// True when every value of `from` is exactly representable in `to`
 /// (f16 -> f32, bf16 -> f32, f32 -> f64, ...), so a cast is lossless.
 bool isExactFloatConversion(mlir::FloatType from, mlir::FloatType to);
-
-/// Attaches PrecisionPolicyOpInterface to the amp ops (called when the
-/// dialect loads).
-void attachPrecisionPolicy(mlir::MLIRContext *context);
 } // namespace amp
 
 #endif // AMP_DIALECT_AMP_IR_AMP_H

@@ -52,6 +52,12 @@ def AMP_Dialect : Dialect {
         "amp.tensor_core_padded";
     static constexpr ::llvm::StringLiteral kMicroBatchesAttrName =
         "amp.micro_batches";
+    /// Adds `Ops` (GET_OP_LIST) and attaches PrecisionPolicyOpInterface to
+    /// each op that declares its list with an AMP_Precision trait.
+    template <typename... Ops> void addOperationsWithPrecision() {
+      addOperations<Ops...>();
+      ::amp::attachDeclaredPrecisionModels<Ops...>(getContext());
+    }
   }];
 }
 

@@ -5,6 +5,7 @@
 
 include "amp/Dialect/AMP/IR/AMPDialect.td"
 include "amp/Dialect/TG/IR/TGTypes.td"
+include "amp/Interfaces/PrecisionPolicyTrait.td"
 include "mlir/IR/OpBase.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
@@ -12,7 +13,13 @@ include "mlir/Interfaces/SideEffectInterfaces.td"
 class AMP_Op<string mnemonic, list<Trait> traits = []>
     : Op<AMP_Dialect, mnemonic, !listconcat([Pure], traits)>;
 
-def AMP_CastOp : AMP_Op<"cast"> {
+// Loss-scaling ops are f32-only: they exist to keep gradients and the scale
+// in f32. amp.cast is clear, its input keeping its own type; the precision
+// pass retypes an existing cast instead of doubling it when every user
+// computes in low precision. The other ops stay out of the colouring.
+def AMP_CastPrecision : AMP_Precision<"Clear", 0, 1, /*fixedOperands=*/[0]>;
+
+def AMP_CastOp : AMP_Op<"cast", [AMP_CastPrecision]> {
   let summary = "converts between float element types";
   let description = [{
     Converts every element to the result's float type with IEEE
@@ -37,7 +44,7 @@ def AMP_CastOp : AMP_Op<"cast"> {
   let hasFolder = 1;
 }
 
-def AMP_ScaleOp : AMP_Op<"scale", [AllTypesMatch<["x", "y"]>]> {
+def AMP_ScaleOp : AMP_Op<"scale", [AMP_F32Only, AllTypesMatch<["x", "y"]>]> {
   let summary = "multiplies by the loss scale (applied to the backward seed)";
   let description = [{
     ```mlir
@@ -50,7 +57,7 @@ def AMP_ScaleOp : AMP_Op<"scale", [AllTypesMatch<["x", "y"]>]> {
   let hasFolder = 1;
 }
 
-def AMP_UnscaleOp : AMP_Op<"unscale", [InferTypeOpAdaptor]> {
+def AMP_UnscaleOp : AMP_Op<"unscale", [AMP_F32Only, InferTypeOpAdaptor]> {
   let summary = "divides a gradient by the loss scale, in f32";
   let description = [{
     `y = g * (1 / scale)` computed and returned in f32 whatever `g` is, so
@@ -66,7 +73,7 @@ def AMP_UnscaleOp : AMP_Op<"unscale", [InferTypeOpAdaptor]> {
   let hasFolder = 1;
 }
 
-def AMP_AllFiniteOp : AMP_Op<"all_finite"> {
+def AMP_AllFiniteOp : AMP_Op<"all_finite", [AMP_F32Only]> {
   let summary = "true iff no element of any operand is inf or NaN";
   let description = [{
     ```mlir
@@ -79,7 +86,7 @@ def AMP_AllFiniteOp : AMP_Op<"all_finite"> {
   let hasVerifier = 1;
 }
 
-def AMP_UpdateScaleOp : AMP_Op<"update_scale"> {
+def AMP_UpdateScaleOp : AMP_Op<"update_scale", [AMP_F32Only]> {
   let summary = "the dynamic loss-scale state machine";
   let description = [{
     On `finite`: `good_steps + 1`, and when that reaches `growth_interval`

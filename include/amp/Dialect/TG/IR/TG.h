@@ -5,6 +5,7 @@
 
 #include "amp/Dialect/TG/IR/TGShapes.h"
 #include "amp/Dialect/TG/IR/TGTraits.h"
+#include "amp/Interfaces/PrecisionModels.h"
 #include "mlir/Bytecode/BytecodeOpInterface.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Dialect.h"
@@ -50,9 +51,6 @@ inline mlir::OpOperand &optimizerGradient(mlir::Operation *op) {
   return op->getOpOperand(1);
 }
 
-/// Attaches PrecisionPolicyOpInterface to every tg op with its default list
-/// (called when the dialect loads).
-void attachPrecisionPolicy(mlir::MLIRContext *context);
 /// Attaches TensorCoreShapeOpInterface to tg's matrix products and
 /// convolutions (called when the dialect loads).
 void attachTensorCoreShapes(mlir::MLIRContext *context);

@@ -41,6 +41,12 @@ def TG_Dialect : Dialect {
     /// The first value of a step-state argument (e.g. the loss scale).
     static constexpr ::llvm::StringLiteral kInitValueAttrName =
         "tg.init_value";
+    /// Adds `Ops` (GET_OP_LIST) and attaches PrecisionPolicyOpInterface to
+    /// each op that declares its list with an AMP_Precision trait.
+    template <typename... Ops> void addOperationsWithPrecision() {
+      addOperations<Ops...>();
+      ::amp::attachDeclaredPrecisionModels<Ops...>(getContext());
+    }
   }];
   // Folded constants materialize as arith.constant.
   let dependentDialects = ["::mlir::arith::ArithDialect"];

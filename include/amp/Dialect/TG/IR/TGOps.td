@@ -13,6 +13,7 @@
 include "amp/Dialect/TG/IR/TGDialect.td"
 include "amp/Dialect/TG/IR/TGEnums.td"
 include "amp/Dialect/TG/IR/TGTypes.td"
+include "amp/Interfaces/PrecisionPolicyTrait.td"
 include "mlir/IR/OpBase.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
@@ -39,6 +40,17 @@ def TG_Epsilon : DefaultValuedOptionalAttr<F64Attr, "1e-5">;
 def TG_Alpha : DefaultValuedOptionalAttr<F64Attr, "0.01">;
 def TG_KeepDims : DefaultValuedOptionalAttr<BoolAttr, "false">;
 
+// Each op's list in --amp-auto-mixed-precision is its AMP_Precision trait
+// (amp/Interfaces/PrecisionPolicyTrait.td): Tensor Core contractions allow,
+// numerically safe math infer, exponentials, sums, losses and updates deny,
+// data movement clear, as TensorFlow's CUDA lists (docs/
+// auto-mixed-precision.md, "The default lists (f16)"). A norm's affine
+// parameters (operands 1, 2) and saved statistics (results 1, 2), and its
+// gradient's statistics operands (2-4), are not precision data: they stay
+// f32 when the data goes to 16 bits.
+def TG_NormPrecision : AMP_Precision<"Infer", 0, 1, [1, 2], [1, 2]>;
+def TG_NormGradPrecision : AMP_Precision<"Infer", 0, 1, [2, 3, 4], [1, 2]>;
+
 //===----------------------------------------------------------------------===//
 // Unary elementwise
 //===----------------------------------------------------------------------===//
@@ -55,24 +67,29 @@ class TG_UnaryOp<string mnemonic, string formula, list<Trait> traits = [],
   let assemblyFormat = "$x attr-dict `:` type($x)";
 }
 
-def TG_NegOp : TG_UnaryOp<"neg", "-x", [], TG_NumericTensor> {
+def TG_NegOp : TG_UnaryOp<"neg", "-x", [AMP_Clear], TG_NumericTensor> {
   let hasFolder = 1;
 }
-def TG_AbsOp : TG_UnaryOp<"abs", "|x|", [], TG_NumericTensor>;
-def TG_ExpOp : TG_UnaryOp<"exp", "exp(x)">;
-def TG_LogOp : TG_UnaryOp<"log", "log(x)">;
-def TG_SqrtOp : TG_UnaryOp<"sqrt", "sqrt(x)">;
-def TG_RsqrtOp : TG_UnaryOp<"rsqrt", "1 / sqrt(x)">;
-def TG_SquareOp : TG_UnaryOp<"square", "x * x">;
-def TG_ReciprocalOp : TG_UnaryOp<"reciprocal", "1 / x">;
-def TG_TanhOp : TG_UnaryOp<"tanh", "tanh(x)">;
-def TG_SigmoidOp : TG_UnaryOp<"sigmoid", "1 / (1 + exp(-x))">;
-def TG_ReluOp : TG_UnaryOp<"relu", "max(x, 0), NaN kept (IEEE maximum, as PyTorch's relu)">;
-def TG_GeluOp : TG_UnaryOp<"gelu", "x * Phi(x) (exact, erf-based)">;
-def TG_SiluOp : TG_UnaryOp<"silu", "x * sigmoid(x) (swish)">;
-def TG_ErfOp : TG_UnaryOp<"erf", "erf(x)">;
+def TG_AbsOp : TG_UnaryOp<"abs", "|x|", [AMP_Clear], TG_NumericTensor>;
+def TG_ExpOp : TG_UnaryOp<"exp", "exp(x)", [AMP_Deny]>;
+def TG_LogOp : TG_UnaryOp<"log", "log(x)", [AMP_Infer]>;
+def TG_SqrtOp : TG_UnaryOp<"sqrt", "sqrt(x)", [AMP_Infer]>;
+def TG_RsqrtOp : TG_UnaryOp<"rsqrt", "1 / sqrt(x)", [AMP_Infer]>;
+def TG_SquareOp : TG_UnaryOp<"square", "x * x", [AMP_Infer]>;
+def TG_ReciprocalOp : TG_UnaryOp<"reciprocal", "1 / x", [AMP_Infer]>;
+def TG_TanhOp : TG_UnaryOp<"tanh", "tanh(x)", [AMP_Infer]>;
+def TG_SigmoidOp : TG_UnaryOp<"sigmoid", "1 / (1 + exp(-x))", [AMP_Infer]>;
+def TG_ReluOp
+    : TG_UnaryOp<"relu",
+                 "max(x, 0), NaN kept (IEEE maximum, as PyTorch's relu)",
+                 [AMP_Clear]>;
+def TG_GeluOp
+    : TG_UnaryOp<"gelu", "x * Phi(x) (exact, erf-based)", [AMP_Infer]>;
+def TG_SiluOp : TG_UnaryOp<"silu", "x * sigmoid(x) (swish)", [AMP_Infer]>;
+def TG_ErfOp : TG_UnaryOp<"erf", "erf(x)", [AMP_Infer]>;
 
-def TG_LeakyReluOp : TG_Op<"leaky_relu", [SameOperandsAndResultType]> {
+def TG_LeakyReluOp
+    : TG_Op<"leaky_relu", [AMP_Infer, SameOperandsAndResultType]> {
   let summary = "elementwise leaky ReLU";
   let description = [{
     `y = x > 0 ? x : alpha * x`, with `alpha` defaulting to 0.01.
@@ -118,21 +135,23 @@ class TG_BinaryOp<string mnemonic, string formula, list<Trait> traits = []>
       "$a `,` $b attr-dict `:` custom<TypePair>(type($a), type($b))";
 }
 
-def TG_AddOp : TG_BinaryOp<"add", "a + b", [Commutative]>;
-def TG_SubOp : TG_BinaryOp<"sub", "a - b">;
-def TG_MulOp : TG_BinaryOp<"mul", "a * b", [Commutative]> {
+def TG_AddOp : TG_BinaryOp<"add", "a + b", [AMP_Infer, Commutative]>;
+def TG_SubOp : TG_BinaryOp<"sub", "a - b", [AMP_Infer]>;
+def TG_MulOp : TG_BinaryOp<"mul", "a * b", [AMP_Infer, Commutative]> {
   let hasFolder = 1;
 }
-def TG_DivOp : TG_BinaryOp<"div", "a / b">;
-def TG_PowOp : TG_BinaryOp<"pow", "a ^ b">;
-def TG_MaximumOp : TG_BinaryOp<"maximum", "max(a, b)", [Commutative]>;
-def TG_MinimumOp : TG_BinaryOp<"minimum", "min(a, b)", [Commutative]>;
+def TG_DivOp : TG_BinaryOp<"div", "a / b", [AMP_Infer]>;
+def TG_PowOp : TG_BinaryOp<"pow", "a ^ b", [AMP_Deny]>;
+def TG_MaximumOp
+    : TG_BinaryOp<"maximum", "max(a, b)", [AMP_Clear, Commutative]>;
+def TG_MinimumOp
+    : TG_BinaryOp<"minimum", "min(a, b)", [AMP_Clear, Commutative]>;
 
 //===----------------------------------------------------------------------===//
 // Compare and select
 //===----------------------------------------------------------------------===//
 
-def TG_CompareOp : TG_BroadcastingOp<"compare"> {
+def TG_CompareOp : TG_BroadcastingOp<"compare", [AMP_Clear]> {
   let summary = "elementwise comparison with broadcasting, giving i1";
   let description = [{
     Compares `a` and `b` element by element with `predicate`, one of `"eq"`,
@@ -150,7 +169,7 @@ def TG_CompareOp : TG_BroadcastingOp<"compare"> {
                        "custom<TypePair>(type($a), type($b))";
   }
 
-def TG_SelectOp : TG_BroadcastingOp<"select"> {
+def TG_SelectOp : TG_BroadcastingOp<"select", [AMP_Clear]> {
   let summary = "elementwise choice between two tensors by an i1 condition";
   let description = [{
     `c = cond ? a : b` element by element; all three operands broadcast
@@ -168,7 +187,7 @@ def TG_SelectOp : TG_BroadcastingOp<"select"> {
   let hasFolder = 1;
 }
 
-def TG_IsFiniteOp : TG_Op<"is_finite", [InferTypeOpAdaptor]> {
+def TG_IsFiniteOp : TG_Op<"is_finite", [AMP_Clear, InferTypeOpAdaptor]> {
   let summary = "elementwise test for a finite value (not inf, not NaN)";
   let description = [{
     ```mlir
@@ -185,8 +204,8 @@ def TG_IsFiniteOp : TG_Op<"is_finite", [InferTypeOpAdaptor]> {
 //===----------------------------------------------------------------------===//
 
 class TG_ActivationGradOp<string mnemonic, string forward, string saved,
-                          string formula>
-    : TG_Op<mnemonic, [SameOperandsAndResultType]> {
+                          string formula, list<Trait> traits>
+    : TG_Op<mnemonic, !listconcat([SameOperandsAndResultType], traits)> {
   let summary = "gradient of tg." # forward;
   let description = "Given the upstream gradient `dy` and the forward op's "
     # saved # ", computes `dx = " # formula # "`.\n\nExample:\n\n```mlir\n"
@@ -200,31 +219,36 @@ def TG_ReluGradOp
                           "where x > 0, NaN and -0 included; `tg-autodiff` "
                           "passes the output, so the input can die at the "
                           "relu)",
-                          "x > 0 ? dy : 0"> {
+                          "x > 0 ? dy : 0",
+                          [AMP_Clear]> {
   let arguments = (ins TG_FloatTensor:$dy, TG_FloatTensor:$x);
   let assemblyFormat = "$dy `,` $x attr-dict `:` type($dx)";
 }
 def TG_GeluGradOp
     : TG_ActivationGradOp<"gelu_grad", "gelu", "input `x`",
-                          "dy * (Phi(x) + x * phi(x))"> {
+                          "dy * (Phi(x) + x * phi(x))",
+                          [AMP_Infer]> {
   let arguments = (ins TG_FloatTensor:$dy, TG_FloatTensor:$x);
   let assemblyFormat = "$dy `,` $x attr-dict `:` type($dx)";
 }
 def TG_TanhGradOp
     : TG_ActivationGradOp<"tanh_grad", "tanh", "output `y`",
-                          "dy * (1 - y * y)"> {
+                          "dy * (1 - y * y)",
+                          [AMP_Infer]> {
   let arguments = (ins TG_FloatTensor:$dy, TG_FloatTensor:$y);
   let assemblyFormat = "$dy `,` $y attr-dict `:` type($dx)";
 }
 def TG_SigmoidGradOp
     : TG_ActivationGradOp<"sigmoid_grad", "sigmoid", "output `y`",
-                          "dy * y * (1 - y)"> {
+                          "dy * y * (1 - y)",
+                          [AMP_Infer]> {
   let arguments = (ins TG_FloatTensor:$dy, TG_FloatTensor:$y);
   let assemblyFormat = "$dy `,` $y attr-dict `:` type($dx)";
 }
 def TG_LeakyReluGradOp
     : TG_ActivationGradOp<"leaky_relu_grad", "leaky_relu", "input `x`",
-                          "x > 0 ? dy : alpha * dy"> {
+                          "x > 0 ? dy : alpha * dy",
+                          [AMP_Infer]> {
   let arguments = (ins TG_FloatTensor:$dy, TG_FloatTensor:$x, TG_Alpha:$alpha);
   let assemblyFormat = "$dy `,` $x attr-dict `:` type($dx)";
 }
@@ -233,7 +257,7 @@ def TG_LeakyReluGradOp
 // Contractions
 //===----------------------------------------------------------------------===//
 
-def TG_MatmulOp : TG_Op<"matmul", [InferTypeOpAdaptor]> {
+def TG_MatmulOp : TG_Op<"matmul", [AMP_Allow, InferTypeOpAdaptor]> {
   let summary = "rank-2 matrix product (Tensor Core work)";
   let description = [{
     `c = op(a) x op(b)` where `op` transposes when `transpose_a` /
@@ -253,7 +277,7 @@ def TG_MatmulOp : TG_Op<"matmul", [InferTypeOpAdaptor]> {
       "$a `,` $b attr-dict `:` custom<TypePair>(type($a), type($b))";
 }
 
-def TG_BatchMatmulOp : TG_Op<"batch_matmul", [InferTypeOpAdaptor]> {
+def TG_BatchMatmulOp : TG_Op<"batch_matmul", [AMP_Allow, InferTypeOpAdaptor]> {
   let summary = "batched matrix product over leading dimensions";
   let description = [{
     Operands of equal rank >= 3 with equal leading (batch) dimensions; the
@@ -284,7 +308,7 @@ class TG_ConvOp<string mnemonic, list<Trait> traits = []>
   }];
 }
 
-def TG_Conv2DOp : TG_ConvOp<"conv2d", [InferTypeOpAdaptor]> {
+def TG_Conv2DOp : TG_ConvOp<"conv2d", [AMP_Allow, InferTypeOpAdaptor]> {
   let summary = "2-D convolution (Tensor Core work)";
   let description = [{
     Cross-correlates input `x` with filter `w`; the output spatial size is
@@ -305,7 +329,7 @@ def TG_Conv2DOp : TG_ConvOp<"conv2d", [InferTypeOpAdaptor]> {
       "$x `,` $w attr-dict `:` custom<TypePair>(type($x), type($w))";
 }
 
-def TG_Conv2DBackwardInputOp : TG_ConvOp<"conv2d_backward_input"> {
+def TG_Conv2DBackwardInputOp : TG_ConvOp<"conv2d_backward_input", [AMP_Allow]> {
   let summary = "gradient of tg.conv2d with respect to its input";
   let description = [{
     Given `dy` (shaped like the forward output) and the filter `w`, computes
@@ -327,7 +351,8 @@ def TG_Conv2DBackwardInputOp : TG_ConvOp<"conv2d_backward_input"> {
   let hasVerifier = 1;
 }
 
-def TG_Conv2DBackwardFilterOp : TG_ConvOp<"conv2d_backward_filter"> {
+def TG_Conv2DBackwardFilterOp
+    : TG_ConvOp<"conv2d_backward_filter", [AMP_Allow]> {
   let summary = "gradient of tg.conv2d with respect to its filter";
   let description = [{
     Given the forward input `x` and `dy`, computes `dw`. The filter's
@@ -351,7 +376,7 @@ def TG_Conv2DBackwardFilterOp : TG_ConvOp<"conv2d_backward_filter"> {
 // Bias
 //===----------------------------------------------------------------------===//
 
-def TG_BiasAddOp : TG_Op<"bias_add", [AllTypesMatch<["x", "y"]>]> {
+def TG_BiasAddOp : TG_Op<"bias_add", [AMP_Infer, AllTypesMatch<["x", "y"]>]> {
   let summary = "adds a per-channel bias";
   let description = [{
     Adds the rank-1 `b` along the channel dimension of `x`: the last dimension
@@ -368,7 +393,7 @@ def TG_BiasAddOp : TG_Op<"bias_add", [AllTypesMatch<["x", "y"]>]> {
   let hasVerifier = 1;
 }
 
-def TG_BiasAddGradOp : TG_Op<"bias_add_grad", [InferTypeOpAdaptor]> {
+def TG_BiasAddGradOp : TG_Op<"bias_add_grad", [AMP_Infer, InferTypeOpAdaptor]> {
   let summary = "gradient of tg.bias_add with respect to the bias";
   let description = [{
     Sums `dy` over every dimension except the channel dimension.
@@ -386,8 +411,8 @@ def TG_BiasAddGradOp : TG_Op<"bias_add_grad", [InferTypeOpAdaptor]> {
 // Pooling
 //===----------------------------------------------------------------------===//
 
-class TG_Pool2DOp<string mnemonic, string kind>
-    : TG_Op<mnemonic, [InferTypeOpAdaptor]> {
+class TG_Pool2DOp<string mnemonic, string kind, list<Trait> traits>
+    : TG_Op<mnemonic, !listconcat([InferTypeOpAdaptor], traits)> {
   let summary = "2-D " # kind # " pooling";
   let description = "Pools each `window` [kh, kw] of `x` with " # kind
     # "; `strides`, `padding` and `layout` as for `tg.conv2d` (padded "
@@ -410,11 +435,11 @@ class TG_Pool2DOp<string mnemonic, string kind>
   }];
 }
 
-def TG_MaxPool2DOp : TG_Pool2DOp<"max_pool2d", "max">;
-def TG_AvgPool2DOp : TG_Pool2DOp<"avg_pool2d", "average">;
+def TG_MaxPool2DOp : TG_Pool2DOp<"max_pool2d", "max", [AMP_Clear]>;
+def TG_AvgPool2DOp : TG_Pool2DOp<"avg_pool2d", "average", [AMP_Infer]>;
 
 def TG_MaxPool2DGradOp : TG_Op<"max_pool2d_grad",
-    [AllTypesMatch<["dy", "y"]>, AllTypesMatch<["x", "dx"]>]> {
+    [AMP_Clear, AllTypesMatch<["dy", "y"]>, AllTypesMatch<["x", "dx"]>]> {
   let summary = "gradient of tg.max_pool2d";
   let description = [{
     Routes each element of `dy` to the position of its window's maximum in
@@ -434,7 +459,7 @@ def TG_MaxPool2DGradOp : TG_Op<"max_pool2d_grad",
   let hasVerifier = 1;
 }
 
-def TG_AvgPool2DGradOp : TG_Op<"avg_pool2d_grad"> {
+def TG_AvgPool2DGradOp : TG_Op<"avg_pool2d_grad", [AMP_Infer]> {
   let summary = "gradient of tg.avg_pool2d";
   let description = [{
     Spreads each element of `dy` evenly over its window. The input shape is
@@ -457,7 +482,8 @@ def TG_AvgPool2DGradOp : TG_Op<"avg_pool2d_grad"> {
 //===----------------------------------------------------------------------===//
 
 def TG_BatchNormOp : TG_Op<"batch_norm",
-    [InferTypeOpAdaptor, AllTypesMatch<["scale", "offset"]>]> {
+    [TG_NormPrecision, InferTypeOpAdaptor,
+     AllTypesMatch<["scale", "offset"]>]> {
   let summary = "batch normalization with batch statistics";
   let description = [{
     Normalizes `x` per channel (last dim for "NHWC" and rank 2, dim 1 for
@@ -479,7 +505,7 @@ def TG_BatchNormOp : TG_Op<"batch_norm",
 }
 
 def TG_BatchNormGradOp : TG_Op<"batch_norm_grad",
-    [InferTypeOpAdaptor, AllTypesMatch<["dy", "x"]>,
+    [TG_NormGradPrecision, InferTypeOpAdaptor, AllTypesMatch<["dy", "x"]>,
      AllTypesMatch<["scale", "mean", "inv_std"]>]> {
   let summary = "gradient of tg.batch_norm";
   let description = [{
@@ -501,7 +527,7 @@ def TG_BatchNormGradOp : TG_Op<"batch_norm_grad",
 }
 
 def TG_LayerNormOp : TG_Op<"layer_norm",
-    [InferTypeOpAdaptor, AllTypesMatch<["gamma", "beta"]>]> {
+    [TG_NormPrecision, InferTypeOpAdaptor, AllTypesMatch<["gamma", "beta"]>]> {
   let summary = "layer normalization over the last dimension";
   let description = [{
     Normalizes each row of the last dimension of `x` and applies `gamma` and
@@ -521,7 +547,7 @@ def TG_LayerNormOp : TG_Op<"layer_norm",
 }
 
 def TG_LayerNormGradOp : TG_Op<"layer_norm_grad",
-    [InferTypeOpAdaptor, AllTypesMatch<["dy", "x"]>,
+    [TG_NormGradPrecision, InferTypeOpAdaptor, AllTypesMatch<["dy", "x"]>,
      AllTypesMatch<["mean", "inv_std"]>]> {
   let summary = "gradient of tg.layer_norm";
   let description = [{
@@ -548,7 +574,7 @@ class TG_AxisOp<string mnemonic, list<Trait> traits = []>
   let hasVerifier = 1;
 }
 
-def TG_SoftmaxOp : TG_AxisOp<"softmax"> {
+def TG_SoftmaxOp : TG_AxisOp<"softmax", [AMP_Infer]> {
   let summary = "softmax along one axis, optionally under a causal mask";
   let description = [{
     `y = exp(x - max) / sum(exp(x - max))` along `axis` (default -1; negative
@@ -571,7 +597,7 @@ def TG_SoftmaxOp : TG_AxisOp<"softmax"> {
   let assemblyFormat = "$x attr-dict `:` type($x)";
 }
 
-def TG_LogSoftmaxOp : TG_AxisOp<"log_softmax"> {
+def TG_LogSoftmaxOp : TG_AxisOp<"log_softmax", [AMP_Infer]> {
   let summary = "log-softmax along one axis";
   let description = [{
     `y = x - max - log(sum(exp(x - max)))` along `axis`.
@@ -585,7 +611,7 @@ def TG_LogSoftmaxOp : TG_AxisOp<"log_softmax"> {
   let assemblyFormat = "$x attr-dict `:` type($x)";
 }
 
-def TG_SoftmaxGradOp : TG_AxisOp<"softmax_grad"> {
+def TG_SoftmaxGradOp : TG_AxisOp<"softmax_grad", [AMP_Infer]> {
   let summary = "gradient of tg.softmax";
   let description = [{
     `dx = y * (dy - sum(dy * y))` along `axis`, from the forward output `y`.
@@ -599,7 +625,7 @@ def TG_SoftmaxGradOp : TG_AxisOp<"softmax_grad"> {
   let assemblyFormat = "$dy `,` $y attr-dict `:` type($dx)";
 }
 
-def TG_LogSoftmaxGradOp : TG_AxisOp<"log_softmax_grad"> {
+def TG_LogSoftmaxGradOp : TG_AxisOp<"log_softmax_grad", [AMP_Infer]> {
   let summary = "gradient of tg.log_softmax";
   let description = [{
     `dx = dy - exp(y) * sum(dy)` along `axis`, from the forward output `y`.
@@ -614,7 +640,7 @@ def TG_LogSoftmaxGradOp : TG_AxisOp<"log_softmax_grad"> {
 }
 
 def TG_SoftmaxCrossEntropyOp
-    : TG_Op<"softmax_cross_entropy", [InferTypeOpAdaptor]> {
+    : TG_Op<"softmax_cross_entropy", [AMP_Deny, InferTypeOpAdaptor]> {
   let summary = "per-example softmax cross-entropy loss";
   let description = [{
     `loss[n] = -sum_c p[n, c] * log_softmax(logits)[n, c]`, where `p` is the
@@ -632,7 +658,7 @@ def TG_SoftmaxCrossEntropyOp
 }
 
 def TG_SoftmaxCrossEntropyGradOp : TG_Op<"softmax_cross_entropy_grad",
-    [AllTypesMatch<["logits", "dlogits"]>]> {
+    [AMP_Deny, AllTypesMatch<["logits", "dlogits"]>]> {
   let summary = "gradient of tg.softmax_cross_entropy";
   let description = [{
     `dlogits[n, c] = dloss[n] * (softmax(logits)[n, c] - p[n, c])`.
@@ -653,8 +679,8 @@ def TG_SoftmaxCrossEntropyGradOp : TG_Op<"softmax_cross_entropy_grad",
 // Reductions
 //===----------------------------------------------------------------------===//
 
-class TG_ReduceOp<string mnemonic, string kind>
-    : TG_Op<mnemonic, [InferTypeOpAdaptor]> {
+class TG_ReduceOp<string mnemonic, string kind, list<Trait> traits>
+    : TG_Op<mnemonic, !listconcat([InferTypeOpAdaptor], traits)> {
   let summary = "reduces dimensions by " # kind;
   let description = "Reduces `x` over `dims` (each in [-rank, rank), no "
     # "repeats) by " # kind # ". With `keepdims` the reduced dimensions stay "
@@ -679,15 +705,15 @@ class TG_ReduceOp<string mnemonic, string kind>
   }];
 }
 
-def TG_ReduceSumOp : TG_ReduceOp<"reduce_sum", "sum">;
-def TG_ReduceMeanOp : TG_ReduceOp<"reduce_mean", "mean">;
-def TG_ReduceMaxOp : TG_ReduceOp<"reduce_max", "max">;
+def TG_ReduceSumOp : TG_ReduceOp<"reduce_sum", "sum", [AMP_DenyForF16]>;
+def TG_ReduceMeanOp : TG_ReduceOp<"reduce_mean", "mean", [AMP_DenyForF16]>;
+def TG_ReduceMaxOp : TG_ReduceOp<"reduce_max", "max", [AMP_Clear]>;
 
 //===----------------------------------------------------------------------===//
 // Shape
 //===----------------------------------------------------------------------===//
 
-def TG_ReshapeOp : TG_Op<"reshape"> {
+def TG_ReshapeOp : TG_Op<"reshape", [AMP_Clear]> {
   let summary = "reinterprets a tensor with a new shape";
   let description = [{
     The result type gives the shape; element count and element type are
@@ -704,7 +730,7 @@ def TG_ReshapeOp : TG_Op<"reshape"> {
   let hasFolder = 1;
 }
 
-def TG_BroadcastToOp : TG_Op<"broadcast_to"> {
+def TG_BroadcastToOp : TG_Op<"broadcast_to", [AMP_Clear]> {
   let summary = "expands a tensor to a broadcast-compatible shape";
   let description = [{
     NumPy broadcasting to the result type's shape.
@@ -720,7 +746,7 @@ def TG_BroadcastToOp : TG_Op<"broadcast_to"> {
   let hasFolder = 1;
 }
 
-def TG_TransposeOp : TG_Op<"transpose", [InferTypeOpAdaptor]> {
+def TG_TransposeOp : TG_Op<"transpose", [AMP_Clear, InferTypeOpAdaptor]> {
   let summary = "permutes dimensions";
   let description = [{
     Result dimension `i` is operand dimension `perm[i]`.
@@ -736,7 +762,7 @@ def TG_TransposeOp : TG_Op<"transpose", [InferTypeOpAdaptor]> {
   let hasCanonicalizer = 1;
 }
 
-def TG_ConcatOp : TG_Op<"concat", [InferTypeOpAdaptor]> {
+def TG_ConcatOp : TG_Op<"concat", [AMP_Clear, InferTypeOpAdaptor]> {
   let summary = "joins tensors along an axis";
   let description = [{
     Operands share rank, element type and every dimension but `axis`
@@ -752,7 +778,7 @@ def TG_ConcatOp : TG_Op<"concat", [InferTypeOpAdaptor]> {
   let hasFolder = 1;
 }
 
-def TG_SliceOp : TG_Op<"slice", [InferTypeOpAdaptor]> {
+def TG_SliceOp : TG_Op<"slice", [AMP_Clear, InferTypeOpAdaptor]> {
   let summary = "extracts a strided window";
   let description = [{
     Result dimension `i` has `sizes[i]` elements taken from `offsets[i]` in
@@ -771,7 +797,7 @@ def TG_SliceOp : TG_Op<"slice", [InferTypeOpAdaptor]> {
   let hasFolder = 1;
 }
 
-def TG_PadOp : TG_Op<"pad", [InferTypeOpAdaptor]> {
+def TG_PadOp : TG_Op<"pad", [AMP_Clear, InferTypeOpAdaptor]> {
   let summary = "pads every dimension with a constant";
   let description = [{
     Adds `low[i]` elements before and `high[i]` after dimension `i` (each
@@ -792,7 +818,7 @@ def TG_PadOp : TG_Op<"pad", [InferTypeOpAdaptor]> {
 // Embedding
 //===----------------------------------------------------------------------===//
 
-def TG_GatherOp : TG_Op<"gather", [InferTypeOpAdaptor]> {
+def TG_GatherOp : TG_Op<"gather", [AMP_Clear, InferTypeOpAdaptor]> {
   let summary = "looks up rows of a table";
   let description = [{
     `y[i..., j...] = table[indices[i...], j...]`: the result shape is the
@@ -809,7 +835,7 @@ def TG_GatherOp : TG_Op<"gather", [InferTypeOpAdaptor]> {
       "$table `,` $indices attr-dict `:` type($table) `,` type($indices)";
 }
 
-def TG_GatherGradOp : TG_Op<"gather_grad", [InferTypeOpAdaptor]> {
+def TG_GatherGradOp : TG_Op<"gather_grad", [AMP_Deny, InferTypeOpAdaptor]> {
   let summary = "gradient of tg.gather: scatter-add into a zero table";
   let description = [{
     Adds each row of `dy` into row `indices[...]` of a `num_rows`-row table
@@ -830,7 +856,7 @@ def TG_GatherGradOp : TG_Op<"gather_grad", [InferTypeOpAdaptor]> {
 // Autodiff
 //===----------------------------------------------------------------------===//
 
-def TG_GradSeedOp : TG_Op<"grad_seed", [SameOperandsAndResultType]> {
+def TG_GradSeedOp : TG_Op<"grad_seed", [AMP_Clear, SameOperandsAndResultType]> {
   let summary = "ones shaped like the loss: the root of the backward pass";
   let description = [{
     `--amp-loss-scaling` multiplies this seed by the loss scale.
@@ -867,7 +893,7 @@ def TG_GradientsOp : TG_Op<"gradients", [InferTypeOpAdaptor]> {
 //===----------------------------------------------------------------------===//
 
 def TG_SgdUpdateOp : TG_Op<"sgd_update",
-    [AllTypesMatch<["param", "grad", "new_param"]>]> {
+    [AMP_F32Only, AllTypesMatch<["param", "grad", "new_param"]>]> {
   let summary = "plain SGD step: param - lr * grad";
   let description = [{
     ```mlir
@@ -882,7 +908,7 @@ def TG_SgdUpdateOp : TG_Op<"sgd_update",
 }
 
 def TG_MomentumUpdateOp : TG_Op<"momentum_update",
-    [AllTypesMatch<["param", "grad", "velocity", "new_param",
+    [AMP_F32Only, AllTypesMatch<["param", "grad", "velocity", "new_param",
                     "new_velocity"]>]> {
   let summary = "SGD with (optionally Nesterov) momentum and weight decay";
   let description = [{
@@ -909,7 +935,8 @@ def TG_MomentumUpdateOp : TG_Op<"momentum_update",
 }
 
 def TG_AdamUpdateOp : TG_Op<"adam_update",
-    [AllTypesMatch<["param", "grad", "m", "v", "new_param", "new_m",
+    [AMP_F32Only,
+     AllTypesMatch<["param", "grad", "m", "v", "new_param", "new_m",
                     "new_v"]>]> {
   let summary = "Adam / AdamW step with bias correction";
   let description = [{
@@ -943,7 +970,7 @@ def TG_AdamUpdateOp : TG_Op<"adam_update",
 }
 
 def TG_ClipByGlobalNormOp
-    : TG_Op<"clip_by_global_norm", [InferTypeOpAdaptor]> {
+    : TG_Op<"clip_by_global_norm", [AMP_F32Only, InferTypeOpAdaptor]> {
   let summary = "rescales gradients so their joint L2 norm is <= max_norm";
   let description = [{
     `g_i' = g_i * min(1, max_norm / sqrt(sum_i |g_i|^2))`.
@@ -966,7 +993,7 @@ def TG_ClipByGlobalNormOp
 // none may be removed, merged or moved by a pass that would treat it as
 // arithmetic (it has unknown side effects).
 def TG_AllReduceOp
-    : Op<TG_Dialect, "all_reduce", [InferTypeOpAdaptor]> {
+    : Op<TG_Dialect, "all_reduce", [AMP_F32Only, InferTypeOpAdaptor]> {
   let summary = "combines tensors over the ranks of a process group";
   let description = [{
     Every rank of the process group named by `comm` (an argument with
