@@ -4,22 +4,24 @@
 // precision policy: dn.dense declares itself allow in its ODS (the
 // AMP_Precision trait, whose model the dialect attaches when it loads) and
 // dn.swish is made infer by an external model, attached without touching
-// the op. Both are coloured next to tg ops by the unchanged pass. It also gives
-// dn.swish a gradient by attaching GradientOpInterface, so --tg-autodiff
-// differentiates through it; without that model the pass names the op it cannot
-// differentiate. Last, it gives dn.swish a runtime lowering
-// (RuntimeLoweringOpInterface: swish is the runtime's silu step), so
-// --amp-lower-to-runtime turns it into a runtime call, or one step of an
-// elementwise chain between tg ops; without that model the pass names the op it
-// cannot lower.
+// the op. Both are coloured next to tg ops by the unchanged pass. It also
+// gives dn.swish a gradient by attaching GradientOpInterface, so
+// --tg-autodiff differentiates through it; without that model the pass
+// names the op it cannot differentiate. Last, it gives dn.swish a runtime
+// lowering (RuntimeLoweringOpInterface: swish is the runtime's silu step),
+// so --amp-lower-to-runtime turns it into a runtime call, or one step of an
+// elementwise chain between tg ops; without that model the pass names the
+// op it cannot lower.
 //
+// (FileCheck reads the lines below one by one: no reflowing.)
+// clang-format off
 // RUN: %amp_bin/example-downstream-dialect | FileCheck %s
 // CHECK-LABEL: func.func @mixed
 // CHECK: tg.relu {{.*}} : tensor<16x16xf16>
-// CHECK: dn.dense {{.*}} : (tensor<16x16xf16>, tensor<16x16xf16>) ->
-// tensor<16x16xf16> CHECK: dn.swish {{.*}} : tensor<16x16xf16> CHECK: dn.dense
-// {{.*}} : (tensor<16x16xf16>, tensor<16x16xf16>) -> tensor<16x16xf16> CHECK:
-// tg.exp {{.*}} : tensor<16x16xf32>
+// CHECK: dn.dense {{.*}} : (tensor<16x16xf16>, tensor<16x16xf16>) -> tensor<16x16xf16>
+// CHECK: dn.swish {{.*}} : tensor<16x16xf16>
+// CHECK: dn.dense {{.*}} : (tensor<16x16xf16>, tensor<16x16xf16>) -> tensor<16x16xf16>
+// CHECK: tg.exp {{.*}} : tensor<16x16xf32>
 //
 // The swish rule, d/dx x*s(x) = s + y*(1 - s), after the seed:
 // CHECK-LABEL: func.func @train
@@ -33,15 +35,21 @@
 // CHECK: tg.matmul %{{.*}}, %[[DH]] {transpose_a = true}
 // CHECK: without a gradient model: tg-autodiff: no gradient rule for 'dn.swish'
 //
-// CHECK-LABEL: func.func @run(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}:
-// !llvm.ptr) -> i32 CHECK: %[[X:.*]] = llvm.load CHECK: %[[Y:.*]] = call
-// @amprt_tensor_new CHECK: %[[ST:.*]] = call @amprt_silu(%{{.*}}, %[[X]],
-// %[[Y]]) CHECK: call @amprt_record_status(%{{.*}}, %[[ST]]) exp, swish and neg
-// run as one chain: steps EXP (2), SILU (13), NEG (0). CHECK-LABEL: func.func
-// @chain( CHECK-NOT: call @amprt_silu CHECK-NOT: call @amprt_exp CHECK:
-// arith.constant 13 : i64 CHECK: call @amprt_elementwise_chain CHECK-NOT: call
-// @amprt_neg CHECK: return CHECK: without a runtime lowering:
-// amp-lower-to-runtime: 'dn.swish' has no runtime lowering
+// CHECK-LABEL: func.func @run(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr) -> i32
+// CHECK: %[[X:.*]] = llvm.load
+// CHECK: %[[Y:.*]] = call @amprt_tensor_new
+// CHECK: %[[ST:.*]] = call @amprt_silu(%{{.*}}, %[[X]], %[[Y]])
+// CHECK: call @amprt_record_status(%{{.*}}, %[[ST]])
+// exp, swish and neg run as one chain: steps EXP (2), SILU (13), NEG (0).
+// CHECK-LABEL: func.func @chain(
+// CHECK-NOT: call @amprt_silu
+// CHECK-NOT: call @amprt_exp
+// CHECK: arith.constant 13 : i64
+// CHECK: call @amprt_elementwise_chain
+// CHECK-NOT: call @amprt_neg
+// CHECK: return
+// CHECK: without a runtime lowering: amp-lower-to-runtime: 'dn.swish' has no runtime lowering
+// clang-format on
 //
 //===----------------------------------------------------------------------===//
 

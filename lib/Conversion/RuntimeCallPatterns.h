@@ -1,5 +1,4 @@
-//===- RuntimeCallPatterns.h - Steps as runtime calls, by pattern -*- C++
-//-*-===//
+//===- RuntimeCallPatterns.h - Steps as runtime calls -----------*- C++ -*-===//
 //
 // --amp-lower-to-runtime converts each fused step function with dialect
 // conversion: tensors become `amprt_tensor *` handles (RuntimeTypeConverter),

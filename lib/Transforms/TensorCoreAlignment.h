@@ -1,5 +1,4 @@
-//===- TensorCoreAlignment.h - Which contractions miss Tensor Cores -*- C++
-//-*-===//
+//===- TensorCoreAlignment.h - Contractions off Tensor Cores ----*- C++ -*-===//
 //
 // NVIDIA's Tensor Cores run a matrix product whose M, N and K (a
 // convolution's input and output channels) are multiples of 8 elements for

@@ -1,5 +1,4 @@
-//===- ChunkReduce.h - The arithmetic of the runtime's all-reduce -*- C++
-//-*-===//
+//===- ChunkReduce.h - The all-reduce's arithmetic --------------*- C++ -*-===//
 //
 // amprt_all_reduce splits the packed elements into one chunk per rank; the
 // owner of a chunk reduces every rank's copy of it, in rank order, and sends

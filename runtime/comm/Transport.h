@@ -1,5 +1,4 @@
-//===- Transport.h - What a process-group library gives the runtime -*- C++
-//-*-===//
+//===- Transport.h - What a process group gives the runtime -----*- C++ -*-===//
 //
 // The runtime's collectives (amprt_all_reduce and the amprt_comm_ calls)
 // are written once, in libamprt, on top of a few byte-moving primitives that

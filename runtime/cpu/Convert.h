@@ -1,5 +1,4 @@
-//===- Convert.h - Bulk f16 <-> f32 conversion with F16C ---------*- C++
-//-*-===//
+//===- Convert.h - Bulk f16 <-> f32 conversion with F16C --------*- C++ -*-===//
 //
 // The hot conversions (staging GEMM and convolution operands) use the F16C
 // instructions when the CPU has them — IEEE round-to-nearest-even, inf on

@@ -1,5 +1,4 @@
-//===- DnnlMatmul.h - Matmuls on oneDNN's native kernels ---------*- C++
-//-*-===//
+//===- OneDnn.h - Matmuls on oneDNN's native kernels ------------*- C++ -*-===//
 //
 // Debian's OpenBLAS has no bf16 GEMM and runs its Haswell sgemm on newer
 // CPUs, so a bf16 product on it is widen + sgemm + narrow. oneDNN's matmul

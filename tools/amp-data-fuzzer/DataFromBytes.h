@@ -1,5 +1,4 @@
-//===- DataFromBytes.h - Fashion-MNIST folders from fuzzer bytes -*- C++
-//-*-===//
+//===- DataFromBytes.h - Fashion-MNIST from fuzzer bytes --------*- C++ -*-===//
 //
 // amp-data-fuzzer's decoder: bytes choose the four IDX files of a data
 // folder (sizes, pixels, labels, plain or gzipped) and what damages them

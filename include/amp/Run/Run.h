@@ -1,5 +1,4 @@
-//===- Run.h - amp-run: compile a training step and train with it -*- C++
-//-*-===//
+//===- Run.h - amp-run: compile a step and train ----------------*- C++ -*-===//
 //
 // What amp-run does once its flags are a checked RunConfig: join the
 // process group and pick the device, parse the step, compile it

@@ -1,5 +1,4 @@
-//===- TensorCoreShapes.h - Upstream contractions' Tensor Core dims -*- C++
-//-*-===//
+//===- TensorCoreShapes.h - Upstream Tensor Core dims -----------*- C++ -*-===//
 //
 // TensorCoreShapeOpInterface for linalg's and TOSA's contractions, attached
 // beside their precision models (register*PrecisionModels).
