@@ -9,47 +9,41 @@
 
 namespace amprt::cpu {
 
+// One case of the switches below.
+#define AMPRT_KIND_CASE(Enum, K)                                               \
+  case Enum::K:                                                                \
+    return f(std::integral_constant<Enum, Enum::K>());
+
 /// Calls `f(std::integral_constant<Unary, K>())` for the run-time `kind`, so
 /// that a loop written inside `f` sees a constant op: the switch in
 /// applyUnary folds away and the loop vectorises instead of branching on
 /// every element (gcc's -O2 does not unswitch loops).
 template <typename F> void withUnary(Unary kind, F &&f) {
   switch (kind) {
-#define AMPRT_UNARY_CASE(K)                                                    \
-  case Unary::K:                                                               \
-    return f(std::integral_constant<Unary, Unary::K>());
-#define AMPRT_UNARY(name, Kind, CODE) AMPRT_UNARY_CASE(Kind)
+#define AMPRT_UNARY(name, Kind, CODE) AMPRT_KIND_CASE(Unary, Kind)
 #include "../include/amprt/amprt_unary.def"
-#undef AMPRT_UNARY_CASE
   }
 }
 
 /// withUnary for binary ops.
 template <typename F> void withBinary(Binary kind, F &&f) {
   switch (kind) {
-#define AMPRT_BINARY_CASE(K)                                                   \
-  case Binary::K:                                                              \
-    return f(std::integral_constant<Binary, Binary::K>());
-#define AMPRT_BINARY(name, Kind, CODE) AMPRT_BINARY_CASE(Kind)
+#define AMPRT_BINARY(name, Kind, CODE) AMPRT_KIND_CASE(Binary, Kind)
 #include "../include/amprt/amprt_binary.def"
-#undef AMPRT_BINARY_CASE
   }
 }
 
 /// withUnary for activation gradients.
 template <typename F> void withActivationGrad(ActivationGrad kind, F &&f) {
   switch (kind) {
-#define AMPRT_ACT_GRAD_CASE(K)                                                 \
-  case ActivationGrad::K:                                                      \
-    return f(std::integral_constant<ActivationGrad, ActivationGrad::K>());
-    AMPRT_ACT_GRAD_CASE(Relu)
-    AMPRT_ACT_GRAD_CASE(Gelu)
-    AMPRT_ACT_GRAD_CASE(Tanh)
-    AMPRT_ACT_GRAD_CASE(Sigmoid)
-    AMPRT_ACT_GRAD_CASE(LeakyRelu)
-#undef AMPRT_ACT_GRAD_CASE
+    AMPRT_KIND_CASE(ActivationGrad, Relu)
+    AMPRT_KIND_CASE(ActivationGrad, Gelu)
+    AMPRT_KIND_CASE(ActivationGrad, Tanh)
+    AMPRT_KIND_CASE(ActivationGrad, Sigmoid)
+    AMPRT_KIND_CASE(ActivationGrad, LeakyRelu)
   }
 }
+#undef AMPRT_KIND_CASE
 
 /// Maps linear indices of an output to offsets into a broadcast input:
 /// stride 0 along expanded dimensions.

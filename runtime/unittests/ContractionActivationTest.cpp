@@ -110,13 +110,10 @@ TEST(ContractionActivation, MatmulBiasActIsTheSeparateCalls) {
 // f32 operands of a 16-bit product are rounded first; the epilogue follows.
 TEST(ContractionActivation, RoundedOperandsThenActivation) {
   Runtime rt;
-  const int64_t m = 32, k = 200, n = 128;
   for (amprt_dtype dtype : {AMPRT_F16, AMPRT_BF16}) {
-    Tensor a = rt.make(AMPRT_F32, {m, k}, randomValues(m * k, 21));
-    Tensor b = rt.make(dtype, {k, n}, randomValues(k * n, 22));
-    Tensor bias = rt.make(dtype, {n}, randomValues(n, 23));
-    Tensor fused = rt.make(dtype, {m, n}), pre = rt.make(dtype, {m, n});
-    Tensor biased = rt.make(dtype, {m, n}), apart = rt.make(dtype, {m, n});
+    auto [a, b, bias, shape] = roundedProductOperands(rt, dtype);
+    Tensor fused = rt.make(dtype, shape), pre = rt.make(dtype, shape);
+    Tensor biased = rt.make(dtype, shape), apart = rt.make(dtype, shape);
     ASSERT_EQ(amprt_matmul_bias_act(rt.ctx, a, b, 0, 0, bias,
                                     AMPRT_ACTIVATION_GELU, 0, pre, fused),
               AMPRT_OK)
@@ -132,9 +129,8 @@ TEST(ContractionActivation, RoundedOperandsThenActivation) {
 
 TEST(ContractionActivation, Conv2DBiasActIsTheSeparateCalls) {
   Runtime rt;
-  const int64_t n = 4, h = 9, w = 8, c = 5, o = 24;
-  const int64_t strides[2] = {1, 1}, padding[4] = {1, 1, 1, 1},
-                dilations[2] = {1, 1};
+  const int64_t *strides = kConvStrides, *padding = kConvPadding,
+                *dilations = kConvDilations;
   int index = 0;
   for (amprt_layout layout : {AMPRT_NHWC, AMPRT_NCHW})
     for (amprt_dtype dtype : {AMPRT_F32, AMPRT_F16, AMPRT_BF16, AMPRT_F64})
@@ -142,12 +138,7 @@ TEST(ContractionActivation, Conv2DBiasActIsTheSeparateCalls) {
         bool nchw = layout == AMPRT_NCHW;
         bool withBias = index % 2 == 0, withPre = index / 2 % 2 == 0;
         ++index;
-        Shape xs = nchw ? Shape{n, c, h, w} : Shape{n, h, w, c};
-        Shape ws = nchw ? Shape{o, c, 3, 3} : Shape{o, 3, 3, c};
-        Shape ys = nchw ? Shape{n, o, h, w} : Shape{n, h, w, o};
-        Tensor x = rt.make(dtype, xs, randomValues(numel(xs), 31));
-        Tensor f = rt.make(dtype, ws, randomValues(numel(ws), 32));
-        Tensor bias = rt.make(dtype, {o}, randomValues(o, 33, -4, 4));
+        auto [x, f, bias, ys] = convOperands(rt, dtype, nchw);
         Tensor fused = rt.make(dtype, ys), pre = rt.make(dtype, ys);
         Tensor conv = rt.make(dtype, ys);
         amprt_tensor *biasOrNull = withBias ? bias.t : nullptr;

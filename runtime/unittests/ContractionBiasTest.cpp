@@ -51,13 +51,10 @@ TEST(ContractionBias, MatmulBiasIsMatmulThenBiasAdd) {
 // rounded operands); the bias goes on after.
 TEST(ContractionBias, RoundedOperandsThenBias) {
   Runtime rt;
-  const int64_t m = 32, k = 200, n = 128;
   for (amprt_dtype dtype : {AMPRT_F16, AMPRT_BF16}) {
-    Tensor a = rt.make(AMPRT_F32, {m, k}, randomValues(m * k, 21));
-    Tensor b = rt.make(dtype, {k, n}, randomValues(k * n, 22));
-    Tensor bias = rt.make(dtype, {n}, randomValues(n, 23));
-    Tensor fused = rt.make(dtype, {m, n}), product = rt.make(dtype, {m, n}),
-           apart = rt.make(dtype, {m, n});
+    auto [a, b, bias, shape] = roundedProductOperands(rt, dtype);
+    Tensor fused = rt.make(dtype, shape), product = rt.make(dtype, shape),
+           apart = rt.make(dtype, shape);
     ASSERT_EQ(amprt_matmul_bias(rt.ctx, a, b, 0, 0, bias, fused), AMPRT_OK)
         << amprt_last_error();
     ASSERT_EQ(amprt_matmul(rt.ctx, a, b, 0, 0, product), AMPRT_OK);
@@ -71,18 +68,12 @@ TEST(ContractionBias, RoundedOperandsThenBias) {
 
 TEST(ContractionBias, Conv2DBiasIsConvThenBiasAdd) {
   Runtime rt;
-  const int64_t n = 4, h = 9, w = 8, c = 5, o = 24;
-  const int64_t strides[2] = {1, 1}, padding[4] = {1, 1, 1, 1},
-                dilations[2] = {1, 1};
+  const int64_t *strides = kConvStrides, *padding = kConvPadding,
+                *dilations = kConvDilations;
   for (amprt_layout layout : {AMPRT_NHWC, AMPRT_NCHW})
     for (amprt_dtype dtype : {AMPRT_F32, AMPRT_F16, AMPRT_BF16, AMPRT_F64}) {
       bool nchw = layout == AMPRT_NCHW;
-      Shape xs = nchw ? Shape{n, c, h, w} : Shape{n, h, w, c};
-      Shape ws = nchw ? Shape{o, c, 3, 3} : Shape{o, 3, 3, c};
-      Shape ys = nchw ? Shape{n, o, h, w} : Shape{n, h, w, o};
-      Tensor x = rt.make(dtype, xs, randomValues(numel(xs), 31));
-      Tensor f = rt.make(dtype, ws, randomValues(numel(ws), 32));
-      Tensor bias = rt.make(dtype, {o}, randomValues(o, 33, -4, 4));
+      auto [x, f, bias, ys] = convOperands(rt, dtype, nchw);
       Tensor fused = rt.make(dtype, ys), conv = rt.make(dtype, ys),
              apart = rt.make(dtype, ys);
       ASSERT_EQ(amprt_conv2d_bias(rt.ctx, x, f, bias, strides, padding,

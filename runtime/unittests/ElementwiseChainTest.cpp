@@ -27,50 +27,17 @@ struct Step {
 amprt_status runAlone(amprt_context *ctx, const Step &s, const amprt_tensor *a,
                       const amprt_tensor *b, amprt_tensor *y) {
   switch (s.op) {
-  case AMPRT_CHAIN_NEG:
-    return amprt_neg(ctx, a, y);
-  case AMPRT_CHAIN_ABS:
-    return amprt_abs(ctx, a, y);
-  case AMPRT_CHAIN_EXP:
-    return amprt_exp(ctx, a, y);
-  case AMPRT_CHAIN_LOG:
-    return amprt_log(ctx, a, y);
-  case AMPRT_CHAIN_SQRT:
-    return amprt_sqrt(ctx, a, y);
-  case AMPRT_CHAIN_RSQRT:
-    return amprt_rsqrt(ctx, a, y);
-  case AMPRT_CHAIN_SQUARE:
-    return amprt_square(ctx, a, y);
-  case AMPRT_CHAIN_RECIPROCAL:
-    return amprt_reciprocal(ctx, a, y);
-  case AMPRT_CHAIN_TANH:
-    return amprt_tanh(ctx, a, y);
-  case AMPRT_CHAIN_SIGMOID:
-    return amprt_sigmoid(ctx, a, y);
-  case AMPRT_CHAIN_RELU:
-    return amprt_relu(ctx, a, y);
-  case AMPRT_CHAIN_GELU:
-    return amprt_gelu(ctx, a, y);
-  case AMPRT_CHAIN_ERF:
-    return amprt_erf(ctx, a, y);
-  case AMPRT_CHAIN_SILU:
-    return amprt_silu(ctx, a, y);
-  case AMPRT_CHAIN_LEAKY_RELU:
-    return amprt_leaky_relu(ctx, a, kSlope, y);
-  case AMPRT_CHAIN_ADD:
-    return amprt_add(ctx, a, b, y);
-  case AMPRT_CHAIN_SUB:
-    return amprt_sub(ctx, a, b, y);
-  case AMPRT_CHAIN_MUL:
-    return amprt_mul(ctx, a, b, y);
-  case AMPRT_CHAIN_DIV:
-    return amprt_div(ctx, a, b, y);
-  case AMPRT_CHAIN_POW:
-    return amprt_pow(ctx, a, b, y);
-  case AMPRT_CHAIN_MAXIMUM:
-    return amprt_maximum(ctx, a, b, y);
-  case AMPRT_CHAIN_MINIMUM:
-    return amprt_minimum(ctx, a, b, y);
+#define AMPRT_UNARY(name, Kind, CODE)                                          \
+  case AMPRT_CHAIN_##CODE:                                                     \
+    return amprt_##name(ctx, a, y);
+#define AMPRT_UNARY_ALPHA(name, Kind, CODE)                                    \
+  case AMPRT_CHAIN_##CODE:                                                     \
+    return amprt_##name(ctx, a, kSlope, y);
+#include "amprt/amprt_unary.def"
+#define AMPRT_BINARY(name, Kind, CODE)                                         \
+  case AMPRT_CHAIN_##CODE:                                                     \
+    return amprt_##name(ctx, a, b, y);
+#include "amprt/amprt_binary.def"
   default:
     return AMPRT_ERROR_INVALID_ARGUMENT;
   }

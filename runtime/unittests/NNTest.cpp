@@ -13,12 +13,24 @@
 #include <iterator>
 #include <limits>
 #include <string>
+#include <tuple>
 
 using namespace amprt_test;
 
 namespace {
 
 using Forward = std::function<std::vector<double>(const std::vector<double> &)>;
+
+/// The forward function of fdCheck for an op of one f64 tensor of shape
+/// `in` into one of shape `out`: `call(ctx, input, output)`.
+template <typename Call>
+Forward f64Forward(Runtime &rt, Shape in, Shape out, Call call) {
+  return [&rt, in, out, call](const std::vector<double> &v) {
+    Tensor t = rt.make(AMPRT_F64, in, v), result = rt.make(AMPRT_F64, out);
+    call(rt.ctx, t.t, result.t);
+    return rt.read(result);
+  };
+}
 
 /// d<F(x), r>/dx at a few coordinates, by central differences, against
 /// `analytic`.
@@ -126,18 +138,15 @@ TEST(RuntimeNN, PoolingForwardAndGrads) {
       Tensor x64 = rt.make(AMPRT_F64, xl, rt.read(xt));
       Tensor mt = rt.make(dtype, yl), at = rt.make(dtype, yl);
       Tensor m64 = rt.make(AMPRT_F64, yl), a64 = rt.make(AMPRT_F64, yl);
-      ASSERT_EQ(
-          amprt_max_pool2d(rt.ctx, xt, window, strides, padding, layout, mt),
-          AMPRT_OK);
-      ASSERT_EQ(
-          amprt_avg_pool2d(rt.ctx, xt, window, strides, padding, layout, at),
-          AMPRT_OK);
-      ASSERT_EQ(
-          amprt_max_pool2d(rt.ctx, x64, window, strides, padding, layout, m64),
-          AMPRT_OK);
-      ASSERT_EQ(
-          amprt_avg_pool2d(rt.ctx, x64, window, strides, padding, layout, a64),
-          AMPRT_OK);
+      for (auto [in, maxOut, avgOut] :
+           {std::tuple{xt.t, mt.t, at.t}, std::tuple{x64.t, m64.t, a64.t}}) {
+        ASSERT_EQ(amprt_max_pool2d(rt.ctx, in, window, strides, padding, layout,
+                                   maxOut),
+                  AMPRT_OK);
+        ASSERT_EQ(amprt_avg_pool2d(rt.ctx, in, window, strides, padding, layout,
+                                   avgOut),
+                  AMPRT_OK);
+      }
       expectNear(rt.read(mt), rt.read(m64), 0, "max_pool2d storage types");
       expectNear(rt.read(at), rt.read(a64), tolerance(dtype),
                  "avg_pool2d storage types");
@@ -149,20 +158,16 @@ TEST(RuntimeNN, PoolingForwardAndGrads) {
                                   AMPRT_NHWC, dx),
             AMPRT_OK)
       << amprt_last_error();
-  Forward maxPool = [&](const std::vector<double> &v) {
-    Tensor t = rt.make(AMPRT_F64, xs, v), out = rt.make(AMPRT_F64, ys);
-    amprt_max_pool2d(rt.ctx, t, window, strides, padding, AMPRT_NHWC, out);
-    return rt.read(out);
-  };
+  Forward maxPool = f64Forward(rt, xs, ys, [&](auto *ctx, auto *t, auto *y) {
+    amprt_max_pool2d(ctx, t, window, strides, padding, AMPRT_NHWC, y);
+  });
   fdCheck(maxPool, xv, r, rt.read(dx), "max_pool2d_grad");
   ASSERT_EQ(amprt_avg_pool2d_grad(rt.ctx, dy, window, strides, padding,
                                   AMPRT_NHWC, dx),
             AMPRT_OK);
-  Forward avgPool = [&](const std::vector<double> &v) {
-    Tensor t = rt.make(AMPRT_F64, xs, v), out = rt.make(AMPRT_F64, ys);
-    amprt_avg_pool2d(rt.ctx, t, window, strides, padding, AMPRT_NHWC, out);
-    return rt.read(out);
-  };
+  Forward avgPool = f64Forward(rt, xs, ys, [&](auto *ctx, auto *t, auto *y) {
+    amprt_avg_pool2d(ctx, t, window, strides, padding, AMPRT_NHWC, y);
+  });
   fdCheck(avgPool, xv, r, rt.read(dx), "avg_pool2d_grad");
 }
 
@@ -398,18 +403,14 @@ TEST(RuntimeNN, SoftmaxFamilyAndCrossEntropy) {
     for (size_t i = 0; i < ry.size(); ++i)
       EXPECT_NEAR(std::log(ry[i]), rly[i], 1e-12);
     ASSERT_EQ(amprt_softmax_grad(rt.ctx, dy, y, axis, dx), AMPRT_OK);
-    Forward sm = [&](const std::vector<double> &v) {
-      Tensor t = rt.make(AMPRT_F64, xs, v), out = rt.make(AMPRT_F64, xs);
-      amprt_softmax(rt.ctx, t, axis, out);
-      return rt.read(out);
-    };
+    Forward sm = f64Forward(rt, xs, xs, [&](auto *ctx, auto *t, auto *y) {
+      amprt_softmax(ctx, t, axis, y);
+    });
     fdCheck(sm, xv, r, rt.read(dx), "softmax_grad");
     ASSERT_EQ(amprt_log_softmax_grad(rt.ctx, dy, ly, axis, dx), AMPRT_OK);
-    Forward lsm = [&](const std::vector<double> &v) {
-      Tensor t = rt.make(AMPRT_F64, xs, v), out = rt.make(AMPRT_F64, xs);
-      amprt_log_softmax(rt.ctx, t, axis, out);
-      return rt.read(out);
-    };
+    Forward lsm = f64Forward(rt, xs, xs, [&](auto *ctx, auto *t, auto *y) {
+      amprt_log_softmax(ctx, t, axis, y);
+    });
     fdCheck(lsm, xv, r, rt.read(dx), "log_softmax_grad");
   }
 
@@ -432,22 +433,20 @@ TEST(RuntimeNN, SoftmaxFamilyAndCrossEntropy) {
   Tensor dloss = rt.make(AMPRT_F64, {4}, dl), dz = rt.make(AMPRT_F64, {4, 3});
   ASSERT_EQ(amprt_softmax_cross_entropy_grad(rt.ctx, dloss, z, labels, dz),
             AMPRT_OK);
-  Forward ce = [&](const std::vector<double> &v) {
-    Tensor t = rt.make(AMPRT_F64, {4, 3}, v), out = rt.make(AMPRT_F64, {4});
-    amprt_softmax_cross_entropy(rt.ctx, t, labels, out);
-    return rt.read(out);
+  // The loss of `logits` against `target` (indices or probabilities).
+  auto lossAgainst = [&](const amprt_tensor *target) {
+    return f64Forward(rt, {4, 3}, {4}, [target](auto *ctx, auto *t, auto *y) {
+      amprt_softmax_cross_entropy(ctx, t, target, y);
+    });
   };
-  fdCheck(ce, logits, dl, rt.read(dz), "softmax_cross_entropy_grad");
+  fdCheck(lossAgainst(labels), logits, dl, rt.read(dz),
+          "softmax_cross_entropy_grad");
   Tensor soft = rt.make(AMPRT_F64, {4, 3},
                         {0.2, 0.3, 0.5, 1, 0, 0, 0, 1, 0, 0.1, 0.1, 0.8});
   ASSERT_EQ(amprt_softmax_cross_entropy_grad(rt.ctx, dloss, z, soft, dz),
             AMPRT_OK);
-  Forward ceSoft = [&](const std::vector<double> &v) {
-    Tensor t = rt.make(AMPRT_F64, {4, 3}, v), out = rt.make(AMPRT_F64, {4});
-    amprt_softmax_cross_entropy(rt.ctx, t, soft, out);
-    return rt.read(out);
-  };
-  fdCheck(ceSoft, logits, dl, rt.read(dz), "soft-label cross-entropy grad");
+  fdCheck(lossAgainst(soft), logits, dl, rt.read(dz),
+          "soft-label cross-entropy grad");
 }
 
 } // namespace

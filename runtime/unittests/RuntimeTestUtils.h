@@ -354,6 +354,42 @@ void forEachMatmul(std::initializer_list<MatmulDims> sizes,
           f(MatmulCase{d, dtype, ta, tb});
 }
 
+/// A 16-bit product with f32 first operand, for the tests that an epilogue
+/// follows the operands' rounding: `a` f32 (m x k), `b` (k x n) and `bias`
+/// (n) in `dtype`, and the m x n shape of its results.
+struct RoundedProductOperands {
+  Tensor a, b, bias;
+  Shape result;
+};
+inline RoundedProductOperands roundedProductOperands(Runtime &rt,
+                                                     amprt_dtype dtype) {
+  const int64_t m = 32, k = 200, n = 128;
+  return {rt.make(AMPRT_F32, {m, k}, randomValues(m * k, 21)),
+          rt.make(dtype, {k, n}, randomValues(k * n, 22)),
+          rt.make(dtype, {n}, randomValues(n, 23)),
+          {m, n}};
+}
+
+/// A 3x3 same-padded convolution's operands for the epilogue tests: x
+/// (4 images of 9x8 with 5 channels), 24 filters f and their bias, in
+/// `dtype` and the layout `nchw` says, and the shape of its result.
+struct ConvOperands {
+  Tensor x, f, bias;
+  Shape result;
+};
+inline ConvOperands convOperands(Runtime &rt, amprt_dtype dtype, bool nchw) {
+  const int64_t n = 4, h = 9, w = 8, c = 5, o = 24;
+  Shape xs = nchw ? Shape{n, c, h, w} : Shape{n, h, w, c};
+  Shape ws = nchw ? Shape{o, c, 3, 3} : Shape{o, 3, 3, c};
+  return {rt.make(dtype, xs, randomValues(numel(xs), 31)),
+          rt.make(dtype, ws, randomValues(numel(ws), 32)),
+          rt.make(dtype, {o}, randomValues(o, 33, -4, 4)),
+          nchw ? Shape{n, o, h, w} : Shape{n, h, w, o}};
+}
+/// The strides, padding and dilations of convOperands' convolution.
+constexpr int64_t kConvStrides[2] = {1, 1}, kConvPadding[4] = {1, 1, 1, 1},
+                  kConvDilations[2] = {1, 1};
+
 } // namespace amprt_test
 
 #endif
