@@ -155,6 +155,9 @@ public:
   llvm::DenseSet<Operation *> retypedCasts;
   /// Constants that got a low-precision copy.
   llvm::DenseSet<Operation *> foldedConstants;
+  /// The ops the rewrite erased (their addresses only), for the graph to
+  /// forget.
+  SmallVector<Operation *> erasedOps;
   /// Every cast inserted: the value, the cast's result, and the first user
   /// that needed it (its reason in the report).
   struct CastRecord {
@@ -572,6 +575,7 @@ void FunctionRewriter::eraseUnusedFeeders() {
       if (Operation *producer = operand.getDefiningOp())
         feeders.insert(producer);
     foldedConstants.erase(op);
+    erasedOps.push_back(op);
     rewriter.eraseOp(op);
   }
 }
@@ -723,8 +727,11 @@ struct AutoMixedPrecisionPass
       for (Operation *op : retyped)
         if (op->use_empty()) {
           rewriter.retypedCasts.erase(op);
+          rewriter.erasedOps.push_back(op);
           op->erase();
         }
+      for (Operation *op : rewriter.erasedOps)
+        graph.forget(op);
       if (failed(verifyRewrite(function, graph, rewriter, policy.getLowType())))
         return failure();
       checkTensorCores(graph, policy.getLowType());

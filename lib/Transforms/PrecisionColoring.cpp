@@ -519,6 +519,17 @@ const ColorNode *ColoringGraph::lookup(Operation *op) const {
   return it == opNodes.end() ? nullptr : &nodes[it->second];
 }
 
+void ColoringGraph::forget(Operation *op) {
+  opNodes.erase(op);
+  outside.erase(op);
+  SmallVector<std::pair<Operation *, unsigned>> forwardsOfOp;
+  for (const auto &forward : forwards)
+    if (forward.first.first == op)
+      forwardsOfOp.push_back(forward.first);
+  for (const auto &key : forwardsOfOp)
+    forwards.erase(key);
+}
+
 const ColorNode *ColoringGraph::forwardedInto(Operation *user,
                                               unsigned index) const {
   auto it = forwards.find({user, index});

@@ -127,6 +127,10 @@ public:
     return carried[node.carried];
   }
   const ColorNode *lookup(mlir::Operation *op) const;
+  /// Forgets `op`, which the rewrite erased: the graph knows ops by
+  /// address, and an op made later (an FP8 quantization) may take that
+  /// address; it must not be described as the erased op. `op` is not read.
+  void forget(mlir::Operation *op);
   /// The node producing operand `index` of the op of `node` (an op or a
   /// carried value), or kNoNode.
   unsigned getProducer(const ColorNode &node, unsigned index) const {
