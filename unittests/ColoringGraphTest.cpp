@@ -54,8 +54,7 @@ TEST(ColoringGraph, ForgetsAnErasedOp) {
             "empty tensor: users in another precision get their own");
   ASSERT_NE(graph.lookup(matmul), nullptr);
 
-  graph.forget(empty);
-  graph.forget(matmul);
+  graph.forget({empty, matmul});
   EXPECT_EQ(graph.outsideReason(empty), "");
   EXPECT_EQ(graph.lookup(matmul), nullptr);
 }

@@ -730,8 +730,7 @@ struct AutoMixedPrecisionPass
           rewriter.erasedOps.push_back(op);
           op->erase();
         }
-      for (Operation *op : rewriter.erasedOps)
-        graph.forget(op);
+      graph.forget(rewriter.erasedOps);
       if (failed(verifyRewrite(function, graph, rewriter, policy.getLowType())))
         return failure();
       checkTensorCores(graph, policy.getLowType());

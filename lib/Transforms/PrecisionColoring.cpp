@@ -18,6 +18,7 @@
 #include "mlir/Interfaces/ControlFlowInterfaces.h"
 #include "llvm/ADT/EquivalenceClasses.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
@@ -519,14 +520,20 @@ const ColorNode *ColoringGraph::lookup(Operation *op) const {
   return it == opNodes.end() ? nullptr : &nodes[it->second];
 }
 
-void ColoringGraph::forget(Operation *op) {
-  opNodes.erase(op);
-  outside.erase(op);
-  SmallVector<std::pair<Operation *, unsigned>> forwardsOfOp;
+void ColoringGraph::forget(ArrayRef<Operation *> ops) {
+  if (ops.empty())
+    return;
+  llvm::SmallPtrSet<Operation *, 16> erased(ops.begin(), ops.end());
+  for (Operation *op : erased) {
+    opNodes.erase(op);
+    outside.erase(op);
+  }
+  // One pass over the forwards, whatever the number of erased ops.
+  SmallVector<std::pair<Operation *, unsigned>> stale;
   for (const auto &forward : forwards)
-    if (forward.first.first == op)
-      forwardsOfOp.push_back(forward.first);
-  for (const auto &key : forwardsOfOp)
+    if (erased.contains(forward.first.first))
+      stale.push_back(forward.first);
+  for (const auto &key : stale)
     forwards.erase(key);
 }
 

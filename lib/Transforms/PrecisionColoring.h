@@ -127,10 +127,11 @@ public:
     return carried[node.carried];
   }
   const ColorNode *lookup(mlir::Operation *op) const;
-  /// Forgets `op`, which the rewrite erased: the graph knows ops by
-  /// address, and an op made later (an FP8 quantization) may take that
-  /// address; it must not be described as the erased op. `op` is not read.
-  void forget(mlir::Operation *op);
+  /// Forgets `ops`, which the rewrite erased: the graph knows ops by
+  /// address, and an op made later (an FP8 quantization) may take one of
+  /// those addresses; it must not be described as the erased op. The ops
+  /// are not read.
+  void forget(llvm::ArrayRef<mlir::Operation *> ops);
   /// The node producing operand `index` of the op of `node` (an op or a
   /// carried value), or kNoNode.
   unsigned getProducer(const ColorNode &node, unsigned index) const {
