@@ -44,4 +44,19 @@ def AMP_DenyForF16 : AMP_Precision<"Deny", /*inferForBF16=*/1>;
 // Computes in f32 only: optimizer updates, loss scaling, collectives.
 def AMP_F32Only : AMP_Precision<"Deny", 0, /*supportsLow=*/0>;
 
+// For a dialect's extraClassDeclaration (`!strconcat([{...}],
+// AMP_DialectDeclarations.addOperationsWithPrecision)`):
+// `addOperationsWithPrecision<GET_OP_LIST>()` in its initialize() adds its
+// ops and attaches each declared policy.
+def AMP_DialectDeclarations {
+  code addOperationsWithPrecision = [{
+    /// Adds `Ops` (GET_OP_LIST) and attaches PrecisionPolicyOpInterface to
+    /// each op that declares its list with an AMP_Precision trait.
+    template <typename... Ops> void addOperationsWithPrecision() {
+      addOperations<Ops...>();
+      ::amp::attachDeclaredPrecisionModels<Ops...>(getContext());
+    }
+  }];
+}
+
 #endif // AMP_INTERFACES_PRECISIONPOLICYTRAIT_TD

@@ -8,6 +8,7 @@
 #ifndef AMP_DIALECT_AMP_IR_AMPDIALECT_TD
 #define AMP_DIALECT_AMP_IR_AMPDIALECT_TD
 
+include "amp/Interfaces/PrecisionPolicyTrait.td"
 include "mlir/IR/OpBase.td"
 
 def AMP_Dialect : Dialect {
@@ -44,7 +45,7 @@ def AMP_Dialect : Dialect {
   let dependentDialects = ["::mlir::arith::ArithDialect"];
   let hasOperationAttrVerify = 1;
   let hasRegionResultAttrVerify = 1;
-  let extraClassDeclaration = [{
+  let extraClassDeclaration = !strconcat([{
     static constexpr ::llvm::StringLiteral kPrecisionAttrName = "amp.precision";
     static constexpr ::llvm::StringLiteral kColorAttrName = "amp.color";
     static constexpr ::llvm::StringLiteral kProbeAttrName = "amp.probe";
@@ -52,13 +53,8 @@ def AMP_Dialect : Dialect {
         "amp.tensor_core_padded";
     static constexpr ::llvm::StringLiteral kMicroBatchesAttrName =
         "amp.micro_batches";
-    /// Adds `Ops` (GET_OP_LIST) and attaches PrecisionPolicyOpInterface to
-    /// each op that declares its list with an AMP_Precision trait.
-    template <typename... Ops> void addOperationsWithPrecision() {
-      addOperations<Ops...>();
-      ::amp::attachDeclaredPrecisionModels<Ops...>(getContext());
-    }
-  }];
+  }],
+      AMP_DialectDeclarations.addOperationsWithPrecision);
 }
 
 #endif // AMP_DIALECT_AMP_IR_AMPDIALECT_TD

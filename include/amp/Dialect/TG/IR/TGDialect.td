@@ -8,6 +8,7 @@
 #ifndef AMP_DIALECT_TG_IR_TGDIALECT_TD
 #define AMP_DIALECT_TG_IR_TGDIALECT_TD
 
+include "amp/Interfaces/PrecisionPolicyTrait.td"
 include "mlir/IR/OpBase.td"
 
 def TG_Dialect : Dialect {
@@ -35,19 +36,14 @@ def TG_Dialect : Dialect {
   let hasRegionArgAttrVerify = 1;
   let hasRegionResultAttrVerify = 1;
   let hasOperationAttrVerify = 1;
-  let extraClassDeclaration = [{
+  let extraClassDeclaration = !strconcat([{
     static constexpr ::llvm::StringLiteral kRoleAttrName = "tg.role";
     static constexpr ::llvm::StringLiteral kInitAttrName = "tg.init";
     /// The first value of a step-state argument (e.g. the loss scale).
     static constexpr ::llvm::StringLiteral kInitValueAttrName =
         "tg.init_value";
-    /// Adds `Ops` (GET_OP_LIST) and attaches PrecisionPolicyOpInterface to
-    /// each op that declares its list with an AMP_Precision trait.
-    template <typename... Ops> void addOperationsWithPrecision() {
-      addOperations<Ops...>();
-      ::amp::attachDeclaredPrecisionModels<Ops...>(getContext());
-    }
-  }];
+  }],
+      AMP_DialectDeclarations.addOperationsWithPrecision);
   // Folded constants materialize as arith.constant.
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
