@@ -29,6 +29,7 @@ config.substitutions.append(
 if config.sanitizer_flags:
     config.available_features.add("sanitizers")
 config.substitutions.append(("%amp_src", config.amp_src_root))
+config.substitutions.append(("%mlir_include", config.mlir_include_dir))
 
 # The CUDA backend when it was built, a GPU when the machine has one, and
 # the host-emulated device (a test library that runs the CUDA backend's op
@@ -46,7 +47,7 @@ config.substitutions.append(
 config.environment["FILECHECK_OPTS"] = "-enable-var-scope"
 
 tools = ["amp-opt", "amp-run", "amp-train", "amp-pipeline-fuzzer",
-         "amp-data-fuzzer"]
+         "amp-data-fuzzer", "amp-tblgen"]
 llvm_config.add_tool_substitutions(tools, [config.amp_tools_dir, config.llvm_tools_dir])
 
 # Upstream MLIR alone (Debian's mlir-opt-22 and mlir-runner-22) lowers and

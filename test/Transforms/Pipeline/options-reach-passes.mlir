@@ -8,7 +8,7 @@
 // RUN: amp-opt %s --dump-pass-pipeline --amp-pipeline="step=f32 precision=fp8 pad-tensor-cores=true accumulate=2" 2>&1 | FileCheck %s --check-prefix=F32
 // RUN: amp-opt --help | %python %S/check_options_set.py %s | FileCheck %s --check-prefix=ALL
 
-// MIXED: amp-pad-for-tensor-cores{precision=fp8 remarks=false}
+// MIXED: amp-pad-for-tensor-cores{precision=fp8 remarks=true}
 // MIXED-NEXT: tg-autodiff
 // MIXED-NEXT: amp-auto-mixed-precision{allow={tg.exp} amax-history-len=16 annotate=true cast-op=arith clear={tg.tanh} constant-overflow=saturate deny={tg.add} fp8-format=e4m3 fp8-margin=2 fp8-scaling=current infer={tg.log} keep-io-types=false level=infer-as-deny lists-file={{.*}}.lists.json precision=fp8 remarks=true report={{.*}}.report.json tensor-core-summary=false}
 // MIXED-NEXT: amp-accumulate-gradients{micro-batches=4}
