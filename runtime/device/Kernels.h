@@ -1022,14 +1022,13 @@ template <typename T, typename I> struct CrossEntropyKernel {
     if (!labelInRange(n))
       return;
     const T *row = logits + n * classes;
-    double m = -__builtin_huge_val();
-    for (int64_t j = 0; j < classes; ++j) {
-      double v = load(row, j);
-      m = m > v ? m : v;
-    }
-    double sum = 0;
-    for (int64_t j = 0; j < classes; ++j)
-      sum += exp((double)load(row, j) - m);
+    double m = laneMax(classes, [&](int64_t j) { return (double)load(row, j); });
+    // As the softmax's: exponentials of x - max in the compute type, their
+    // sum in double (double exp was most of the kernel's time).
+    auto e = [&](int64_t j) {
+      return m_expNonPositive((C)((double)load(row, j) - m));
+    };
+    double sum = laneSum(classes, [&](int64_t j) { return (double)e(j); });
     double lse = m + log(sum);
     if (!dloss) {
       double l = 0;
@@ -1044,8 +1043,9 @@ template <typename T, typename I> struct CrossEntropyKernel {
     double g = load(dloss, n), mass = 0;
     for (int64_t j = 0; j < classes; ++j)
       mass += target(n, j);
+    double inv = 1.0 / sum;
     for (int64_t j = 0; j < classes; ++j) {
-      double p = exp((double)load(row, j) - lse);
+      double p = (double)e(j) * inv;
       store(out, n * classes + j, (C)(g * (p * mass - target(n, j))));
     }
   }

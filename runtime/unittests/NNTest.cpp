@@ -449,6 +449,56 @@ TEST(RuntimeNN, SoftmaxFamilyAndCrossEntropy) {
           "soft-label cross-entropy grad");
 }
 
+// In f32 (as in the 16-bit types, which compute in it) cross-entropy's
+// exponentials are f32's and their sum a double: the loss and its gradient
+// stay within a few f32 ulps of the exact ones (computed here in double),
+// among them logits far below their row's maximum (past the f32
+// exponential's floor at -87), for class indices and a distribution.
+TEST(RuntimeNN, CrossEntropyInF32MatchesDouble) {
+  Runtime rt;
+  const int64_t n = 64, c = 256;
+  std::vector<double> logits = randomValues(n * c, 41, -8, 8);
+  for (int64_t i = 0; i < n; ++i)
+    logits[i * c + (i * 7) % c] = -120;
+  for (double &v : logits)
+    v = (float)v; // what the f32 tensor holds
+  std::vector<double> classes(n), soft(n * c, 0.0), dl = randomValues(n, 42);
+  for (int64_t i = 0; i < n; ++i) {
+    classes[i] = (double)((i * 37) % c);
+    soft[i * c + (i * 5) % c] = 0.75;
+    soft[i * c + (i * 11 + 1) % c] = 0.25;
+  }
+  Tensor z = rt.make(AMPRT_F32, {n, c}, logits), loss = rt.make(AMPRT_F32, {n});
+  Tensor dloss = rt.make(AMPRT_F32, {n}, dl), dz = rt.make(AMPRT_F32, {n, c});
+  Tensor labels = rt.make(AMPRT_I32, {n}, classes);
+  Tensor distribution = rt.make(AMPRT_F32, {n, c}, soft);
+  for (bool indices : {true, false}) {
+    const amprt_tensor *target = indices ? labels : distribution;
+    auto t = [&](int64_t i, int64_t j) {
+      return indices ? (classes[i] == j ? 1.0 : 0.0) : soft[i * c + j];
+    };
+    ASSERT_EQ(amprt_softmax_cross_entropy(rt.ctx, z, target, loss), AMPRT_OK);
+    ASSERT_EQ(amprt_softmax_cross_entropy_grad(rt.ctx, dloss, z, target, dz),
+              AMPRT_OK);
+    std::vector<double> gotLoss = rt.read(loss), gotGrad = rt.read(dz);
+    for (int64_t i = 0; i < n; ++i) {
+      const double *row = logits.data() + i * c;
+      double m = *std::max_element(row, row + c), sum = 0;
+      for (int64_t j = 0; j < c; ++j)
+        sum += std::exp(row[j] - m);
+      double lse = m + std::log(sum), want = 0;
+      for (int64_t j = 0; j < c; ++j)
+        want -= t(i, j) * (row[j] - lse);
+      EXPECT_NEAR(gotLoss[i], want, 4e-6 * std::abs(want)) << "example " << i;
+      for (int64_t j = 0; j < c; ++j) {
+        double grad = dl[i] * (std::exp(row[j] - lse) - t(i, j));
+        EXPECT_NEAR(gotGrad[i * c + j], grad, 1e-6 * std::abs(grad) + 1e-30)
+            << "example " << i << ", class " << j;
+      }
+    }
+  }
+}
+
 } // namespace
 
 // The causal softmax of scores [batch, queries, keys]: query i's row is the
