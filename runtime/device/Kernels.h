@@ -767,11 +767,13 @@ template <typename T, typename S> struct LayerNormGradKernel {
                 is / d * (d * g(dyr, j) - sumG - xhat(j) * sumGXhat)));
   }
 #ifndef __CUDA_ARCH__
-  /// Rows [first, last); a short row computes its terms dy * gamma and
-  /// xhat once into arrays (one row at a time read them three and two
-  /// times), the same values.
+  /// Rows [first, last); a row of up to kKept computes its terms dy *
+  /// gamma and xhat once into arrays (one row at a time read them three
+  /// and two times), the same values, in 16 KiB of stack: recomputing
+  /// them, the GPT model's 4096x256 gradients took 1.3x (bf16) to 1.4x
+  /// (f32) as long (Zen 4, 2 cores).
   void rows(int64_t first, int64_t last) const {
-    constexpr int64_t kKept = 64;
+    constexpr int64_t kKept = 1024;
     if (d > kKept) {
       for (int64_t r = first; r < last; ++r)
         (*this)(r);
@@ -852,6 +854,42 @@ template <typename T> struct CausalSoftmaxKernel {
     for (int64_t j = seen; j < keys; ++j)
       store(yr, j, (C)0);
   }
+#ifndef __CUDA_ARCH__
+  /// Rows [first, last). On the host a row that sees up to kKept keys
+  /// keeps its exponentials for the second pass instead of computing each
+  /// twice (2-2.5x the GPT model's rows of 128 on Zen 4), in a loop of
+  /// their own over whole vectors as SoftmaxKernel's. The same values, so
+  /// the same bits.
+  static constexpr int64_t kKept = 1024, kVector = 16;
+  void rows(int64_t first, int64_t last) const {
+    using C = typename Compute<T>::type;
+    C kept[kKept];
+    for (int64_t r = first; r < last; ++r) {
+      int64_t seen = r % queries + 1 < keys ? r % queries + 1 : keys;
+      if (seen > kKept) {
+        (*this)(r);
+        continue;
+      }
+      int64_t padded = (seen + kVector - 1) / kVector * kVector;
+      const T *xr = x + r * keys;
+      T *yr = y + r * keys;
+      double m = laneMax(seen, [&](int64_t j) { return (double)load(xr, j); });
+      for (int64_t j = 0; j < seen; ++j)
+        kept[j] = (C)((double)load(xr, j) - m);
+      for (int64_t j = seen; j < padded; ++j)
+        kept[j] = 0;
+      for (int64_t v = 0; v < padded; v += kVector)
+        for (int64_t q = 0; q < kVector; ++q)
+          kept[v + q] = m_expNonPositive(kept[v + q]);
+      double inv =
+          1.0 / laneSum(seen, [&](int64_t j) { return (double)kept[j]; });
+      for (int64_t j = 0; j < seen; ++j)
+        store(yr, j, (C)((double)kept[j] * inv));
+      for (int64_t j = seen; j < keys; ++j)
+        store(yr, j, (C)0);
+    }
+  }
+#endif
 };
 
 /// Row r = (outer o, inner i): elements first + j * inner, j < axis.
