@@ -775,10 +775,8 @@ public:
         xr = x + r * d + o0;
       } else if constexpr (std::is_same_v<T, bf16_t>) {
         // Widened in line (a shift), not by a call per 16 values.
-        for (int64_t q = 0; q < n; ++q) {
-          wideDy[q] = bf16ToFloat(dy[r * d + o0 + q].bits);
-          wideX[q] = bf16ToFloat(x[r * d + o0 + q].bits);
-        }
+        bf16ToFloatLoop(dy + r * d + o0, wideDy, n);
+        bf16ToFloatLoop(x + r * d + o0, wideX, n);
       } else {
         convert(dy + r * d + o0, wideDy, n);
         convert(x + r * d + o0, wideX, n);

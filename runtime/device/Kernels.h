@@ -828,6 +828,31 @@ constexpr bool isSoftmaxGrad(SoftmaxKind kind) {
          kind == SoftmaxKind::LogSoftmaxGrad;
 }
 
+#ifndef __CUDA_ARCH__
+/// Rows of a softmax on the host that keep their exponentials for the
+/// second pass take them in vectors of kExpVector.
+constexpr int64_t kExpVector = 16;
+
+/// kept[0, padded) = the exponentials, in the compute type C, of the n
+/// values at `row` (stride `step`) shifted by their maximum m, where
+/// padded is n rounded up to kExpVector, zeros' exponentials past the row
+/// (kept holds padded values). A loop of its own over whole vectors: fused
+/// into the sum's lanes the exponentials did not vectorise, and a row's
+/// 12-element tail took as long as its first 16.
+template <typename C, typename T>
+inline void shiftedExponentials(const T *row, int64_t step, int64_t n, double m,
+                                C *kept) {
+  int64_t padded = (n + kExpVector - 1) / kExpVector * kExpVector;
+  for (int64_t j = 0; j < n; ++j)
+    kept[j] = (C)((double)load(row, j * step) - m);
+  for (int64_t j = n; j < padded; ++j)
+    kept[j] = 0;
+  for (int64_t v = 0; v < padded; v += kExpVector)
+    for (int64_t q = 0; q < kExpVector; ++q)
+      kept[v + q] = m_expNonPositive(kept[v + q]);
+}
+#endif
+
 /// Softmax of each contiguous row of a [..., queries, keys] tensor under a
 /// top-left causal mask: row r is query i = r % queries, which sees keys
 /// 0..i; their softmax is SoftmaxKernel's (exponentials of x - max in the
@@ -857,10 +882,9 @@ template <typename T> struct CausalSoftmaxKernel {
 #ifndef __CUDA_ARCH__
   /// Rows [first, last). On the host a row that sees up to kKept keys
   /// keeps its exponentials for the second pass instead of computing each
-  /// twice (2-2.5x the GPT model's rows of 128 on Zen 4), in a loop of
-  /// their own over whole vectors as SoftmaxKernel's. The same values, so
-  /// the same bits.
-  static constexpr int64_t kKept = 1024, kVector = 16;
+  /// twice (2-2.5x the GPT model's rows of 128 on Zen 4). The same values,
+  /// so the same bits.
+  static constexpr int64_t kKept = 1024;
   void rows(int64_t first, int64_t last) const {
     using C = typename Compute<T>::type;
     C kept[kKept];
@@ -870,17 +894,10 @@ template <typename T> struct CausalSoftmaxKernel {
         (*this)(r);
         continue;
       }
-      int64_t padded = (seen + kVector - 1) / kVector * kVector;
       const T *xr = x + r * keys;
       T *yr = y + r * keys;
       double m = laneMax(seen, [&](int64_t j) { return (double)load(xr, j); });
-      for (int64_t j = 0; j < seen; ++j)
-        kept[j] = (C)((double)load(xr, j) - m);
-      for (int64_t j = seen; j < padded; ++j)
-        kept[j] = 0;
-      for (int64_t v = 0; v < padded; v += kVector)
-        for (int64_t q = 0; q < kVector; ++q)
-          kept[v + q] = m_expNonPositive(kept[v + q]);
+      shiftedExponentials(xr, 1, seen, m, kept);
       double inv =
           1.0 / laneSum(seen, [&](int64_t j) { return (double)kept[j]; });
       for (int64_t j = 0; j < seen; ++j)
@@ -965,24 +982,12 @@ template <typename T, SoftmaxKind K, bool Contiguous> struct SoftmaxKernel {
 #ifndef __CUDA_ARCH__
   // On the host a short row keeps its exponentials for the second pass
   // instead of computing each twice (device threads recompute: a
-  // per-thread array would sit in local memory). They are a loop of their
-  // own over whole vectors, the row padded with zeros to a multiple of 16:
-  // fused into the sum's lanes they did not vectorise, and a row's
-  // 12-element tail took as long as its first 16. The same values.
-  static constexpr int64_t kKept = 64, kVector = 16;
+  // per-thread array would sit in local memory), shiftedExponentials'
+  // vectors. The same values.
+  static constexpr int64_t kKept = 64;
   using C = typename Compute<T>::type;
-  /// kept[0, padded) = the exponentials of the row at `ar` shifted by its
-  /// maximum m (zeros' exponentials past the row).
   void exponentials(const T *ar, int64_t step, double m, C *kept) const {
-    C gaps[kKept];
-    int64_t padded = (s.axis + kVector - 1) / kVector * kVector;
-    for (int64_t j = 0; j < s.axis; ++j)
-      gaps[j] = (C)((double)load(ar, j * step) - m);
-    for (int64_t j = s.axis; j < padded; ++j)
-      gaps[j] = 0;
-    for (int64_t v = 0; v < padded; v += kVector)
-      for (int64_t q = 0; q < kVector; ++q)
-        kept[v + q] = m_expNonPositive(gaps[v + q]);
+    shiftedExponentials(ar, step, s.axis, m, kept);
   }
   /// Rows [first, last). A contiguous softmax of short rows goes by groups
   /// of kRowGroup rows, each stage over the group before the next (as
