@@ -221,15 +221,26 @@ amprt_status concat(Ctx *ctx, const Tensor *const *xs, int count, int64_t dim,
   Split s = split(y->shape, dim);
   size_t e = amprt_dtype_size(y->dtype);
   char *out = static_cast<char *>(y->data);
-  int64_t offset = 0;
-  for (int i = 0; i < count; ++i) {
-    int64_t block = xs[i]->shape[dim] * s.inner * e;
-    const char *in = static_cast<const char *>(xs[i]->data);
-    for (int64_t o = 0; o < s.outer; ++o)
-      std::memcpy(out + (o * s.axis * s.inner + offset * s.inner) * e,
-                  in + o * block, block);
-    offset += xs[i]->shape[dim];
-  }
+  size_t rowBytes = s.axis * s.inner * e;
+  if (rowBytes == 0)
+    return ok();
+  // Rows (the dimensions before the axis) on the cores, each row one copy
+  // per operand into its place: the gradient of q, k and v sliced from one
+  // product is a concat of 4096 rows of three blocks, and one thread
+  // copying operand by operand took 2-3x as long.
+  parallelFor(s.outer, std::max<int64_t>(1, (1 << 14) / rowBytes),
+              [&](int64_t first, int64_t last) {
+                for (int64_t o = first; o < last; ++o) {
+                  char *row = out + o * rowBytes;
+                  for (int i = 0; i < count; ++i) {
+                    size_t block = xs[i]->shape[dim] * s.inner * e;
+                    std::memcpy(
+                        row, static_cast<const char *>(xs[i]->data) + o * block,
+                        block);
+                    row += block;
+                  }
+                }
+              });
   return ok();
 }
 

@@ -107,6 +107,7 @@ LogicalResult expand(tg::GradientsOp op) {
   }
   op->replaceAllUsesWith(results);
   op->erase();
+  gradients.eraseUnusedJoins();
   return success();
 }
 

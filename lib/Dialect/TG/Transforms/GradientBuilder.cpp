@@ -23,12 +23,101 @@ static RankedTensorType tensorType(Value v) {
   return cast<RankedTensorType>(v.getType());
 }
 
+namespace {
+/// A tg.pad of zeros that pads one axis only: the padded value covers
+/// [begin, end) of that axis of the result and nothing else is nonzero.
+struct ZeroPadSpan {
+  tg::PadOp pad;
+  int64_t axis = -1, begin = 0, end = 0;
+};
+
+std::optional<ZeroPadSpan> zeroPadSpan(Value v) {
+  auto pad = v.getDefiningOp<tg::PadOp>();
+  if (!pad || pad.getValue().convertToDouble() != 0.0)
+    return std::nullopt;
+  ZeroPadSpan span{pad};
+  for (auto [d, lowHigh] :
+       llvm::enumerate(llvm::zip(pad.getLow(), pad.getHigh()))) {
+    auto [low, high] = lowHigh;
+    if (low == 0 && high == 0)
+      continue;
+    if (span.axis >= 0)
+      return std::nullopt; // a second padded axis
+    span.axis = d;
+    span.begin = low;
+    span.end = tensorType(pad.getY()).getDimSize(d) - high;
+  }
+  if (span.axis < 0)
+    return std::nullopt;
+  return span;
+}
+
+/// The operands a concat along `axis` of `v` contributes: a concat's own
+/// operands when it joins on that axis (so chains flatten), else `v`.
+void appendJoined(Value v, int64_t axis, SmallVectorImpl<Value> &parts) {
+  if (auto concat = v.getDefiningOp<tg::ConcatOp>()) {
+    int64_t rank = tensorType(v).getRank();
+    int64_t own = static_cast<int64_t>(concat.getAxis());
+    if ((own < 0 ? own + rank : own) == axis) {
+      llvm::append_range(parts, concat.getXs());
+      return;
+    }
+  }
+  parts.push_back(v);
+}
+} // namespace
+
+Value GradientBuilder::joinZeroPads(Value a, Value b2) {
+  std::optional<ZeroPadSpan> x = zeroPadSpan(a), y = zeroPadSpan(b2);
+  if (!x || !y || x->axis != y->axis || a.getType() != b2.getType())
+    return {};
+  if (y->end == x->begin)
+    std::swap(x, y);
+  if (x->end != y->begin)
+    return {}; // not adjacent: the sum has zeros between or overlaps
+  int64_t axis = x->axis;
+  SmallVector<Value> parts;
+  appendJoined(x->pad.getX(), axis, parts);
+  appendJoined(y->pad.getX(), axis, parts);
+  joinedPads.insert(x->pad);
+  joinedPads.insert(y->pad);
+  Value joined = tg::ConcatOp::create(b, loc, parts, b.getI64IntegerAttr(axis));
+  auto type = tensorType(a);
+  if (x->begin == 0 && y->end == type.getDimSize(axis))
+    return joined;
+  SmallVector<int64_t> low(type.getRank(), 0), high(type.getRank(), 0);
+  low[axis] = x->begin;
+  high[axis] = type.getDimSize(axis) - y->end;
+  return tg::PadOp::create(b, loc, joined, b.getDenseI64ArrayAttr(low),
+                           b.getDenseI64ArrayAttr(high),
+                           b.getF64FloatAttr(0.0));
+}
+
 void GradientBuilder::accumulate(Value value, Value gradient) {
   if (!gradient || !isActive(value))
     return;
   Value &slot = adjoints[value];
-  slot =
-      slot ? tg::AddOp::create(b, loc, slot, gradient).getResult() : gradient;
+  if (!slot) {
+    slot = gradient;
+  } else if (Value joined = joinZeroPads(slot, gradient)) {
+    slot = joined;
+  } else {
+    slot = tg::AddOp::create(b, loc, slot, gradient).getResult();
+  }
+}
+
+void GradientBuilder::eraseUnusedJoins() {
+  // A pad (or a concat it padded) may feed the next join: erase users
+  // before what they read.
+  for (Operation *op : llvm::reverse(joinedPads)) {
+    if (!op->use_empty())
+      continue;
+    Operation *inner = op->getOperand(0).getDefiningOp();
+    op->erase();
+    if (inner && isa<tg::ConcatOp>(inner) && inner->use_empty())
+      inner->erase();
+  }
+  joinedPads.clear();
 }
 
 Value GradientBuilder::zeros(Type type) {

@@ -14,6 +14,7 @@
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/SetVector.h"
 
 namespace mlir {
 class DialectRegistry;
@@ -37,8 +38,15 @@ public:
     return adjoints.lookup(value);
   }
   /// Adds `gradient` to the adjoint of `value` (a sum when it fans out);
-  /// does nothing for inactive values or a null gradient.
+  /// does nothing for inactive values or a null gradient. Zero pads that
+  /// cover adjacent spans of one axis (the gradients of slices that tile a
+  /// value, as q, k and v of one product) join as a tg.concat instead of
+  /// a sum of pads: the same values with one copy, where the sum wrote the
+  /// zeros and added them.
   void accumulate(mlir::Value value, mlir::Value gradient);
+  /// Erases the pads that joins left without users (and the concats only
+  /// they read); call once the adjoints are in place.
+  void eraseUnusedJoins();
   /// Adds `gradient` (shaped like a broadcast result) to `operand`'s
   /// adjoint, reducing the broadcast dimensions away.
   void accumulateUnbroadcast(mlir::Value operand, mlir::Value gradient);
@@ -60,10 +68,15 @@ public:
   mlir::Value unbroadcast(mlir::Value gradient, mlir::Type target);
 
 private:
+  /// The concat of two zero pads' values, padded to their joint span, when
+  /// their spans are adjacent on the one axis each pads; null otherwise.
+  mlir::Value joinZeroPads(mlir::Value a, mlir::Value b);
+
   mlir::OpBuilder &b;
   mlir::Location loc;
   llvm::DenseMap<mlir::Value, mlir::Value> adjoints;
   llvm::DenseSet<mlir::Value> active;
+  llvm::SetVector<mlir::Operation *> joinedPads;
 };
 
 namespace tg {
