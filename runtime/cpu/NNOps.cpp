@@ -750,24 +750,30 @@ amprt_status layerNorm(Ctx *ctx, const Tensor *x, const Tensor *gamma,
 /// gradient on f32 copies).
 template <typename T> class LayerNormColumnSums {
 public:
-  /// Columns per task: the transformer's rows of 32 give one task per core.
-  static constexpr int64_t kColumns = 16;
+  /// Columns per task, at most: a row of 64 keeps 16 double sums in flight
+  /// (the GPT model's 4096x256 gradients spent half their time in 16-wide
+  /// tasks, waiting on 4 sums' adds). Blocks narrow to 16 where wide ones
+  /// would leave a core idle (the transformer's rows of 32). A column's
+  /// sums do not depend on its block: the same bits at every width.
+  static constexpr int64_t kMaxColumns = 64;
 
   LayerNormColumnSums(const T *dy, const T *x, const float *mean,
-                      const float *invStd, int64_t rows, int64_t d)
+                      const float *invStd, int64_t rows, int64_t d,
+                      int64_t cores)
       : dy(dy), x(x), mean(mean), invStd(invStd), rows(rows), d(d),
         chunk(std::max<int64_t>(1, std::min(rows, device::kReduceChunk))),
         chunks(std::max<int64_t>(1, (rows + chunk - 1) / chunk)),
-        blocks((d + kColumns - 1) / kColumns), partial(2 * d * chunks) {}
+        columns(blockWidth(d, chunks, cores)),
+        blocks((d + columns - 1) / columns), partial(2 * d * chunks) {}
 
   int64_t tasks() const { return blocks * chunks; }
 
   /// Task i's partial sums: columns [o0, o0 + kColumns) over chunk k.
   void run(int64_t i) {
-    int64_t o0 = i / chunks * kColumns, k = i % chunks;
-    int64_t n = std::min(kColumns, d - o0);
-    float wideDy[kColumns], wideX[kColumns];
-    double sumG[kColumns] = {}, sumB[kColumns] = {};
+    int64_t o0 = i / chunks * columns, k = i % chunks;
+    int64_t n = std::min(columns, d - o0);
+    float wideDy[kMaxColumns], wideX[kMaxColumns];
+    double sumG[kMaxColumns] = {}, sumB[kMaxColumns] = {};
     for (int64_t r = k * chunk; r < std::min(rows, (k + 1) * chunk); ++r) {
       const float *dyr = wideDy, *xr = wideX;
       if constexpr (std::is_same_v<T, float>) {
@@ -808,9 +814,18 @@ public:
   }
 
 private:
+  /// The widest block of 16, 32 or 64 columns that gives every core two
+  /// tasks.
+  static int64_t blockWidth(int64_t d, int64_t chunks, int64_t cores) {
+    int64_t width = kMaxColumns;
+    while (width > 16 && (d + width - 1) / width * chunks < 2 * cores)
+      width /= 2;
+    return width;
+  }
+
   const T *dy, *x;
   const float *mean, *invStd;
-  int64_t rows, d, chunk, chunks, blocks;
+  int64_t rows, d, chunk, chunks, columns, blocks;
   // dgamma's then dbeta's partials, [column][chunk]: each written by one
   // task before finish() reads it, so reused scratch needs no zero fill.
   Scratch<double> partial;
@@ -841,7 +856,8 @@ amprt_status layerNormGrad(Ctx *ctx, const Tensor *dy, const Tensor *x,
               *is = static_cast<const float *>(inv_std->data);
   auto run = [&](const auto *dys, const auto *xs, auto *dxs) {
     using T = std::remove_const_t<std::remove_pointer_t<decltype(xs)>>;
-    LayerNormColumnSums<T> sums(dys, xs, mu, is, rows, d);
+    LayerNormColumnSums<T> sums(dys, xs, mu, is, rows, d,
+                                omp_get_max_threads());
     auto dxRows = [&](int64_t first, int64_t last) {
       if constexpr (std::is_same_v<T, float>) {
         CpuExec::runRange(device::LayerNormGradKernel<float, float>{dys, xs, g,
