@@ -338,17 +338,35 @@ amprt_status gather(Ctx *ctx, const Tensor *table, const Tensor *indices,
 amprt_status gatherGrad(Ctx *ctx, const Tensor *dy, const Tensor *indices,
                         Tensor *dtable) {
   int64_t rows = dtable->shape[0], row = dtable->numel / rows;
-  std::vector<double> acc(dtable->numel, 0.0);
   for (int64_t i = 0; i < indices->numel; ++i) {
     int64_t r = getIndex(indices, i);
     if (r < 0 || r >= rows)
       return fail(AMPRT_ERROR_INDEX, "%s: index %lld is outside [0, %lld)",
                   "amprt_gather_grad", (long long)r, (long long)rows);
-    for (int64_t j = 0; j < row; ++j)
-      acc[r * row + j] += get(dy, i * row + j);
   }
-  for (int64_t i = 0; i < dtable->numel; ++i)
-    set(dtable, i, acc[i]);
+  std::vector<double> acc(dtable->numel, 0.0);
+  AMPRT_FLOAT_DISPATCH(dy->dtype, T, {
+    const T *g = static_cast<const T *>(dy->data);
+    // Columns on the cores, each adding dy's rows in index order: every
+    // element's sum is the serial one on any number of threads. (One
+    // thread reading dy through a per-element type switch took 0.6 ms of
+    // the GPT model's step.)
+    parallelFor(row, 16, [&](int64_t c0, int64_t c1) {
+      for (int64_t i = 0; i < indices->numel; ++i) {
+        double *a = acc.data() + getIndex(indices, i) * row;
+        const T *gi = g + i * row;
+        for (int64_t c = c0; c < c1; ++c)
+          a[c] += (double)load(gi, c);
+      }
+    });
+  });
+  AMPRT_FLOAT_DISPATCH(dtable->dtype, U, {
+    U *out = static_cast<U *>(dtable->data);
+    parallelFor(dtable->numel, 1 << 14, [&](int64_t first, int64_t last) {
+      for (int64_t i = first; i < last; ++i)
+        store(out, i, (typename Compute<U>::type)acc[i]); // as set() rounds
+    });
+  });
   return ok();
 }
 

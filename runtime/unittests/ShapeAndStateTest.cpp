@@ -446,6 +446,38 @@ TEST(RuntimeShape, GatherAndScatterAdd) {
   EXPECT_NE(std::string(amprt_last_error()).find("index 4"), std::string::npos);
 }
 
+// gather_grad adds the rows of dy into their table rows with the table's
+// columns split over the cores: repeated and unused rows, rows of 70
+// columns (several threads' shares), i32 indices, in f32 and bf16 (integer
+// values: exact in both), against a serial reference; a bad index anywhere
+// fails before anything is written.
+TEST(RuntimeShape, GatherGradSumsEveryColumnShare) {
+  Runtime rt;
+  const int64_t tableRows = 40, row = 70, count = 300;
+  std::vector<double> ids(count), dyv(count * row);
+  for (int64_t i = 0; i < count; ++i)
+    ids[i] = (i * 7) % 37; // rows 37-39 unused
+  for (int64_t i = 0; i < count * row; ++i)
+    dyv[i] = (double)((i * 13) % 17) - 8;
+  std::vector<double> want(tableRows * row, 0.0);
+  for (int64_t i = 0; i < count; ++i)
+    for (int64_t c = 0; c < row; ++c)
+      want[(int64_t)ids[i] * row + c] += dyv[i * row + c];
+  Tensor idx = rt.make(AMPRT_I32, {count}, ids);
+  for (amprt_dtype t : {AMPRT_F32, AMPRT_BF16}) {
+    Tensor dy = rt.make(t, {count, row}, dyv), dt = rt.make(t, {tableRows, row});
+    ASSERT_EQ(amprt_gather_grad(rt.ctx, dy, idx, dt), AMPRT_OK)
+        << amprt_last_error();
+    EXPECT_EQ(rt.read(dt), want) << "dtype " << (int)t;
+    std::vector<double> badIds = ids;
+    badIds[count - 1] = tableRows;
+    Tensor bad = rt.make(AMPRT_I32, {count}, badIds);
+    std::vector<double> before = rt.read(dt);
+    EXPECT_EQ(amprt_gather_grad(rt.ctx, dy, bad, dt), AMPRT_ERROR_INDEX);
+    EXPECT_EQ(rt.read(dt), before);
+  }
+}
+
 TEST(RuntimeState, OptimizersMatchTheirFormulas) {
   Runtime rt;
   Tensor p = rt.make(AMPRT_F32, {2}, {1.0, -2.0});
