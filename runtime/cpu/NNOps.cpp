@@ -768,7 +768,7 @@ public:
 
   int64_t tasks() const { return blocks * chunks; }
 
-  /// Task i's partial sums: columns [o0, o0 + kColumns) over chunk k.
+  /// Task i's partial sums: columns [o0, o0 + columns) over chunk k.
   void run(int64_t i) {
     int64_t o0 = i / chunks * columns, k = i % chunks;
     int64_t n = std::min(columns, d - o0);

@@ -648,26 +648,20 @@ template <typename Term> AMPRT_HD inline double laneMax(int64_t n, Term term) {
 }
 
 #ifndef __CUDA_ARCH__
-/// laneMax of values that are floats (a float, f16 or bf16 row), on the
-/// host: 32-bit keys, twice the lanes of laneMax's 64-bit ones, the same
-/// maximum (a float converts to double exactly); rows holding a NaN go to
-/// laneMax for its payload. Causal softmax's rows of 1-128 keys spent a
-/// fifth of their time on 64-bit keys.
-template <typename Term>
-inline double laneMaxOfFloats(int64_t n, Term term) {
-  float m;
-  if (maxByKeys<float>(n, term, m))
-    return m;
-  return laneMax(n, [&](int64_t j) { return (double)term(j); });
-}
-
-/// The maximum of a row whose values `term` gives in the compute type C.
+/// The maximum of a row whose values `term` gives in the compute type C:
+/// laneMax's. Rows of floats (a float, f16 or bf16 row) take 32-bit keys,
+/// twice the lanes of laneMax's 64-bit ones, the same maximum (a float
+/// converts to double exactly); rows holding a NaN go to laneMax for its
+/// payload. Causal softmax's rows of 1-128 keys spent a fifth of their
+/// time on 64-bit keys.
 template <typename C, typename Term>
 inline double rowMax(int64_t n, Term term) {
-  if constexpr (std::is_same_v<C, float>)
-    return laneMaxOfFloats(n, term);
-  else
-    return laneMax(n, [&](int64_t j) { return (double)term(j); });
+  if constexpr (std::is_same_v<C, float>) {
+    float m;
+    if (maxByKeys<float>(n, term, m))
+      return m;
+  }
+  return laneMax(n, [&](int64_t j) { return (double)term(j); });
 }
 #endif
 

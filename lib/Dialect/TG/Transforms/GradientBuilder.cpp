@@ -67,9 +67,9 @@ void appendJoined(Value v, int64_t axis, SmallVectorImpl<Value> &parts) {
 }
 } // namespace
 
-Value GradientBuilder::joinZeroPads(Value a, Value b2) {
-  std::optional<ZeroPadSpan> x = zeroPadSpan(a), y = zeroPadSpan(b2);
-  if (!x || !y || x->axis != y->axis || a.getType() != b2.getType())
+Value GradientBuilder::joinZeroPads(Value first, Value second) {
+  std::optional<ZeroPadSpan> x = zeroPadSpan(first), y = zeroPadSpan(second);
+  if (!x || !y || x->axis != y->axis || first.getType() != second.getType())
     return {};
   if (y->end == x->begin)
     std::swap(x, y);
@@ -82,7 +82,7 @@ Value GradientBuilder::joinZeroPads(Value a, Value b2) {
   joinedPads.insert(x->pad);
   joinedPads.insert(y->pad);
   Value joined = tg::ConcatOp::create(b, loc, parts, b.getI64IntegerAttr(axis));
-  auto type = tensorType(a);
+  auto type = tensorType(first);
   if (x->begin == 0 && y->end == type.getDimSize(axis))
     return joined;
   SmallVector<int64_t> low(type.getRank(), 0), high(type.getRank(), 0);

@@ -70,7 +70,7 @@ public:
 private:
   /// The concat of two zero pads' values, padded to their joint span, when
   /// their spans are adjacent on the one axis each pads; null otherwise.
-  mlir::Value joinZeroPads(mlir::Value a, mlir::Value b);
+  mlir::Value joinZeroPads(mlir::Value first, mlir::Value second);
 
   mlir::OpBuilder &b;
   mlir::Location loc;
