@@ -9,11 +9,13 @@
 //===----------------------------------------------------------------------===//
 
 #include "OneDnn.h"
+#include "Scratch.h"
 
 #include <cstdlib>
 #include <cstring>
 
 #ifdef AMPRT_HAVE_DNNL
+#include <array>
 #include <map>
 #include <mutex>
 #include <oneapi/dnnl/dnnl.hpp>
@@ -46,16 +48,22 @@ using Key = std::tuple<int64_t, int64_t, int64_t, int64_t, bool, bool, int>;
 /// A convolution: kind, dtype, layout and the geometry's fields.
 using ConvKey = std::vector<int64_t>;
 
+/// One argument of a convolution kernel that works in a layout of its own
+/// (oneDNN's fast kernels block the channels): that layout, and the reorder
+/// from the tensor into it (an operand, before the kernel) or out of it into
+/// the tensor (the result, after the kernel).
+struct Staging {
+  dnnl::memory::desc layout;
+  dnnl::reorder reorder;
+};
+
 struct Cached {
   std::optional<dnnl::primitive> primitive; // empty: declined
   std::string kernel;
-  // A convolution kernel's own filter layout (oneDNN's fast kernels block
-  // the filter's channels) and the reorder between it and the tensor's:
-  // into it before the forward and backward-data kernels, out of it after
-  // the backward-filter kernel. Filters are small; activations stay in
-  // place.
-  std::optional<dnnl::memory::desc> kernelFilter;
-  std::optional<dnnl::reorder> filterReorder;
+  // A convolution's first operand, second operand and result, each staged
+  // where the kernel's layout differs from the tensor's: always the filter
+  // (small), an activation only where narrowOutput() lets the kernel pick.
+  std::array<std::optional<Staging>, 3> staging;
 };
 
 struct State {
@@ -184,6 +192,68 @@ ConvDescs convDescs(const ConvGeometry &g, dnnl::memory::data_type type) {
           dnnl::memory::desc({g.n, g.o, g.oh, g.ow}, type, activation)};
 }
 
+/// The tensors' descriptors in argument order (first operand, second
+/// operand, result): x, w -> y; dy, w -> dx; x, dy -> dw.
+std::array<dnnl::memory::desc, 3> argumentDescs(ConvKind kind,
+                                                const ConvDescs &d) {
+  switch (kind) {
+  case ConvKind::Forward:
+    return {d.x, d.w, d.y};
+  case ConvKind::BackwardInput:
+    return {d.y, d.w, d.x};
+  case ConvKind::BackwardFilter:
+    return {d.x, d.y, d.w};
+  }
+  return {};
+}
+
+/// oneDNN's argument names in the same order.
+std::array<int, 3> argumentIds(ConvKind kind) {
+  switch (kind) {
+  case ConvKind::Forward:
+    return {DNNL_ARG_SRC, DNNL_ARG_WEIGHTS, DNNL_ARG_DST};
+  case ConvKind::BackwardInput:
+    return {DNNL_ARG_DIFF_DST, DNNL_ARG_WEIGHTS, DNNL_ARG_DIFF_SRC};
+  case ConvKind::BackwardFilter:
+    return {DNNL_ARG_SRC, DNNL_ARG_DIFF_DST, DNNL_ARG_DIFF_WEIGHTS};
+  }
+  return {};
+}
+
+/// Whether a forward convolution may pick its activations' layout too.
+/// oneDNN 2.6's kernel on plain NHWC activations (brgconv) runs output
+/// rows of at most 4 points slowly: ResNet-18's last stage (512 channels,
+/// 4x4, batch 64) took 6.1 ms in bf16 and 14.5 ms in f32, against 3.3 and
+/// 9.0 ms on its blocked-channel kernel with both activations reordered
+/// (Zen 5, 2 threads). Wider rows, 1x1 windows and the adjoints ran as
+/// fast or faster in place, so they stay there.
+bool narrowOutput(ConvKind kind, const ConvGeometry &g) {
+  return kind == ConvKind::Forward && g.ow <= 4 && g.kh * g.kw > 1;
+}
+
+dnnl::memory::desc anyLayout(const dnnl::memory::desc &d) {
+  return dnnl::memory::desc(d.dims(), d.data_type(),
+                            dnnl::memory::format_tag::any);
+}
+
+/// Stages every argument whose kernel layout differs from the tensor's.
+void stageArguments(Cached &cached, ConvKind kind, const ConvDescs &d,
+                    const std::array<dnnl::memory::desc, 3> &kernelDescs,
+                    const dnnl::engine &engine) {
+  std::array<dnnl::memory::desc, 3> plain = argumentDescs(kind, d);
+  for (size_t i = 0; i < plain.size(); ++i) {
+    if (kernelDescs[i] == plain[i])
+      continue;
+    bool result = i == 2;
+    dnnl::reorder::primitive_desc pd =
+        result ? dnnl::reorder::primitive_desc(engine, kernelDescs[i], engine,
+                                               plain[i])
+               : dnnl::reorder::primitive_desc(engine, plain[i], engine,
+                                               kernelDescs[i]);
+    cached.staging[i] = Staging{kernelDescs[i], dnnl::reorder(pd)};
+  }
+}
+
 /// The cached primitive for a convolution, created on first use.
 Cached &convolution(ConvKind kind, const ConvGeometry &g,
                     dnnl::memory::data_type type, int dtype) {
@@ -197,51 +267,47 @@ Cached &convolution(ConvKind kind, const ConvGeometry &g,
   // The filter in whatever layout the kernel wants (format "any"): with
   // the tensors' plain OHWI / OIHW filters oneDNN has only its reference
   // kernel.
-  dnnl::memory::desc anyFilter({g.o, g.c, g.kh, g.kw}, type,
-                               dnnl::memory::format_tag::any);
+  dnnl::memory::desc anyFilter = anyLayout(d.w);
+  bool narrow = narrowOutput(kind, g);
+  dnnl::memory::desc x = narrow ? anyLayout(d.x) : d.x;
+  dnnl::memory::desc y = narrow ? anyLayout(d.y) : d.y;
   dnnl::memory::dims strides{g.sh, g.sw}, dilates{g.dh - 1, g.dw - 1},
       padLeft{g.pt, g.pl}, padRight{g.pb, g.pr};
   auto algorithm = dnnl::algorithm::convolution_direct;
   Cached &cached = it->second;
   try {
     dnnl::convolution_forward::desc forwardDesc(
-        dnnl::prop_kind::forward_training, algorithm, d.x, anyFilter, d.y,
-        strides, dilates, padLeft, padRight);
+        dnnl::prop_kind::forward_training, algorithm, x, anyFilter, y, strides,
+        dilates, padLeft, padRight);
     dnnl::convolution_forward::primitive_desc forward(forwardDesc, s.engine);
-    dnnl::memory::desc filter;
+    std::array<dnnl::memory::desc, 3> kernelDescs;
     switch (kind) {
     case ConvKind::Forward:
       keepUnlessReference<dnnl::convolution_forward>(cached, forward);
-      filter = forward.weights_desc();
+      kernelDescs = {forward.src_desc(), forward.weights_desc(),
+                     forward.dst_desc()};
       break;
     case ConvKind::BackwardInput: {
       dnnl::convolution_backward_data::primitive_desc pd(
-          dnnl::convolution_backward_data::desc(algorithm, d.x, anyFilter, d.y,
-                                                strides, dilates, padLeft,
-                                                padRight),
+          dnnl::convolution_backward_data::desc(
+              algorithm, x, anyFilter, y, strides, dilates, padLeft, padRight),
           s.engine, forward);
       keepUnlessReference<dnnl::convolution_backward_data>(cached, pd);
-      filter = pd.weights_desc();
+      kernelDescs = {pd.diff_dst_desc(), pd.weights_desc(), pd.diff_src_desc()};
       break;
     }
     case ConvKind::BackwardFilter: {
       dnnl::convolution_backward_weights::primitive_desc pd(
-          dnnl::convolution_backward_weights::desc(algorithm, d.x, anyFilter,
-                                                   d.y, strides, dilates,
-                                                   padLeft, padRight),
+          dnnl::convolution_backward_weights::desc(
+              algorithm, x, anyFilter, y, strides, dilates, padLeft, padRight),
           s.engine, forward);
       keepUnlessReference<dnnl::convolution_backward_weights>(cached, pd);
-      filter = pd.diff_weights_desc();
+      kernelDescs = {pd.src_desc(), pd.diff_dst_desc(), pd.diff_weights_desc()};
       break;
     }
     }
-    if (cached.primitive && filter != d.w) {
-      cached.kernelFilter = filter;
-      cached.filterReorder.emplace(
-          kind == ConvKind::BackwardFilter
-              ? dnnl::reorder::primitive_desc(s.engine, filter, s.engine, d.w)
-              : dnnl::reorder::primitive_desc(s.engine, d.w, s.engine, filter));
-    }
+    if (cached.primitive)
+      stageArguments(cached, kind, d, kernelDescs, s.engine);
   } catch (const dnnl::error &) {
     // No implementation for these descriptors: im2col + GEMM runs it.
   }
@@ -260,52 +326,39 @@ bool dnnlConv(ConvKind kind, const ConvGeometry &g, const amprt_tensor *first,
     return false;
   State &s = state();
   std::optional<dnnl::primitive> primitive;
-  std::optional<dnnl::memory::desc> kernelFilter;
-  std::optional<dnnl::reorder> filterReorder;
+  std::array<std::optional<Staging>, 3> staging;
   {
     std::lock_guard<std::mutex> lock(s.mutex);
     Cached &cached = convolution(kind, g, *type, (int)dtype);
     if (!cached.primitive)
       return false;
     primitive = cached.primitive;
-    kernelFilter = cached.kernelFilter;
-    filterReorder = cached.filterReorder;
+    staging = cached.staging;
     s.last = cached.kernel;
   }
-  ConvDescs d = convDescs(g, *type);
-  auto wrap = [&](const dnnl::memory::desc &desc, const amprt_tensor *t) {
-    return dnnl::memory(desc, s.engine, t->data);
-  };
-  dnnl::memory filter =
-      wrap(d.w, kind == ConvKind::BackwardFilter ? result : second);
-  std::optional<dnnl::memory> blocked;
-  if (kernelFilter)
-    blocked.emplace(*kernelFilter, s.engine); // oneDNN allocates it
-  dnnl::memory &kernelSide = blocked ? *blocked : filter;
+  std::array<dnnl::memory::desc, 3> plain =
+      argumentDescs(kind, convDescs(g, *type));
+  std::array<const amprt_tensor *, 3> tensors{first, second, result};
+  std::array<dnnl::memory, 3> tensorMemory, kernelMemory;
+  std::array<Scratch<char>, 3> staged;
   dnnl::stream stream(s.engine);
-  if (blocked && kind != ConvKind::BackwardFilter)
-    filterReorder->execute(stream, filter, *blocked);
-  std::unordered_map<int, dnnl::memory> args;
-  switch (kind) {
-  case ConvKind::Forward: // x, w -> y
-    args = {{DNNL_ARG_SRC, wrap(d.x, first)},
-            {DNNL_ARG_WEIGHTS, kernelSide},
-            {DNNL_ARG_DST, wrap(d.y, result)}};
-    break;
-  case ConvKind::BackwardInput: // dy, w -> dx
-    args = {{DNNL_ARG_DIFF_DST, wrap(d.y, first)},
-            {DNNL_ARG_WEIGHTS, kernelSide},
-            {DNNL_ARG_DIFF_SRC, wrap(d.x, result)}};
-    break;
-  case ConvKind::BackwardFilter: // x, dy -> dw
-    args = {{DNNL_ARG_SRC, wrap(d.x, first)},
-            {DNNL_ARG_DIFF_DST, wrap(d.y, second)},
-            {DNNL_ARG_DIFF_WEIGHTS, kernelSide}};
-    break;
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    tensorMemory[i] = dnnl::memory(plain[i], s.engine, tensors[i]->data);
+    kernelMemory[i] = tensorMemory[i];
+    if (!staging[i])
+      continue;
+    staged[i].allocate((int64_t)staging[i]->layout.get_size());
+    kernelMemory[i] =
+        dnnl::memory(staging[i]->layout, s.engine, staged[i].data());
+    if (i < 2)
+      staging[i]->reorder.execute(stream, tensorMemory[i], kernelMemory[i]);
   }
-  primitive->execute(stream, args);
-  if (blocked && kind == ConvKind::BackwardFilter)
-    filterReorder->execute(stream, *blocked, filter);
+  std::array<int, 3> ids = argumentIds(kind);
+  primitive->execute(stream, {{ids[0], kernelMemory[0]},
+                              {ids[1], kernelMemory[1]},
+                              {ids[2], kernelMemory[2]}});
+  if (staging[2])
+    staging[2]->reorder.execute(stream, kernelMemory[2], tensorMemory[2]);
   stream.wait();
   return true;
 }

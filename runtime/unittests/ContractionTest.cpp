@@ -179,6 +179,10 @@ TEST(RuntimeContraction, ConvolutionForwardAndAdjoints) {
       {2, 9, 8, 2, 3, 3, 2, 2, 2, 1, 0, 0, 1, 1, 1, AMPRT_NHWC},
       {1, 10, 10, 3, 2, 3, 3, 1, 2, 2, 2, 0, 0, 2, 2, AMPRT_NHWC},
       {2, 7, 6, 3, 4, 3, 3, 2, 1, 1, 1, 1, 1, 1, 1, AMPRT_NCHW},
+      // Output rows of at most 4 points: oneDNN's forward kernel works on
+      // blocked channels, with both activations reordered.
+      {2, 4, 4, 32, 32, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, AMPRT_NHWC},
+      {2, 7, 7, 16, 32, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, AMPRT_NCHW},
   };
   for (const ConvCase &g : cases) {
     bool nchw = g.layout == AMPRT_NCHW;
