@@ -3,13 +3,17 @@
 // Prints GFLOP/s of amprt_matmul and amprt_conv2d per precision beside the
 // OpenBLAS call they wrap (cblas_sgemm on the same operands; for the
 // convolution, the sgemm of its im2col matrix), medians of side-by-side
-// runs in one process. amprt-gpu-bench (GpuBench.cpp) is the GPU table.
+// runs in one process, and each as a share of the CPU's vector peak for
+// its arithmetic (CpuPeak.h: bf16 dot products where the CPU has them,
+// f32 FMA otherwise; f16 runs on f32 arithmetic). amprt-gpu-bench
+// (GpuBench.cpp) is the GPU table.
 //
 // Usage: amprt-bench [--sizes=256,512,1024] [--repeats=R]
 //
 //===----------------------------------------------------------------------===//
 
 #include "BenchArgs.h"
+#include "CpuPeak.h"
 #include "amprt/amprt.h"
 #include <algorithm>
 #include <cblas.h>
@@ -63,6 +67,24 @@ amprt_tensor *make(amprt_context *ctx, amprt_dtype dtype,
 const char *name(amprt_dtype d) {
   return d == AMPRT_F32 ? "f32" : d == AMPRT_F16 ? "f16" : "bf16";
 }
+
+/// The CPU's vector peaks, measured once.
+struct Peaks {
+  double f32 = amp::bench::f32FmaPeak();
+  double bf16 = amp::bench::bf16DotPeak();
+
+  /// The peak of the arithmetic `d`'s kernels run on.
+  double of(amprt_dtype d) const {
+    return d == AMPRT_BF16 && bf16 > 0 ? bf16 : f32;
+  }
+  /// `gflops` as a share of that peak ("n/a" without one).
+  std::string share(amprt_dtype d, double gflops) const {
+    char text[32] = "n/a";
+    if (of(d) > 0)
+      snprintf(text, sizeof(text), "%.2f", gflops / of(d));
+    return text;
+  }
+};
 
 /// The lowering's fusions against the calls they replace, as the lowering
 /// would make them (results over dying operands where it writes in place),
@@ -151,9 +173,15 @@ int main(int argc, char **argv) {
     return 2;
   amprt_context *ctx;
   amprt_context_create(AMPRT_DEVICE_CPU, 0, &ctx);
-  printf("CPU kernels: %s\n\n", amprt_cpu_kernels());
+  printf("CPU kernels: %s\n", amprt_cpu_kernels());
+  Peaks peaks;
+  printf("Vector peak on %d threads: f32 FMA %.1f GFLOP/s, bf16 dot product "
+         "%s\n\n",
+         amp::bench::peakThreads(), peaks.f32,
+         peaks.bf16 > 0 ? (std::to_string((int)peaks.bf16) + " GFLOP/s").c_str()
+                        : "none");
   printf("| op | size | precision | amprt GFLOP/s | raw sgemm GFLOP/s | "
-         "amprt / raw |\n|---|---:|---|---:|---:|---:|\n");
+         "amprt / raw | amprt / peak |\n|---|---:|---|---:|---:|---:|---:|\n");
   for (int64_t n : sizes) {
     double flops = 2.0 * n * n * n;
     std::vector<float> a(n * n, 0.5f), b(n * n, 0.5f), c(n * n);
@@ -166,8 +194,9 @@ int main(int argc, char **argv) {
       amprt_tensor *ta = make(ctx, d, {n, n}), *tb = make(ctx, d, {n, n}),
                    *tc = make(ctx, d, {n, n});
       double t = median(repeats, [&] { amprt_matmul(ctx, ta, tb, 0, 0, tc); });
-      printf("| matmul | %lld | %s | %.1f | %.1f | %.2f |\n", (long long)n,
-             name(d), flops / t / 1e9, flops / raw / 1e9, raw / t);
+      printf("| matmul | %lld | %s | %.1f | %.1f | %.2f | %s |\n", (long long)n,
+             name(d), flops / t / 1e9, flops / raw / 1e9, raw / t,
+             peaks.share(d, flops / t / 1e9).c_str());
       amprt_tensor_release(ta);
       amprt_tensor_release(tb);
       amprt_tensor_release(tc);
@@ -192,9 +221,12 @@ int main(int argc, char **argv) {
       double t = median(repeats, [&] {
         amprt_conv2d(ctx, x, k, strides, pad, dil, AMPRT_NHWC, out);
       });
-      printf("| conv2d 3x3 %lldx%lldx%lld | %lld | %s | %.1f | %.1f | %.2f |\n",
-             (long long)hw, (long long)hw, (long long)c, (long long)batch,
-             name(d), flops / t / 1e9, flops / raw / 1e9, raw / t);
+      printf(
+          "| conv2d 3x3 %lldx%lldx%lld | %lld | %s | %.1f | %.1f | %.2f | %s "
+          "|\n",
+          (long long)hw, (long long)hw, (long long)c, (long long)batch, name(d),
+          flops / t / 1e9, flops / raw / 1e9, raw / t,
+          peaks.share(d, flops / t / 1e9).c_str());
       amprt_tensor_release(x);
       amprt_tensor_release(k);
       amprt_tensor_release(out);

@@ -1,0 +1,142 @@
+//===- CpuPeak.cpp - The CPU's vector arithmetic peak ---------------------===//
+//
+// Twelve independent accumulator chains per thread hide the instructions'
+// latency (4-6 cycles on current cores, at two issues a cycle), so the loop
+// runs at the issue rate; peakThreads() threads, timed together.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CpuPeak.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <immintrin.h>
+#include <sched.h>
+#include <thread>
+#include <vector>
+
+namespace amp::bench {
+namespace {
+
+constexpr int kChains = 12;
+constexpr long kIterations = 20'000'000;
+/// Runs of each loop; the fastest is the peak (a shared machine's
+/// neighbours only ever slow a run down).
+constexpr int kRuns = 5;
+
+/// The sum of every lane of the accumulators (what keeps the loop's work
+/// live). Stored and added in scalars: gcc 12's _mm512_reduce_add_ps warns
+/// of an uninitialised operand in its own header.
+__attribute__((target("avx512f"))) float
+sumLanes(const __m512 (&acc)[kChains]) {
+  float lanes[16], sum = 0;
+  for (const __m512 &a : acc) {
+    _mm512_storeu_ps(lanes, a);
+    for (float l : lanes)
+      sum += l;
+  }
+  return sum;
+}
+
+__attribute__((target("avx512f"))) float fmaLoopAvx512() {
+  __m512 acc[kChains];
+  for (__m512 &a : acc)
+    a = _mm512_setzero_ps();
+  __m512 x = _mm512_set1_ps(1.0f), y = _mm512_set1_ps(1e-9f);
+  for (long i = 0; i < kIterations; ++i) {
+#pragma GCC unroll 12
+    for (int c = 0; c < kChains; ++c)
+      acc[c] = _mm512_fmadd_ps(x, y, acc[c]);
+    asm volatile("" : "+v"(x)); // the chains stay in the loop
+  }
+  return sumLanes(acc);
+}
+
+__attribute__((target("avx2,fma"))) float fmaLoopAvx2() {
+  __m256 acc[kChains];
+  for (__m256 &a : acc)
+    a = _mm256_setzero_ps();
+  __m256 x = _mm256_set1_ps(1.0f), y = _mm256_set1_ps(1e-9f);
+  for (long i = 0; i < kIterations; ++i) {
+#pragma GCC unroll 12
+    for (int c = 0; c < kChains; ++c)
+      acc[c] = _mm256_fmadd_ps(x, y, acc[c]);
+    asm volatile("" : "+v"(x));
+  }
+  float lanes[8], sum = 0;
+  for (__m256 a : acc) {
+    _mm256_storeu_ps(lanes, a);
+    for (float l : lanes)
+      sum += l;
+  }
+  return sum;
+}
+
+__attribute__((target("avx512f,avx512bf16"))) float dotLoopBf16() {
+  __m512 acc[kChains];
+  for (__m512 &a : acc)
+    a = _mm512_setzero_ps();
+  __m512bh x = (__m512bh)_mm512_set1_epi16(0x3f80); // bf16 1.0
+  __m512bh y = x;
+  for (long i = 0; i < kIterations; ++i) {
+#pragma GCC unroll 12
+    for (int c = 0; c < kChains; ++c)
+      acc[c] = _mm512_dpbf16_ps(acc[c], x, y);
+    asm volatile("" : "+v"(x));
+  }
+  return sumLanes(acc);
+}
+
+/// Seconds for one run of `loop` on `threads` threads at once.
+double runTogether(float (*loop)(), int threads) {
+  auto start = std::chrono::steady_clock::now();
+  std::vector<std::thread> workers;
+  std::vector<float> sink(threads);
+  for (int t = 0; t < threads; ++t)
+    workers.emplace_back([&, t] { sink[t] = loop(); });
+  for (std::thread &w : workers)
+    w.join();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+      .count();
+}
+
+/// GFLOP/s of `loop` (flopsPerStep per accumulator update) on
+/// peakThreads() threads at once, its fastest of kRuns runs.
+double rate(float (*loop)(), double flopsPerStep) {
+  int threads = peakThreads();
+  double best = runTogether(loop, threads);
+  for (int r = 1; r < kRuns; ++r)
+    best = std::min(best, runTogether(loop, threads));
+  double flops = double(threads) * kIterations * kChains * flopsPerStep;
+  return flops / best / 1e9;
+}
+
+} // namespace
+
+int peakThreads() {
+  cpu_set_t set;
+  int cores = 1;
+  if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 0)
+    cores = CPU_COUNT(&set);
+  // The runtime's OpenMP threads: as many as OMP_NUM_THREADS asks for.
+  const char *omp = std::getenv("OMP_NUM_THREADS");
+  int asked = omp ? std::atoi(omp) : 0;
+  return asked > 0 && asked < cores ? asked : cores;
+}
+
+double f32FmaPeak() {
+  if (__builtin_cpu_supports("avx512f"))
+    return rate(fmaLoopAvx512, 16 * 2);
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+    return rate(fmaLoopAvx2, 8 * 2);
+  return 0;
+}
+
+double bf16DotPeak() {
+  if (!__builtin_cpu_supports("avx512bf16"))
+    return 0;
+  return rate(dotLoopBf16, 32 * 2); // 16 lanes, two products each
+}
+
+} // namespace amp::bench
