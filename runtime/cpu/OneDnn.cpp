@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "OneDnn.h"
+#include "ConvFilterTaps.h"
 #include "Scratch.h"
 
 #include <cstdlib>
@@ -42,8 +43,10 @@ bool dnnlEnabled() {
   return enabled;
 }
 
-/// A product: count, m, n, k, transposes and dtype.
-using Key = std::tuple<int64_t, int64_t, int64_t, int64_t, bool, bool, int>;
+/// A product: count, m, n, k, transposes, dtype and the result's row
+/// stride (n for a dense result).
+using Key =
+    std::tuple<int64_t, int64_t, int64_t, int64_t, bool, bool, int, int64_t>;
 
 /// A convolution: kind, dtype, layout and the geometry's fields.
 using ConvKey = std::vector<int64_t>;
@@ -109,18 +112,25 @@ dnnl::memory::desc operand(int64_t count, int64_t rows, int64_t cols,
   return dnnl::memory::desc(dims, type, strides);
 }
 
+/// A [count, rows, cols] result whose rows lie `rowStride` elements apart.
+dnnl::memory::desc result(int64_t count, int64_t rows, int64_t cols,
+                          int64_t rowStride, dnnl::memory::data_type type) {
+  return dnnl::memory::desc({count, rows, cols}, type,
+                            dnnl::memory::dims{rows * rowStride, rowStride, 1});
+}
+
 /// The cached primitive for a product, created on first use.
 Cached &product(const Key &key, dnnl::memory::data_type type) {
   State &s = state();
   auto [it, inserted] = s.products.try_emplace(key);
   if (!inserted)
     return it->second;
-  auto [count, m, n, k, ta, tb, dtype] = key;
+  auto [count, m, n, k, ta, tb, dtype, ldc] = key;
   (void)dtype;
   try {
     dnnl::matmul::desc desc(operand(count, m, k, ta, type),
                             operand(count, k, n, tb, type),
-                            operand(count, m, n, false, type));
+                            result(count, m, n, ldc, type));
     dnnl::matmul::primitive_desc pd(desc, s.engine);
     keepUnlessReference<dnnl::matmul>(it->second, pd);
   } catch (const dnnl::error &) {
@@ -134,13 +144,13 @@ Cached &product(const Key &key, dnnl::memory::data_type type) {
 std::optional<dnnl::primitive> productPrimitive(amprt_dtype dtype, bool ta,
                                                 bool tb, int64_t m, int64_t n,
                                                 int64_t k, int64_t count,
-                                                bool run) {
+                                                bool run, int64_t ldc) {
   std::optional<dnnl::memory::data_type> type = dnnlType(dtype);
   if (!dnnlEnabled() || !type || m == 0 || n == 0 || k == 0 || count == 0)
     return std::nullopt;
   State &s = state();
   std::lock_guard<std::mutex> lock(s.mutex);
-  Cached &cached = product(Key{count, m, n, k, ta, tb, (int)dtype}, *type);
+  Cached &cached = product(Key{count, m, n, k, ta, tb, (int)dtype, ldc}, *type);
   if (run && cached.primitive)
     s.last = cached.kernel;
   return cached.primitive;
@@ -150,7 +160,34 @@ std::optional<dnnl::primitive> productPrimitive(amprt_dtype dtype, bool ta,
 
 bool dnnlMatmulRuns(amprt_dtype dtype, bool ta, bool tb, int64_t m, int64_t n,
                     int64_t k, int64_t count) {
-  return productPrimitive(dtype, ta, tb, m, n, k, count, false).has_value();
+  return productPrimitive(dtype, ta, tb, m, n, k, count, false, n).has_value();
+}
+
+bool dnnlProductTNRuns(amprt_dtype dtype, int64_t m, int64_t n, int64_t k,
+                       int64_t ldc) {
+  return productPrimitive(dtype, true, false, m, n, k, 1, false, ldc)
+      .has_value();
+}
+
+bool dnnlProductTN(amprt_dtype dtype, int64_t m, int64_t n, int64_t k,
+                   const void *a, const void *b, void *c, int64_t ldc) {
+  std::optional<dnnl::primitive> primitive =
+      productPrimitive(dtype, true, false, m, n, k, 1, true, ldc);
+  if (!primitive)
+    return false;
+  State &s = state();
+  dnnl::memory::data_type type = *dnnlType(dtype);
+  auto at = [](const void *p) { return const_cast<void *>(p); };
+  std::unordered_map<int, dnnl::memory> args{
+      {DNNL_ARG_SRC,
+       dnnl::memory(operand(1, m, k, true, type), s.engine, at(a))},
+      {DNNL_ARG_WEIGHTS,
+       dnnl::memory(operand(1, k, n, false, type), s.engine, at(b))},
+      {DNNL_ARG_DST, dnnl::memory(result(1, m, n, ldc, type), s.engine, c)}};
+  dnnl::stream stream(s.engine);
+  primitive->execute(stream, args);
+  stream.wait();
+  return true;
 }
 
 bool dnnlMatmul(const amprt_tensor *a, const amprt_tensor *b, bool ta, bool tb,
@@ -159,7 +196,7 @@ bool dnnlMatmul(const amprt_tensor *a, const amprt_tensor *b, bool ta, bool tb,
   if (b->dtype != a->dtype || c->dtype != a->dtype)
     return false;
   std::optional<dnnl::primitive> primitive =
-      productPrimitive(a->dtype, ta, tb, m, n, k, count, true);
+      productPrimitive(a->dtype, ta, tb, m, n, k, count, true, n);
   if (!primitive)
     return false;
   State &s = state();
@@ -327,6 +364,7 @@ bool dnnlConv(ConvKind kind, const ConvGeometry &g, const amprt_tensor *first,
   State &s = state();
   std::optional<dnnl::primitive> primitive;
   std::array<std::optional<Staging>, 3> staging;
+  bool directFilterGrad;
   {
     std::lock_guard<std::mutex> lock(s.mutex);
     Cached &cached = convolution(kind, g, *type, (int)dtype);
@@ -334,8 +372,14 @@ bool dnnlConv(ConvKind kind, const ConvGeometry &g, const amprt_tensor *first,
       return false;
     primitive = cached.primitive;
     staging = cached.staging;
-    s.last = cached.kernel;
+    directFilterGrad =
+        kind == ConvKind::BackwardFilter && cached.kernel.rfind("jit", 0) == 0;
+    s.last = cached.kernel; // the per-tap products name theirs
   }
+  // Its direct (pre-brgemm) filter-gradient kernels are the slow ones on
+  // narrow outputs; AMX machines get brgemm kernels, which stay.
+  if (directFilterGrad && filterGradByTaps(g, first, second, result))
+    return true;
   std::array<dnnl::memory::desc, 3> plain =
       argumentDescs(kind, convDescs(g, *type));
   std::array<const amprt_tensor *, 3> tensors{first, second, result};
@@ -417,6 +461,13 @@ bool dnnlMatmulRuns(amprt_dtype, bool, bool, int64_t, int64_t, int64_t,
 }
 bool dnnlSgemm(bool, bool, int64_t, int64_t, int64_t, float, const float *,
                int64_t, const float *, int64_t, float, float *, int64_t) {
+  return false;
+}
+bool dnnlProductTNRuns(amprt_dtype, int64_t, int64_t, int64_t, int64_t) {
+  return false;
+}
+bool dnnlProductTN(amprt_dtype, int64_t, int64_t, int64_t, const void *,
+                   const void *, void *, int64_t) {
   return false;
 }
 bool dnnlConv(ConvKind, const ConvGeometry &, const amprt_tensor *,

@@ -35,6 +35,18 @@ bool dnnlMatmul(const amprt_tensor *a, const amprt_tensor *b, bool ta, bool tb,
 bool dnnlMatmulRuns(amprt_dtype dtype, bool ta, bool tb, int64_t m, int64_t n,
                     int64_t k, int64_t count);
 
+/// c = a^T b for a [k, m] and b [k, n] (row-major, contiguous) into c
+/// [m, n] whose rows lie ldc elements apart (a block of a wider matrix),
+/// all of `dtype`, on oneDNN as dnnlMatmul; false, having done nothing,
+/// where that has no kernel.
+bool dnnlProductTN(amprt_dtype dtype, int64_t m, int64_t n, int64_t k,
+                   const void *a, const void *b, void *c, int64_t ldc);
+
+/// Whether dnnlProductTN would run in this shape (creating and keeping its
+/// primitive if it is new).
+bool dnnlProductTNRuns(amprt_dtype dtype, int64_t m, int64_t n, int64_t k,
+                       int64_t ldc);
+
 /// Row-major sgemm, C = alpha op(A) op(B) + beta C, on oneDNN's f32 GEMM
 /// (false when oneDNN is off, as above).
 bool dnnlSgemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha,

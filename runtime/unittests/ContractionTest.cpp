@@ -180,9 +180,15 @@ TEST(RuntimeContraction, ConvolutionForwardAndAdjoints) {
       {1, 10, 10, 3, 2, 3, 3, 1, 2, 2, 2, 0, 0, 2, 2, AMPRT_NHWC},
       {2, 7, 6, 3, 4, 3, 3, 2, 1, 1, 1, 1, 1, 1, 1, AMPRT_NCHW},
       // Output rows of at most 4 points: oneDNN's forward kernel works on
-      // blocked channels, with both activations reordered.
+      // blocked channels, with both activations reordered, and an NHWC
+      // filter gradient is a product a window tap (ConvFilterTaps.h) --
+      // strided, dilated, 1x1, and with taps that read only padding.
       {2, 4, 4, 32, 32, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, AMPRT_NHWC},
       {2, 7, 7, 16, 32, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, AMPRT_NCHW},
+      {3, 7, 8, 16, 24, 3, 3, 2, 2, 1, 1, 1, 0, 1, 1, AMPRT_NHWC},
+      {2, 6, 6, 8, 16, 3, 3, 1, 1, 1, 1, 1, 1, 2, 2, AMPRT_NHWC},
+      {2, 7, 7, 32, 16, 1, 1, 2, 2, 0, 0, 0, 0, 1, 1, AMPRT_NHWC},
+      {2, 1, 2, 16, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, AMPRT_NHWC},
   };
   for (const ConvCase &g : cases) {
     bool nchw = g.layout == AMPRT_NCHW;
