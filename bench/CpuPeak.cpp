@@ -2,7 +2,7 @@
 //
 // Twelve independent accumulator chains per thread hide the instructions'
 // latency (4-6 cycles on current cores, at two issues a cycle), so the loop
-// runs at the issue rate; peakThreads() threads, timed together.
+// runs at the issue rate; the runtime's OpenMP threads, timed together.
 //
 //===----------------------------------------------------------------------===//
 
@@ -10,11 +10,8 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstdlib>
 #include <immintrin.h>
-#include <sched.h>
-#include <thread>
-#include <vector>
+#include <omp.h>
 
 namespace amp::bench {
 namespace {
@@ -88,42 +85,35 @@ __attribute__((target("avx512f,avx512bf16"))) float dotLoopBf16() {
   return sumLanes(acc);
 }
 
-/// Seconds for one run of `loop` on `threads` threads at once.
-double runTogether(float (*loop)(), int threads) {
-  auto start = std::chrono::steady_clock::now();
-  std::vector<std::thread> workers;
-  std::vector<float> sink(threads);
-  for (int t = 0; t < threads; ++t)
-    workers.emplace_back([&, t] { sink[t] = loop(); });
-  for (std::thread &w : workers)
-    w.join();
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
-      .count();
-}
-
-/// GFLOP/s of `loop` (flopsPerStep per accumulator update) on
-/// peakThreads() threads at once, its fastest of kRuns runs.
+/// GFLOP/s of `loop` (flopsPerStep per accumulator update) on the
+/// runtime's OpenMP threads (their count and binding) at once, its fastest
+/// of kRuns runs.
 double rate(float (*loop)(), double flopsPerStep) {
-  int threads = peakThreads();
-  double best = runTogether(loop, threads);
-  for (int r = 1; r < kRuns; ++r)
-    best = std::min(best, runTogether(loop, threads));
+  double best = 0;
+  int threads = 1;
+  for (int r = 0; r < kRuns; ++r) {
+    float sink = 0;
+    auto start = std::chrono::steady_clock::now();
+#pragma omp parallel reduction(+ : sink)
+    {
+      sink += loop();
+#pragma omp single
+      threads = omp_get_num_threads();
+    }
+    double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+            .count();
+    volatile float keep = sink; // the loops' work stays live
+    (void)keep;
+    best = r == 0 ? seconds : std::min(best, seconds);
+  }
   double flops = double(threads) * kIterations * kChains * flopsPerStep;
   return flops / best / 1e9;
 }
 
 } // namespace
 
-int peakThreads() {
-  cpu_set_t set;
-  int cores = 1;
-  if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 0)
-    cores = CPU_COUNT(&set);
-  // The runtime's OpenMP threads: as many as OMP_NUM_THREADS asks for.
-  const char *omp = std::getenv("OMP_NUM_THREADS");
-  int asked = omp ? std::atoi(omp) : 0;
-  return asked > 0 && asked < cores ? asked : cores;
-}
+int peakThreads() { return omp_get_max_threads(); }
 
 double f32FmaPeak() {
   if (__builtin_cpu_supports("avx512f"))

@@ -19,8 +19,8 @@ double f32FmaPeak();
 /// AVX-512 BF16 dot-product (VDPBF16PS) peak in GFLOP/s, each product and
 /// each add counted, on peakThreads() threads, or 0 without AVX-512 BF16.
 double bf16DotPeak();
-/// The threads the peaks run on: one per core the process may use, or
-/// OMP_NUM_THREADS where that asks for fewer (the runtime's threads).
+/// The threads the peaks run on: the runtime's OpenMP threads (one per
+/// logical CPU unless OMP_NUM_THREADS asks for another count).
 int peakThreads();
 
 } // namespace amp::bench

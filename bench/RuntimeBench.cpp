@@ -5,7 +5,9 @@
 // convolution, the sgemm of its im2col matrix), medians of side-by-side
 // runs in one process, and each as a share of the CPU's vector peak for
 // its arithmetic (CpuPeak.h: bf16 dot products where the CPU has them,
-// f32 FMA otherwise; f16 runs on f32 arithmetic). amprt-gpu-bench
+// f32 FMA otherwise; f16 runs on f32 arithmetic). The peaks are the
+// vector units': AMX tiles can take bf16 products above 1, and a
+// ONEDNN_MAX_CPU_ISA cap below AVX-512 reads low against them. amprt-gpu-bench
 // (GpuBench.cpp) is the GPU table.
 //
 // Usage: amprt-bench [--sizes=256,512,1024] [--repeats=R]

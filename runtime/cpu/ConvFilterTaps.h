@@ -19,9 +19,10 @@
 namespace amprt::cpu {
 
 /// dw (OHWI) of an NHWC convolution of x (NHWC) with output gradient dy,
-/// one oneDNN product per window tap, where the output rows are at most 4
-/// points wide and oneDNN has a kernel for every tap's product; false,
-/// having written nothing, otherwise.
+/// one oneDNN product per window tap, where the output rows are narrow
+/// (kNarrowOutputRow) and oneDNN has a kernel for every tap's product;
+/// false otherwise, having written nothing where it has none (the caller
+/// then writes all of dw on another path).
 bool filterGradByTaps(const ConvGeometry &g, const amprt_tensor *x,
                       const amprt_tensor *dy, amprt_tensor *dw);
 

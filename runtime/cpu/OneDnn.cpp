@@ -265,7 +265,8 @@ std::array<int, 3> argumentIds(ConvKind kind) {
 /// (Zen 5, 2 threads). Wider rows, 1x1 windows and the adjoints ran as
 /// fast or faster in place, so they stay there.
 bool narrowOutput(ConvKind kind, const ConvGeometry &g) {
-  return kind == ConvKind::Forward && g.ow <= 4 && g.kh * g.kw > 1;
+  return kind == ConvKind::Forward && g.ow <= kNarrowOutputRow &&
+         g.kh * g.kw > 1;
 }
 
 dnnl::memory::desc anyLayout(const dnnl::memory::desc &d) {
@@ -346,7 +347,9 @@ Cached &convolution(ConvKind kind, const ConvGeometry &g,
     if (cached.primitive)
       stageArguments(cached, kind, d, kernelDescs, s.engine);
   } catch (const dnnl::error &) {
-    // No implementation for these descriptors: im2col + GEMM runs it.
+    // No implementation for these descriptors (or no reorder into its
+    // layouts): im2col + GEMM runs it.
+    cached = Cached();
   }
   return it->second;
 }

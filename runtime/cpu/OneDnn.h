@@ -18,6 +18,15 @@
 
 namespace amprt::cpu {
 
+/// Convolution output rows at most this many points wide are narrow:
+/// oneDNN 2.6's kernels for plain NHWC activations (forward) and its direct
+/// filter-gradient kernels run them far below the CPU's peak, so its
+/// forward kernel picks its activations' layout for them and their filter
+/// gradients go a product a window tap (ConvFilterTaps.h). On Zen 5 both
+/// ran 4-wide rows 1.2-2.5x faster in bf16 and f32 and 7-wide ones as fast
+/// or slower.
+constexpr int64_t kNarrowOutputRow = 4;
+
 /// c[i] = op(a[i]) op(b[i]) for i < count (row-major, contiguous, a, b
 /// and c of one dtype), on oneDNN when it has a native (non-reference)
 /// kernel for the dtype on this CPU. Returns false, having done nothing,

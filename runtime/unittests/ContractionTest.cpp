@@ -238,6 +238,9 @@ TEST(RuntimeContraction, ConvolutionForwardAndAdjoints) {
 
       Tensor dy = rt.make(dtype, ys, randomValues(numel(ys), 7));
       Tensor dx = rt.make(dtype, xs), dw = rt.make(dtype, ws);
+      // Every element must be written: a tap that reads only padding too.
+      amprt_tensor_fill(dx, NAN);
+      amprt_tensor_fill(dw, NAN);
       ASSERT_EQ(amprt_conv2d_backward_input(rt.ctx, dy, w, strides, padding,
                                             dil, g.layout, dx),
                 AMPRT_OK)
