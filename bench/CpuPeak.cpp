@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstring>
 #include <immintrin.h>
 #include <omp.h>
 
@@ -23,16 +24,14 @@ constexpr long kIterations = 20'000'000;
 constexpr int kRuns = 5;
 
 /// The sum of every lane of the accumulators (what keeps the loop's work
-/// live). Stored and added in scalars: gcc 12's _mm512_reduce_add_ps warns
-/// of an uninitialised operand in its own header.
-__attribute__((target("avx512f"))) float
-sumLanes(const __m512 (&acc)[kChains]) {
-  float lanes[16], sum = 0;
-  for (const __m512 &a : acc) {
-    _mm512_storeu_ps(lanes, a);
-    for (float l : lanes)
-      sum += l;
-  }
+/// live), for vectors of either width: their bytes copied out as floats and
+/// added in scalars, so no vector instruction (and no target) is needed.
+template <typename Vector> float sumLanes(const Vector (&acc)[kChains]) {
+  constexpr size_t kLanes = kChains * sizeof(Vector) / sizeof(float);
+  float lanes[kLanes], sum = 0;
+  std::memcpy(lanes, acc, sizeof(acc));
+  for (float l : lanes)
+    sum += l;
   return sum;
 }
 
@@ -61,13 +60,7 @@ __attribute__((target("avx2,fma"))) float fmaLoopAvx2() {
       acc[c] = _mm256_fmadd_ps(x, y, acc[c]);
     asm volatile("" : "+v"(x));
   }
-  float lanes[8], sum = 0;
-  for (__m256 a : acc) {
-    _mm256_storeu_ps(lanes, a);
-    for (float l : lanes)
-      sum += l;
-  }
-  return sum;
+  return sumLanes(acc);
 }
 
 __attribute__((target("avx512f,avx512bf16"))) float dotLoopBf16() {
