@@ -221,16 +221,22 @@ template <typename C> AMPRT_HD inline bool applyCompare(Compare op, C a, C b) {
 /// relu) or output (tanh, sigmoid).
 enum class ActivationGrad { Relu, Gelu, Tanh, Sigmoid, LeakyRelu };
 
+/// GELU's derivative at v, Phi(v) + v phi(v): the factor its gradient
+/// multiplies dy by. The CPU tabulates it for every 16-bit v
+/// (runtime/cpu/ElementwiseOps.cpp), so this one expression is both.
+template <typename C> AMPRT_HD inline C geluGradFactor(C v) {
+  C cdf = C(0.5) * (C(1) + m_erf(v * C(0.70710678118654752440)));
+  C pdf = m_expNonPositive(C(-0.5) * v * v) * C(0.39894228040143267794);
+  return cdf + v * pdf;
+}
+
 template <typename C>
 AMPRT_HD inline C applyActivationGrad(ActivationGrad op, C dy, C v, C alpha) {
   switch (op) {
   case ActivationGrad::Relu:
     return v > C(0) ? dy : C(0);
-  case ActivationGrad::Gelu: {
-    C cdf = C(0.5) * (C(1) + m_erf(v * C(0.70710678118654752440)));
-    C pdf = m_expNonPositive(C(-0.5) * v * v) * C(0.39894228040143267794);
-    return dy * (cdf + v * pdf);
-  }
+  case ActivationGrad::Gelu:
+    return dy * geluGradFactor(v);
   case ActivationGrad::Tanh:
     return dy * (C(1) - v * v);
   case ActivationGrad::Sigmoid:
