@@ -767,6 +767,17 @@ public:
         blocks((d + columns - 1) / columns), partial(2 * d * chunks) {}
 
   int64_t tasks() const { return blocks * chunks; }
+  int64_t chunkCount() const { return chunks; }
+  int64_t chunkRows() const { return chunk; }
+
+  /// Chunk k's partial sums of every column, added elsewhere in run()'s
+  /// order (the chunk's rows in order from its first).
+  void store(int64_t k, const double *g, const double *b) {
+    for (int64_t o = 0; o < d; ++o) {
+      partial[o * chunks + k] = g[o];
+      partial[(d + o) * chunks + k] = b[o];
+    }
+  }
 
   /// Task i's partial sums: columns [o0, o0 + columns) over chunk k.
   void run(int64_t i) {
@@ -837,6 +848,44 @@ std::pair<int64_t, int64_t> share(int64_t n, int64_t i, int64_t shares) {
   return {std::min(n, i * size), std::min(n, (i + 1) * size)};
 }
 
+using LayerNormGradRows = device::LayerNormGradKernel<float, float>;
+
+/// dx of rows [r0, r1) and chunk k of the column sums in one pass: each
+/// row's dy and xhat join the chunk's sums as its dx is made, in the
+/// sums' order (the chunk's rows in order), where apart every element was
+/// read, widened and normalised twice (a 4096x256 gradient 0.33 -> 0.23
+/// ms in bf16, 0.24 -> 0.19 in f32, Zen 5). 16-bit rows are staged in
+/// f32.
+template <typename T>
+void layerNormChunk(LayerNormColumnSums<T> &sums, int64_t k, const T *dy,
+                    const T *x, T *dx, const float *gamma, const float *mean,
+                    const float *invStd, int64_t d, int64_t r0, int64_t r1) {
+  double sumG[LayerNormGradRows::kKept] = {},
+         sumB[LayerNormGradRows::kKept] = {};
+  auto add = [&](const float *dyr, const double *xhat) {
+    for (int64_t j = 0; j < d; ++j) {
+      double g = dyr[j];
+      sumG[j] += g * xhat[j];
+      sumB[j] += g;
+    }
+  };
+  if constexpr (std::is_same_v<T, float>) {
+    LayerNormGradRows{dy, x, gamma, mean, invStd, dx, d}.rowsKept(
+        r0, r1, [&](int64_t r, const double *xhat) { add(dy + r * d, xhat); });
+  } else {
+    stagedRowRange<T, 2, 1>(
+        r0, r1, d, {dy, x}, {dx},
+        [&](int64_t s0, int64_t count, const auto &in, const auto &out) {
+          LayerNormGradRows{in[0],       in[1],  gamma, mean + s0,
+                            invStd + s0, out[0], d}
+              .rowsKept(0, count, [&](int64_t q, const double *xhat) {
+                add(in[0] + q * d, xhat);
+              });
+        });
+  }
+  sums.store(k, sumG, sumB);
+}
+
 amprt_status layerNormGrad(Ctx *ctx, const Tensor *dy, const Tensor *x,
                            const Tensor *gamma, const Tensor *mean,
                            const Tensor *inv_std, Tensor *dx, Tensor *dgamma,
@@ -875,7 +924,22 @@ amprt_status layerNormGrad(Ctx *ctx, const Tensor *dy, const Tensor *x,
             });
       }
     };
-    int64_t shares = rows > kRowGrain ? omp_get_max_threads() : 1;
+    int64_t cores = omp_get_max_threads(), chunks = sums.chunkCount();
+    if (d <= LayerNormGradRows::kKept && rows > kRowGrain &&
+        chunks % cores == 0) {
+      // Whole chunks a core: dx and the column sums in one pass.
+      parallelForWide(chunks, 1, [&](int64_t begin, int64_t end) {
+        for (int64_t k = begin; k < end; ++k) {
+          int64_t r0 = k * sums.chunkRows();
+          layerNormChunk(sums, k, dys, xs, dxs, g, mu, is, d, r0,
+                         std::min(rows, r0 + sums.chunkRows()));
+        }
+      });
+      sums.finish(static_cast<float *>(dgamma->data),
+                  static_cast<float *>(dbeta->data));
+      return;
+    }
+    int64_t shares = rows > kRowGrain ? cores : 1;
     parallelForWide(shares, 1, [&](int64_t begin, int64_t end) {
       for (int64_t i = begin; i < end; ++i) {
         auto [r0, r1] = share(rows, i, shares);

@@ -813,13 +813,20 @@ template <typename T, typename S> struct LayerNormGradKernel {
   /// and two times), the same values, in 16 KiB of stack: recomputing
   /// them, the GPT model's 4096x256 gradients took 1.3x (bf16) to 1.4x
   /// (f32) as long (Zen 4, 2 cores).
+  static constexpr int64_t kKept = 1024;
   void rows(int64_t first, int64_t last) const {
-    constexpr int64_t kKept = 1024;
     if (d > kKept) {
       for (int64_t r = first; r < last; ++r)
         (*this)(r);
       return;
     }
+    rowsKept(first, last, [](int64_t, const double *) {});
+  }
+  /// rows() for d <= kKept, handing each row's xhat to seen(r, xhat)
+  /// before its dx is written (the CPU adds layer norm's column sums from
+  /// it in the same pass).
+  template <typename Seen>
+  void rowsKept(int64_t first, int64_t last, Seen &&seen) const {
     double gs[kKept], xhat[kKept];
     for (int64_t r = first; r < last; ++r) {
       const T *xr = x + r * d, *dyr = dy + r * d;
@@ -828,6 +835,7 @@ template <typename T, typename S> struct LayerNormGradKernel {
         gs[j] = g(dyr, j);
         xhat[j] = ((double)load(xr, j) - mu) * is;
       }
+      seen(r, static_cast<const double *>(xhat));
       double sumG = laneSum(d, [&](int64_t j) { return gs[j]; });
       double sumGXhat = laneSum(d, [&](int64_t j) { return gs[j] * xhat[j]; });
       T *dxr = dx + r * d;

@@ -137,8 +137,10 @@ TEST(SixteenBitNorms, BatchNormGivesTheNarrowedF32Bits) {
 TEST(SixteenBitNorms, LayerNormGivesTheNarrowedF32Bits) {
   // The transformer's rows of 32, rows longer than a block of 64 columns of
   // the column sums, a row count that leaves partial blocks, and more rows
-  // than two chunks of the column sums (1024 each).
-  const Shape shapes[] = {{32, 28, 32}, {3, 5, 300}, {7, 13, 24}, {50, 50, 16}};
+  // than two chunks of the column sums (1024 each), and four chunks (dx
+  // and the sums in one pass on 1, 2 or 4 cores).
+  const Shape shapes[] = {
+      {32, 28, 32}, {3, 5, 300}, {7, 13, 24}, {50, 50, 16}, {64, 64, 48}};
   for (amprt_dtype low : kLowTypes)
     for (const Shape &shape : shapes) {
       Runtime rt;
