@@ -25,7 +25,7 @@ namespace amprt::device {
 /// Bumped whenever the table, the context it shares (amprt_context) or the
 /// codes it takes (Unary, from amprt_unary.def's order) change, so a stale
 /// library is refused.
-constexpr int kBackendVersion = 11;
+constexpr int kBackendVersion = 12;
 
 using Tensor = amprt_tensor;
 using Ctx = amprt_context;
@@ -109,6 +109,9 @@ struct Activation {
     (Ctx *, const Tensor *const *xs, int count, int64_t dim, Tensor *y))       \
   X(slice, (Ctx *, const Tensor *x, const int64_t *offsets,                    \
             const int64_t *strides, Tensor *y))                                \
+  /* y's view `to` = x's view `from` (one shape). */                           \
+  X(stridedCopy, (Ctx *, const Tensor *x, const StridedView &from, Tensor *y,  \
+                  const StridedView &to))                                      \
   X(pad,                                                                       \
     (Ctx *, const Tensor *x, const int64_t *low, double value, Tensor *y))     \
   X(gather, (Ctx *, const Tensor *table, const Tensor *indices, Tensor *y))    \
@@ -117,10 +120,10 @@ struct Activation {
   /* Optimizer and loss scaling. */                                            \
   X(sgd, (Ctx *, const Tensor *param, const Tensor *grad, const Tensor *lr,    \
           Tensor *newParam))                                                   \
-  X(momentum, (Ctx *, const Tensor *param, const Tensor *grad,                 \
-               const Tensor *velocity, const Tensor *lr, double momentum,      \
-               double weightDecay, bool nesterov, Tensor *newParam,            \
-               Tensor *newVelocity))                                           \
+  X(momentum,                                                                  \
+    (Ctx *, const Tensor *param, const Tensor *grad, const Tensor *velocity,   \
+     const Tensor *lr, double momentum, double weightDecay, bool nesterov,     \
+     Tensor *newParam, Tensor *newVelocity))                                   \
   X(adam, (Ctx *, const Tensor *param, const Tensor *grad, const Tensor *m,    \
            const Tensor *v, const Tensor *step, const Tensor *lr,              \
            double beta1, double beta2, double epsilon, double weightDecay,     \
@@ -166,6 +169,14 @@ struct Backend {
                                const Tensor *b, const Tensor *scaleB, bool ta,
                                bool tb, Tensor *c, int64_t m, int64_t n,
                                int64_t k, int64_t batch, bool *ran);
+  /// amprt_batch_matmul_strided on the views themselves (arguments
+  /// checked). For a product it cannot take it does nothing and sets *ran
+  /// false, and the C API copies the views for batchMatmul instead. Null
+  /// where every product takes that path.
+  amprt_status (*stridedMatmul)(Ctx *ctx, const Tensor *a,
+                                const StridedView &av, const Tensor *b,
+                                const StridedView &bv, Tensor *c,
+                                const StridedView &cv, bool *ran);
 #define AMPRT_BACKEND_FIELD(name, params) amprt_status(*name) params;
   AMPRT_BACKEND_OPS(AMPRT_BACKEND_FIELD)
 #undef AMPRT_BACKEND_FIELD

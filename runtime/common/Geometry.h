@@ -30,6 +30,25 @@ AMPRT_HD inline Split channelSplit(int64_t numel, int64_t channels,
   return s;
 }
 
+/// The most dimensions of a StridedView (device::kMaxRank's).
+constexpr int kMaxViewRank = 8;
+
+/// A tensor's storage seen as another shape: element (i_0, ..,
+/// i_{rank-1}) lies at offset + sum of i_d * stride[d] elements
+/// (amprt_batch_matmul_strided's operands and result).
+struct StridedView {
+  int rank = 0;
+  int64_t offset = 0;
+  int64_t shape[kMaxViewRank] = {};
+  int64_t stride[kMaxViewRank] = {};
+  AMPRT_HD int64_t numel() const {
+    int64_t n = 1;
+    for (int d = 0; d < rank; ++d)
+      n *= shape[d];
+    return n;
+  }
+};
+
 /// A 2-D pooling window over layout-aware indices.
 struct Pool {
   int64_t n, h, w, c, oh, ow, kh, kw, sh, sw, pt, pl;

@@ -238,6 +238,13 @@ amprt_status convWithBias(Ctx *ctx, ConvKind kind, const Tensor *first,
 
 namespace amprt::cpu {
 
+amprt_status stridedMatmul(Ctx *ctx, const Tensor *a, const StridedView &av,
+                           const Tensor *b, const StridedView &bv, Tensor *c,
+                           const StridedView &cv, bool *ran) {
+  *ran = dnnlStridedMatmul(a, av, b, bv, c, cv);
+  return ok();
+}
+
 amprt_status matmul(Ctx *ctx, const Tensor *a, const Tensor *b, bool ta,
                     bool tb, const Tensor *bias, const device::Activation &act,
                     Tensor *c, int64_t m, int64_t n, int64_t k, int64_t count) {

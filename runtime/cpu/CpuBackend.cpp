@@ -10,6 +10,7 @@ const device::Backend *cpu::backend() {
     device::Backend t{};
     t.version = device::kBackendVersion;
     t.copyOnDevice = cpu::copyOnDevice;
+    t.stridedMatmul = cpu::stridedMatmul;
 #define AMPRT_SET_CPU_OP(name, params) t.name = cpu::name;
     AMPRT_BACKEND_OPS(AMPRT_SET_CPU_OP)
 #undef AMPRT_SET_CPU_OP

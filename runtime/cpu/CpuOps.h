@@ -22,6 +22,12 @@ using device::Tensor;
 AMPRT_BACKEND_OPS(AMPRT_DECLARE_CPU_OP)
 #undef AMPRT_DECLARE_CPU_OP
 
+/// amprt_batch_matmul_strided on oneDNN, where it has a native kernel for
+/// the views (f32, bf16); *ran false otherwise.
+amprt_status stridedMatmul(Ctx *ctx, const Tensor *a, const StridedView &av,
+                           const Tensor *b, const StridedView &bv, Tensor *c,
+                           const StridedView &cv, bool *ran);
+
 /// CPU memory is the host's: a copy "on the device" is a memcpy.
 amprt_status copyOnDevice(Ctx *ctx, void *dst, const void *src, size_t bytes);
 

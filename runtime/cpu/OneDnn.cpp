@@ -74,6 +74,7 @@ struct State {
   std::mutex mutex;
   std::map<Key, Cached> products;
   std::map<ConvKey, Cached> convolutions;
+  std::map<std::vector<int64_t>, Cached> stridedProducts;
   std::string last;
 };
 
@@ -184,6 +185,73 @@ bool dnnlProductTN(amprt_dtype dtype, int64_t m, int64_t n, int64_t k,
       {DNNL_ARG_WEIGHTS,
        dnnl::memory(operand(1, k, n, false, type), s.engine, at(b))},
       {DNNL_ARG_DST, dnnl::memory(result(1, m, n, ldc, type), s.engine, c)}};
+  dnnl::stream stream(s.engine);
+  primitive->execute(stream, args);
+  stream.wait();
+  return true;
+}
+
+namespace {
+
+/// A view as oneDNN's descriptor of the same dimensions and strides (its
+/// offset goes into the data pointer).
+dnnl::memory::desc viewDesc(const StridedView &v,
+                            dnnl::memory::data_type type) {
+  return dnnl::memory::desc(dnnl::memory::dims(v.shape, v.shape + v.rank), type,
+                            dnnl::memory::dims(v.stride, v.stride + v.rank));
+}
+
+/// The cached primitive for a product of views, created on first use;
+/// empty where oneDNN declines it.
+std::optional<dnnl::primitive> stridedProduct(amprt_dtype dtype,
+                                              const StridedView &av,
+                                              const StridedView &bv,
+                                              const StridedView &cv) {
+  std::optional<dnnl::memory::data_type> type = dnnlType(dtype);
+  if (!dnnlEnabled() || !type || av.numel() == 0 || bv.numel() == 0)
+    return std::nullopt;
+  std::vector<int64_t> key{dtype, av.rank};
+  for (const StridedView *v : {&av, &bv, &cv}) {
+    key.insert(key.end(), v->shape, v->shape + v->rank);
+    key.insert(key.end(), v->stride, v->stride + v->rank);
+  }
+  State &s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  auto [it, inserted] = s.stridedProducts.try_emplace(std::move(key));
+  if (inserted) {
+    try {
+      dnnl::matmul::desc desc(viewDesc(av, *type), viewDesc(bv, *type),
+                              viewDesc(cv, *type));
+      dnnl::matmul::primitive_desc pd(desc, s.engine);
+      keepUnlessReference<dnnl::matmul>(it->second, pd);
+    } catch (const dnnl::error &) {
+      // No implementation for these strides: the C API copies the views.
+    }
+  }
+  if (it->second.primitive)
+    s.last = it->second.kernel;
+  return it->second.primitive;
+}
+
+} // namespace
+
+bool dnnlStridedMatmul(const amprt_tensor *a, const StridedView &av,
+                       const amprt_tensor *b, const StridedView &bv,
+                       amprt_tensor *c, const StridedView &cv) {
+  std::optional<dnnl::primitive> primitive =
+      stridedProduct(c->dtype, av, bv, cv);
+  if (!primitive)
+    return false;
+  State &s = state();
+  dnnl::memory::data_type type = *dnnlType(c->dtype);
+  auto at = [](const amprt_tensor *t, const StridedView &v) {
+    return static_cast<char *>(t->data) +
+           v.offset * int64_t(amprt_dtype_size(t->dtype));
+  };
+  std::unordered_map<int, dnnl::memory> args{
+      {DNNL_ARG_SRC, dnnl::memory(viewDesc(av, type), s.engine, at(a, av))},
+      {DNNL_ARG_WEIGHTS, dnnl::memory(viewDesc(bv, type), s.engine, at(b, bv))},
+      {DNNL_ARG_DST, dnnl::memory(viewDesc(cv, type), s.engine, at(c, cv))}};
   dnnl::stream stream(s.engine);
   primitive->execute(stream, args);
   stream.wait();
@@ -460,6 +528,11 @@ bool dnnlMatmul(const amprt_tensor *, const amprt_tensor *, bool, bool,
 }
 bool dnnlMatmulRuns(amprt_dtype, bool, bool, int64_t, int64_t, int64_t,
                     int64_t) {
+  return false;
+}
+bool dnnlStridedMatmul(const amprt_tensor *, const StridedView &,
+                       const amprt_tensor *, const StridedView &,
+                       amprt_tensor *, const StridedView &) {
   return false;
 }
 bool dnnlSgemm(bool, bool, int64_t, int64_t, int64_t, float, const float *,

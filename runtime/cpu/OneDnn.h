@@ -39,6 +39,14 @@ bool dnnlMatmul(const amprt_tensor *a, const amprt_tensor *b, bool ta, bool tb,
                 amprt_tensor *c, int64_t m, int64_t n, int64_t k,
                 int64_t count);
 
+/// c's view = a's view x b's view, batched ([batch..., m, k] x [batch...,
+/// k, n]), all of c's type, on oneDNN's kernel for those strides; false,
+/// having done nothing, where it has no native one (f16, f64, no oneDNN)
+/// or an operand is empty.
+bool dnnlStridedMatmul(const amprt_tensor *a, const StridedView &av,
+                       const amprt_tensor *b, const StridedView &bv,
+                       amprt_tensor *c, const StridedView &cv);
+
 /// Whether dnnlMatmul would run a product of operands of `dtype` in this
 /// shape (creating and keeping its primitive if it is new).
 bool dnnlMatmulRuns(amprt_dtype dtype, bool ta, bool tb, int64_t m, int64_t n,

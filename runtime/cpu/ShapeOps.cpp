@@ -7,8 +7,10 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "../device/DeviceOps.h"
 #include "Blocks.h"
 #include "Common.h"
+#include "CpuExec.h"
 #include "CpuOps.h"
 #include "Elementwise.h"
 #include <algorithm>
@@ -242,6 +244,13 @@ amprt_status concat(Ctx *ctx, const Tensor *const *xs, int count, int64_t dim,
                 }
               });
   return ok();
+}
+
+amprt_status stridedCopy(Ctx *ctx, const Tensor *x, const StridedView &from,
+                         Tensor *y, const StridedView &to) {
+  // The shared plan (merged dimensions, wide elements) on the cores.
+  CpuExec exec(kElementGrain);
+  return device::stridedCopyView(exec, x, from, y, to);
 }
 
 amprt_status slice(Ctx *ctx, const Tensor *x, const int64_t *offsets,

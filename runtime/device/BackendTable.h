@@ -140,6 +140,10 @@ template <typename Exec> struct Ops {
                  (amprt_context * ctx, const Tensor *const *xs, int count,
                   int64_t dim, Tensor *y),
                  concat(exec, xs, count, dim, y))
+  AMPRT_TABLE_OP(stridedCopy,
+                 (amprt_context * ctx, const Tensor *x, const StridedView &from,
+                  Tensor *y, const StridedView &to),
+                 stridedCopyView(exec, x, from, y, to))
   AMPRT_TABLE_OP(slice,
                  (amprt_context * ctx, const Tensor *x, const int64_t *offsets,
                   const int64_t *strides, Tensor *y),
@@ -223,6 +227,7 @@ template <typename Exec> Backend makeBackend(const Platform &p) {
       p.copyToHost,
       p.copyOnDevice,
       p.scaledMatmul,
+      nullptr, // stridedMatmul: the C API copies the views
       O::fill,
       O::unary,
       O::binary,
@@ -251,6 +256,7 @@ template <typename Exec> Backend makeBackend(const Platform &p) {
       O::transpose,
       O::concat,
       O::slice,
+      O::stridedCopy,
       O::pad,
       O::gather,
       O::gatherGrad,

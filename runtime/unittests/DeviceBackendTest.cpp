@@ -401,6 +401,19 @@ TEST_F(DeviceBackendTest, Contractions) {
                                         bc.on(d));
             },
             {&bc}, tolerance(t), name("batch_matmul", t));
+        // The same product over views: a's [3, 13, 24] heads of a
+        // [13, 3, 24] tensor, c written as [13, 3, 9] (the device copies
+        // the views, the CPU multiplies them in place).
+        Pair heads = random(t, {13, 3, 24}, 45), merged = output(t, {13, 3, 9});
+        int64_t av[] = {0, 3, 13, 24, 24, 72, 1},
+                bv[] = {0, 3, 24, 9, 216, tb ? 1 : 9, tb ? 24 : 1},
+                cv[] = {0, 3, 13, 9, 9, 27, 1};
+        check(
+            [&](amprt_context *ctx, bool d) {
+              return amprt_batch_matmul_strided(ctx, 3, heads.on(d), av,
+                                                bb.on(d), bv, merged.on(d), cv);
+            },
+            {&merged}, tolerance(t), name("batch_matmul_strided", t));
       }
   }
 }

@@ -311,6 +311,26 @@ amprt_status amprt_matmul_bias_act(amprt_context *ctx, const amprt_tensor *a,
 amprt_status amprt_batch_matmul(amprt_context *ctx, const amprt_tensor *a,
                                 const amprt_tensor *b, int transpose_a,
                                 int transpose_b, amprt_tensor *c);
+/* c = a x b batched, each operand read and the result written through a
+ * strided view of its tensor's storage: a view is 1 + 2 * rank int64s,
+ * {offset, shape[rank], strides[rank]} in elements, its element (i_0, ..,
+ * i_{rank-1}) at offset + sum of i_d * strides[d]. Shapes [batch..., m,
+ * k] x [batch..., k, n] = [batch..., m, n], rank 3 to 8; a transposed
+ * operand is a view with its last two strides swapped. a, b and c are one
+ * float type; each view lies inside its tensor; c's names no element
+ * twice, and c's storage is neither a's nor b's. Elements of c outside
+ * its view are left as they are. The values are amprt_batch_matmul's on
+ * copies of the views (where the CPU's oneDNN multiplies the views in
+ * place, its kernel for those strides). The lowering calls it for a
+ * tg.batch_matmul whose operands are transposes (of reshapes, of slices)
+ * or whose result is read by one transpose: attention's heads, read and
+ * written where they lie. */
+amprt_status amprt_batch_matmul_strided(amprt_context *ctx, int rank,
+                                        const amprt_tensor *a,
+                                        const int64_t *a_view,
+                                        const amprt_tensor *b,
+                                        const int64_t *b_view, amprt_tensor *c,
+                                        const int64_t *c_view);
 /* strides[2], padding[4] = top, bottom, left, right, dilations[2]. */
 amprt_status amprt_conv2d(amprt_context *ctx, const amprt_tensor *x,
                           const amprt_tensor *w, const int64_t *strides,

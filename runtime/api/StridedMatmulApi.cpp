@@ -1,0 +1,188 @@
+//===- StridedMatmulApi.cpp - Batched products of strided views -----------===//
+//
+// amprt_batch_matmul_strided: a batched product whose operands are read,
+// and whose result is written, through strided views of their tensors'
+// storage, so attention's heads need no transposes around their products.
+// A backend that multiplies the views in place (the CPU's oneDNN) does;
+// elsewhere the views are copied to dense tensors for the backend's
+// batched product and its result copied into c's view.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Dispatch.h"
+#include <algorithm>
+#include <utility>
+
+using namespace amprt;
+
+namespace {
+
+/// The view `encoded` ({offset, shape[rank], strides[rank]}) of `t`,
+/// checked to lie inside t's storage.
+amprt_status viewOf(const char *op, const char *name, const amprt_tensor *t,
+                    const int64_t *encoded, int rank, StridedView &v) {
+  if (!encoded)
+    return fail(AMPRT_ERROR_INVALID_ARGUMENT, "%s: %s_view is null", op, name);
+  v.rank = rank;
+  v.offset = encoded[0];
+  int64_t last = v.offset;
+  bool empty = false, overflow = v.offset < 0;
+  for (int d = 0; d < rank; ++d) {
+    v.shape[d] = encoded[1 + d];
+    v.stride[d] = encoded[1 + rank + d];
+    if (v.shape[d] < 0 || v.stride[d] < 0)
+      return fail(AMPRT_ERROR_INVALID_ARGUMENT,
+                  "%s: %s's view has a negative size or stride in dimension "
+                  "%d",
+                  op, name, d);
+    empty |= v.shape[d] == 0;
+    int64_t reach;
+    overflow |= __builtin_mul_overflow(v.shape[d] ? v.shape[d] - 1 : 0,
+                                       v.stride[d], &reach) ||
+                __builtin_add_overflow(last, reach, &last);
+  }
+  if (overflow || (!empty && last >= t->numel))
+    return fail(AMPRT_ERROR_SHAPE,
+                "%s: %s's view (offset %lld, shape %s) reaches past its "
+                "tensor of %lld elements",
+                op, name, (long long)v.offset,
+                shapeString(Shape(v.shape, v.shape + rank)).c_str(),
+                (long long)t->numel);
+  return AMPRT_OK;
+}
+
+/// Whether no two indices of `v` name one element: taken by stride, each
+/// dimension of more than one element steps past all the ones before it.
+bool oneToOne(const StridedView &v) {
+  std::vector<std::pair<int64_t, int64_t>> dims; // stride, size
+  for (int d = 0; d < v.rank; ++d)
+    if (v.shape[d] > 1)
+      dims.push_back({v.stride[d], v.shape[d]});
+  std::sort(dims.begin(), dims.end());
+  int64_t extent = 1; // the elements the dimensions so far span
+  for (auto [stride, size] : dims) {
+    if (stride < extent)
+      return false;
+    extent = stride * (size - 1) + extent;
+  }
+  return true;
+}
+
+/// Whether two tensors' storage shares a byte.
+bool overlaps(const amprt_tensor *x, const amprt_tensor *y) {
+  auto *x0 = static_cast<const char *>(x->data),
+       *y0 = static_cast<const char *>(y->data);
+  return x->bytes && y->bytes && x0 < y0 + y->bytes && y0 < x0 + x->bytes;
+}
+
+/// op(a) x op(b) = c shapes: [batch..., m, k] x [batch..., k, n].
+amprt_status checkShapes(const char *op, const StridedView &a,
+                         const StridedView &b, const StridedView &c) {
+  int r = a.rank;
+  bool fits = a.shape[r - 1] == b.shape[r - 2] &&
+              c.shape[r - 2] == a.shape[r - 2] &&
+              c.shape[r - 1] == b.shape[r - 1];
+  for (int d = 0; d < r - 2; ++d)
+    fits &= a.shape[d] == c.shape[d] && b.shape[d] == c.shape[d];
+  if (!fits)
+    return fail(AMPRT_ERROR_SHAPE, "%s: views %s x %s do not make %s", op,
+                shapeString(Shape(a.shape, a.shape + r)).c_str(),
+                shapeString(Shape(b.shape, b.shape + r)).c_str(),
+                shapeString(Shape(c.shape, c.shape + r)).c_str());
+  return AMPRT_OK;
+}
+
+/// A dense view of `shape`: what a new tensor of that shape holds.
+StridedView denseView(const StridedView &shape) {
+  StridedView v = shape;
+  v.offset = 0;
+  int64_t stride = 1;
+  for (int d = v.rank - 1; d >= 0; --d) {
+    v.stride[d] = stride;
+    stride *= v.shape[d];
+  }
+  return v;
+}
+
+/// Tensors that live for one call.
+struct Temporaries {
+  ~Temporaries() {
+    for (amprt_tensor *t : made)
+      amprt_tensor_release(t);
+  }
+  amprt_status make(amprt_context *ctx, amprt_dtype dtype, const StridedView &v,
+                    amprt_tensor **out) {
+    AMPRT_CHECK(amprt_tensor_create(ctx, dtype, v.rank, v.shape, out));
+    made.push_back(*out);
+    return AMPRT_OK;
+  }
+  std::vector<amprt_tensor *> made;
+};
+
+/// The views copied to dense tensors, the backend's batched product, and
+/// its result copied into c's view: amprt_batch_matmul's values.
+amprt_status copiedProduct(amprt_context *ctx, const amprt_tensor *a,
+                           const StridedView &av, const amprt_tensor *b,
+                           const StridedView &bv, amprt_tensor *c,
+                           const StridedView &cv) {
+  const device::Backend *ops = opsFor(ctx);
+  Temporaries temps;
+  amprt_tensor *da, *db, *dc;
+  AMPRT_CHECK(temps.make(ctx, c->dtype, av, &da));
+  AMPRT_CHECK(temps.make(ctx, c->dtype, bv, &db));
+  AMPRT_CHECK(temps.make(ctx, c->dtype, cv, &dc));
+  AMPRT_CHECK(ops->stridedCopy(ctx, a, av, da, denseView(av)));
+  AMPRT_CHECK(ops->stridedCopy(ctx, b, bv, db, denseView(bv)));
+  int r = av.rank;
+  int64_t batch = 1;
+  for (int d = 0; d < r - 2; ++d)
+    batch *= av.shape[d];
+  AMPRT_CHECK(ops->matmul(ctx, da, db, false, false, nullptr, {}, dc,
+                          av.shape[r - 2], bv.shape[r - 1], av.shape[r - 1],
+                          batch));
+  return ops->stridedCopy(ctx, dc, denseView(cv), c, cv);
+}
+
+} // namespace
+
+extern "C" {
+
+amprt_status amprt_batch_matmul_strided(amprt_context *ctx, int rank,
+                                        const amprt_tensor *a,
+                                        const int64_t *a_view,
+                                        const amprt_tensor *b,
+                                        const int64_t *b_view, amprt_tensor *c,
+                                        const int64_t *c_view) {
+  const char *op = "amprt_batch_matmul_strided";
+  AMPRT_CHECK(checkOperands(op, ctx, {{"a", a}, {"b", b}, {"c", c}}));
+  AMPRT_CHECK(checkFloat(op, "c", c));
+  for (auto [name, t] : {std::pair{"a", a}, {"b", b}})
+    if (t->dtype != c->dtype)
+      return fail(AMPRT_ERROR_DTYPE,
+                  "%s: %s must be c's type (got %s, c is %s)", op, name,
+                  dtypeName(t->dtype), dtypeName(c->dtype));
+  if (rank < 3 || rank > kMaxViewRank)
+    return fail(AMPRT_ERROR_INVALID_ARGUMENT,
+                "%s: rank must be 3 to %d, got %d", op, kMaxViewRank, rank);
+  StridedView av, bv, cv;
+  AMPRT_CHECK(viewOf(op, "a", a, a_view, rank, av));
+  AMPRT_CHECK(viewOf(op, "b", b, b_view, rank, bv));
+  AMPRT_CHECK(viewOf(op, "c", c, c_view, rank, cv));
+  AMPRT_CHECK(checkShapes(op, av, bv, cv));
+  if (!oneToOne(cv))
+    return fail(AMPRT_ERROR_INVALID_ARGUMENT,
+                "%s: c's view names an element more than once", op);
+  if (overlaps(c, a) || overlaps(c, b))
+    return fail(AMPRT_ERROR_INVALID_ARGUMENT,
+                "%s: c's storage must not be a's or b's", op);
+  OpTimer timer(ctx, op); // the copies below are part of the product
+  if (auto *onViews = opsFor(ctx)->stridedMatmul) {
+    bool ran = false;
+    AMPRT_CHECK(onViews(ctx, a, av, b, bv, c, cv, &ran));
+    if (ran)
+      return AMPRT_OK;
+  }
+  return copiedProduct(ctx, a, av, b, bv, c, cv);
+}
+
+} // extern "C"
