@@ -24,6 +24,21 @@ LogicalResult lower(RuntimeLoweringBuilder &rt, rt::ViewOp view) {
   return success();
 }
 
+LogicalResult lower(RuntimeLoweringBuilder &rt, rt::StridedBatchMatmulOp op) {
+  Value c = rt.newTensor(op.getType());
+  rt.setHandle(op.getC(), c);
+  int64_t rank = ((int64_t)op.getCView().size() - 1) / 2;
+  // Built in argument order, so the IR does not depend on the compiler's
+  // order of evaluating call arguments.
+  Value ctx = rt.context(), rankValue = rt.constI32(rank);
+  Value a = rt.handle(op.getA()), aView = rt.i64Array(op.getAView());
+  Value b = rt.handle(op.getB()), bView = rt.i64Array(op.getBView());
+  Value cView = rt.i64Array(op.getCView());
+  rt.callChecked(AMPRT_ENTRY(amprt_batch_matmul_strided),
+                 {ctx, rankValue, a, aView, b, bView, c, cView});
+  return success();
+}
+
 LogicalResult lower(RuntimeLoweringBuilder &rt, rt::UnscaleAllFiniteOp op) {
   SmallVector<Value> grads =
       llvm::map_to_vector(op.getGs(), [&](Value g) { return rt.handle(g); });
@@ -146,6 +161,8 @@ void amp::registerFusedOpLowerings(DialectRegistry &registry) {
         *context);
     rt::ProductEpilogueOp::attachInterface<FusedModel<rt::ProductEpilogueOp>>(
         *context);
+    rt::StridedBatchMatmulOp::attachInterface<
+        FusedModel<rt::StridedBatchMatmulOp>>(*context);
     rt::ElementwiseChainOp::attachInterface<FusedModel<rt::ElementwiseChainOp>>(
         *context);
   });

@@ -288,7 +288,7 @@ std::string lowerOptionsFor(llvm::ArrayRef<uint8_t> bytes) {
       "fold-casts-into-products", "fold-casts-into-bias-grads",
       "in-place-elementwise",     "reshape-views",
       "fuse-bias-epilogues",      "fuse-activation-epilogues",
-      "fuse-elementwise-chains"};
+      "fuse-elementwise-chains",  "strided-products"};
   std::string options;
   for (unsigned i = 0; i < std::size(names); ++i)
     if (hash >> (i + 1) & 1)

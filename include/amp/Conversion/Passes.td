@@ -24,6 +24,9 @@ defvar RuntimeFusionOptions = [
          /*default=*/"true",
          "Unscale gradients and test them for inf/NaN in one pass where an "
          "amp.all_finite reads only amp.unscale results">,
+  Option<"stridedProducts", "strided-products", "bool", /*default=*/"true",
+         "Let batched products read transposed (reshaped, sliced) operands "
+         "and write a transposed result in place instead of copying them">,
   Option<"fuseBiasEpilogues", "fuse-bias-epilogues", "bool",
          /*default=*/"true",
          "Add the bias of a tg.bias_add that is a product's or forward "
@@ -79,6 +82,17 @@ def FuseForRuntimePass : Pass<"amp-fuse-for-runtime", "::mlir::func::FuncOp"> {
     use; only an op where the storage dies (so no view of it is read
     later) writes over it. `reshape-views=0` leaves every `tg.reshape`
     (which the lowering then copies or, where the input dies at it, moves).
+
+    A `tg.batch_matmul` whose operands are `tg.transpose`s (of reshapes
+    or views, of `tg.slice`s) of tensors, or whose result only a
+    `tg.transpose` reads, becomes an `amprt.strided_batch_matmul` over views
+    of those tensors, the call `amprt_batch_matmul_strided`: attention's
+    heads are read where the q/k/v projection wrote them and written where
+    the output projection reads them, and the transposes and slices that
+    nothing reads any more are erased (a layer of the GPT model had eight
+    transposes and three slices). The values are the product's on those
+    elements (on the CPU, oneDNN's kernel for the strides).
+    `strided-products=0` leaves them as written.
 
     A `tg.matmul`, or a forward `tg.conv2d`, read only by a `tg.bias_add`
     on its channels (the conv's layout) runs with it as one

@@ -31,6 +31,12 @@ void populateCastOnReadPatterns(mlir::RewritePatternSet &patterns,
 /// tg.reshape -> amprt.view where the result is not returned.
 void populateReshapeViewPatterns(mlir::RewritePatternSet &patterns,
                                  RuntimeFusionControlFn control = {});
+/// tg.batch_matmul whose operands are tg.transposes (of reshapes or
+/// amprt.views, of tg.slices) or whose result only a tg.transpose reads ->
+/// amprt.strided_batch_matmul over views of the tensors they start from;
+/// the view ops nothing reads any more are erased.
+void populateStridedProductPatterns(mlir::RewritePatternSet &patterns,
+                                    RuntimeFusionControlFn control = {});
 /// amp.all_finite of amp.unscale results (one scale; f16, bf16 or f32
 /// gradients; none read before the check) -> amprt.unscale_all_finite.
 void populateUnscaleCheckPatterns(mlir::RewritePatternSet &patterns,
@@ -58,6 +64,7 @@ struct RuntimeFusionOptions {
   bool foldCastsIntoBiasGrads = true;
   bool reshapeViews = true;
   bool fuseUnscaleChecks = true;
+  bool stridedProducts = true;
   bool fuseBiasEpilogues = true;
   bool fuseActivationEpilogues = true;
   bool fuseElementwiseChains = true;
@@ -68,9 +75,13 @@ struct RuntimeFusionOptions {
 template <typename PassBase> struct WithRuntimeFusionOptions : PassBase {
   using PassBase::PassBase;
   RuntimeFusionOptions fusionOptions() const {
-    return {this->foldCastsIntoProducts, this->foldCastsIntoBiasGrads,
-            this->reshapeViews,          this->fuseUnscaleChecks,
-            this->fuseBiasEpilogues,     this->fuseActivationEpilogues,
+    return {this->foldCastsIntoProducts,
+            this->foldCastsIntoBiasGrads,
+            this->reshapeViews,
+            this->fuseUnscaleChecks,
+            this->stridedProducts,
+            this->fuseBiasEpilogues,
+            this->fuseActivationEpilogues,
             this->fuseElementwiseChains};
   }
 };

@@ -284,3 +284,35 @@ func.func @yield_outside(%x: tensor<8xf32>) {
   // expected-error @+1 {{'amprt.yield' op expects parent op to be one of 'amprt.product_epilogue, amprt.elementwise_chain'}}
   amprt.yield %x : tensor<8xf32>
 }
+
+// -----
+
+func.func @strided_view_past_end(%a: tensor<2x3x4xf32>, %b: tensor<2x4x5xf32>) -> tensor<2x3x5xf32> {
+  // expected-error @+1 {{'amprt.strided_batch_matmul' op a_view reaches past its tensor's 24 elements}}
+  %c = amprt.strided_batch_matmul %a [1, 2, 3, 4, 12, 4, 1], %b [0, 2, 4, 5, 20, 5, 1] into [0, 2, 3, 5, 15, 5, 1] : tensor<2x3x4xf32>, tensor<2x4x5xf32> -> tensor<2x3x5xf32>
+  return %c : tensor<2x3x5xf32>
+}
+
+// -----
+
+func.func @strided_shapes(%a: tensor<2x3x4xf32>, %b: tensor<2x4x5xf32>) -> tensor<2x3x5xf32> {
+  // expected-error @+1 {{'amprt.strided_batch_matmul' op views 2x3x3 x 2x4x5 do not make 2x3x5}}
+  %c = amprt.strided_batch_matmul %a [0, 2, 3, 3, 12, 4, 1], %b [0, 2, 4, 5, 20, 5, 1] into [0, 2, 3, 5, 15, 5, 1] : tensor<2x3x4xf32>, tensor<2x4x5xf32> -> tensor<2x3x5xf32>
+  return %c : tensor<2x3x5xf32>
+}
+
+// -----
+
+func.func @strided_result_twice(%a: tensor<2x3x4xf32>, %b: tensor<2x4x5xf32>) -> tensor<2x3x5xf32> {
+  // expected-error @+1 {{'amprt.strided_batch_matmul' op c_view must name every element of its result once}}
+  %c = amprt.strided_batch_matmul %a [0, 2, 3, 4, 12, 4, 1], %b [0, 2, 4, 5, 20, 5, 1] into [0, 2, 3, 5, 5, 1, 1] : tensor<2x3x4xf32>, tensor<2x4x5xf32> -> tensor<2x3x5xf32>
+  return %c : tensor<2x3x5xf32>
+}
+
+// -----
+
+func.func @strided_rank(%a: tensor<3x4xf32>, %b: tensor<4x5xf32>) -> tensor<3x5xf32> {
+  // expected-error @+1 {{'amprt.strided_batch_matmul' op views are of rank 3 to 8}}
+  %c = amprt.strided_batch_matmul %a [0, 3, 4, 4, 1], %b [0, 4, 5, 5, 1] into [0, 3, 5, 5, 1] : tensor<3x4xf32>, tensor<4x5xf32> -> tensor<3x5xf32>
+  return %c : tensor<3x5xf32>
+}

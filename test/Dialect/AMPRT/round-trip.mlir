@@ -83,3 +83,13 @@ func.func @chain(%x: tensor<8xf32>, %c: tensor<8xf32>) -> tensor<8xf32> {
   }
   return %y : tensor<8xf32>
 }
+
+// CHECK-LABEL: func.func @strided_product
+// CHECK: amprt.strided_batch_matmul %{{.*}} [0, 2, 3, 5, 4, 60, 4, 12, 1], %{{.*}} [0, 2, 3, 4, 5, 60, 4, 1, 12] into [0, 2, 3, 5, 5, 75, 25, 5, 1] : tensor<2x5x3x4xbf16>, tensor<2x5x3x4xbf16> -> tensor<2x3x5x5xbf16>
+func.func @strided_product(%q: tensor<2x5x3x4xbf16>, %k: tensor<2x5x3x4xbf16>)
+    -> tensor<2x3x5x5xbf16> {
+  %s = amprt.strided_batch_matmul %q [0, 2, 3, 5, 4, 60, 4, 12, 1],
+      %k [0, 2, 3, 4, 5, 60, 4, 1, 12] into [0, 2, 3, 5, 5, 75, 25, 5, 1]
+      : tensor<2x5x3x4xbf16>, tensor<2x5x3x4xbf16> -> tensor<2x3x5x5xbf16>
+  return %s : tensor<2x3x5x5xbf16>
+}

@@ -144,6 +144,95 @@ LogicalResult ViewOp::verify() {
 }
 
 //===----------------------------------------------------------------------===//
+// amprt.strided_batch_matmul
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// A view attribute, {offset, shape..., strides...}, in parts.
+struct ViewParts {
+  int64_t offset;
+  ArrayRef<int64_t> shape, strides;
+};
+
+/// `view`'s parts at `rank`, checked to lie inside `storage`.
+FailureOr<ViewParts> viewParts(Operation *op, StringRef name,
+                               ArrayRef<int64_t> view, int64_t rank,
+                               RankedTensorType storage) {
+  if ((int64_t)view.size() != 1 + 2 * rank)
+    return op->emitOpError(name)
+           << " has " << view.size() << " values, not 1 + 2 * " << rank;
+  ViewParts parts{view[0], view.slice(1, rank), view.slice(1 + rank, rank)};
+  int64_t last = parts.offset;
+  bool empty = false;
+  for (auto [size, stride] : llvm::zip(parts.shape, parts.strides)) {
+    if (size < 0 || stride < 0)
+      return op->emitOpError(name) << " has a negative size or stride";
+    empty |= size == 0;
+    last += size > 0 ? (size - 1) * stride : 0;
+  }
+  if (parts.offset < 0 || (!empty && last >= storage.getNumElements()))
+    return op->emitOpError(name) << " reaches past its tensor's "
+                                 << storage.getNumElements() << " elements";
+  return parts;
+}
+
+/// Whether no two indices of the view name one element.
+bool oneToOne(const ViewParts &v) {
+  SmallVector<std::pair<int64_t, int64_t>> dims;
+  for (auto [size, stride] : llvm::zip(v.shape, v.strides))
+    if (size > 1)
+      dims.push_back({stride, size});
+  llvm::sort(dims);
+  int64_t extent = 1;
+  for (auto [stride, size] : dims) {
+    if (stride < extent)
+      return false;
+    extent += stride * (size - 1);
+  }
+  return true;
+}
+} // namespace
+
+LogicalResult StridedBatchMatmulOp::verify() {
+  auto a = cast<RankedTensorType>(getA().getType());
+  auto b = cast<RankedTensorType>(getB().getType());
+  auto c = cast<RankedTensorType>(getC().getType());
+  if (!a.hasStaticShape() || !b.hasStaticShape() || !c.hasStaticShape())
+    return emitOpError("needs static shapes");
+  if (a.getElementType() != c.getElementType() ||
+      b.getElementType() != c.getElementType())
+    return emitOpError("multiplies and writes one element type");
+  int64_t rank = ((int64_t)getCView().size() - 1) / 2;
+  if (rank < 3 || rank > 8)
+    return emitOpError("views are of rank 3 to 8");
+  FailureOr<ViewParts> av = viewParts(*this, "a_view", getAView(), rank, a);
+  FailureOr<ViewParts> bv = viewParts(*this, "b_view", getBView(), rank, b);
+  FailureOr<ViewParts> cv = viewParts(*this, "c_view", getCView(), rank, c);
+  if (failed(av) || failed(bv) || failed(cv))
+    return failure();
+  ArrayRef<int64_t> as = av->shape, bs = bv->shape, cs = cv->shape;
+  bool fits = as[rank - 1] == bs[rank - 2] && cs[rank - 2] == as[rank - 2] &&
+              cs[rank - 1] == bs[rank - 1] &&
+              as.drop_back(2) == cs.drop_back(2) &&
+              bs.drop_back(2) == cs.drop_back(2);
+  auto text = [](ArrayRef<int64_t> shape) {
+    std::string out;
+    llvm::raw_string_ostream os(out);
+    llvm::interleave(shape, os, "x");
+    return out;
+  };
+  if (!fits)
+    return emitOpError("views ")
+           << text(as) << " x " << text(bs) << " do not make " << text(cs);
+  int64_t covered = 1;
+  for (int64_t size : cs)
+    covered *= size;
+  if (covered != c.getNumElements() || !oneToOne(*cv))
+    return emitOpError("c_view must name every element of its result once");
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // amprt.unscale_all_finite
 //===----------------------------------------------------------------------===//
 

@@ -77,6 +77,41 @@ def AMPRT_UnscaleAllFiniteOp : AMPRT_Op<"unscale_all_finite"> {
   let hasVerifier = 1;
 }
 
+def AMPRT_StridedBatchMatmulOp : AMPRT_Op<"strided_batch_matmul"> {
+  let summary = "a batched product of strided views, as one call";
+  let description = [{
+    `c` = `a_view` of `a`'s storage times `b_view` of `b`'s, batched, written
+    at `c_view` of `c`'s storage (`amprt_batch_matmul_strided`). A view is
+    `{offset, shape..., strides...}` in elements over the tensor's dense
+    row-major order: shapes `[batch..., m, k]`, `[batch..., k, n]` and
+    `[batch..., m, n]`, rank 3 to 8. The product's values are those of
+    `tg.batch_matmul` on the viewed elements; `c_view` names every element
+    of `c` once (it is a permutation of `c`'s dimensions).
+
+    `--amp-fuse-for-runtime` makes it from a `tg.batch_matmul` whose
+    operands are `tg.transpose`s (of reshapes or `amprt.view`s, of
+    unit-stride `tg.slice`s) or whose result only a `tg.transpose` reads:
+    attention's heads, read where the projection wrote them and written
+    where the next projection reads them, without the transposes' copies.
+
+    ```mlir
+    // q, k of [2, 3, 4, 5] heads laid out [2, 4, 3, 5] in %q4, %k4.
+    %s = amprt.strided_batch_matmul %q4 [0, 2, 3, 4, 5, 60, 5, 15, 1],
+        %k4 [0, 2, 3, 5, 4, 60, 5, 1, 15] into [0, 2, 3, 4, 4, 48, 16, 4, 1]
+        : tensor<2x4x3x5xf32>, tensor<2x4x3x5xf32> -> tensor<2x3x4x4xf32>
+    ```
+  }];
+  let arguments = (ins AMP_FloatTensor:$a, DenseI64ArrayAttr:$a_view,
+                       AMP_FloatTensor:$b, DenseI64ArrayAttr:$b_view,
+                       DenseI64ArrayAttr:$c_view);
+  let results = (outs AMP_FloatTensor:$c);
+  let assemblyFormat = [{
+    $a $a_view `,` $b $b_view `into` $c_view attr-dict `:` type($a) `,`
+    type($b) `->` type($c)
+  }];
+  let hasVerifier = 1;
+}
+
 def AMPRT_ProductEpilogueOp : AMPRT_Op<"product_epilogue",
     [IsolatedFromAbove, SingleBlock]> {
   let summary = "a product with its bias and activation, as one call";
