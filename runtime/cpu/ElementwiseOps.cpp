@@ -108,9 +108,10 @@ template <typename T> const float *geluGradFactors() {
   return factors.data();
 }
 
-/// wide[j] *= factors[bits[j]] for j < m: 16 lanes a gather (gcc's tuning
-/// leaves gathers out of the vectoriser, so the loop stays scalar).
-__attribute__((target("avx512f"))) void
+/// wide[j] *= factors[bits[j]] for the whole vectors of j < m, 16 lanes a
+/// gather (gcc's tuning leaves gathers out of the vectoriser); returns how
+/// many it did.
+__attribute__((target("avx512f"))) int64_t
 scaleByFactorsAvx512(float *wide, const uint16_t *bits, const float *factors,
                      int64_t m) {
   int64_t j = 0;
@@ -121,14 +122,13 @@ scaleByFactorsAvx512(float *wide, const uint16_t *bits, const float *factors,
     _mm512_storeu_ps(wide + j,
                      _mm512_mul_ps(_mm512_loadu_ps(wide + j), factor));
   }
-  for (; j < m; ++j)
-    wide[j] = wide[j] * factors[bits[j]];
+  return j;
 }
+/// wide[j] *= factors[bits[j]] for j < m.
 void scaleByFactors(float *wide, const uint16_t *bits, const float *factors,
                     int64_t m) {
-  if (hasAvx512F())
-    return scaleByFactorsAvx512(wide, bits, factors, m);
-  for (int64_t j = 0; j < m; ++j)
+  int64_t j = hasAvx512F() ? scaleByFactorsAvx512(wide, bits, factors, m) : 0;
+  for (; j < m; ++j)
     wide[j] = wide[j] * factors[bits[j]];
 }
 
