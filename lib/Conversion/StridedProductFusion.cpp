@@ -1,7 +1,7 @@
 //===- StridedProductFusion.cpp - Batched products over views -------------===//
 //
 // A tg.batch_matmul whose operands are transposes (of reshapes, of
-// unit-stride slices) of tensors, or whose result only a transpose reads,
+// slices, strided or not) of tensors, or whose result only a transpose reads,
 // becomes an amprt.strided_batch_matmul over views of those tensors: the
 // attention heads' transposes into and out of their products (eight a
 // transformer layer, forward and backward) copy nothing.

@@ -41,6 +41,18 @@ func.func @weighted(%p: tensor<2x3x5x5xf32>, %qkv: tensor<10x36xf32>) -> tensor<
   return %m : tensor<2x5x3x4xf32>
 }
 
+// A strided slice (every third column from column 1) is a view too.
+// CHECK-LABEL: func.func @every_third(
+// CHECK-NEXT: %[[S:.*]] = amprt.strided_batch_matmul %arg0 [1, 2, 3, 5, 4, 180, 12, 36, 3], %arg1 [0, 2, 3, 4, 4, 48, 16, 4, 1] into [0, 2, 3, 5, 4, 60, 20, 4, 1] : tensor<10x36xf32>, tensor<2x3x4x4xf32> -> tensor<2x3x5x4xf32>
+// CHECK-NEXT: return %[[S]]
+func.func @every_third(%qkv: tensor<10x36xf32>, %w: tensor<2x3x4x4xf32>) -> tensor<2x3x5x4xf32> {
+  %x0 = tg.slice %qkv {offsets = array<i64: 0, 1>, sizes = array<i64: 10, 12>, strides = array<i64: 1, 3>} : tensor<10x36xf32>
+  %x1 = tg.reshape %x0 : tensor<10x12xf32> -> tensor<2x5x3x4xf32>
+  %x = tg.transpose %x1 {perm = array<i64: 0, 2, 1, 3>} : tensor<2x5x3x4xf32>
+  %p = tg.batch_matmul %x, %w : tensor<2x3x5x4xf32>, tensor<2x3x4x4xf32>
+  return %p : tensor<2x3x5x4xf32>
+}
+
 // A transpose another op reads stays for it; products of plain tensors,
 // and a result read by more than a transpose, stay tg.batch_matmul.
 // CHECK-LABEL: func.func @shared(

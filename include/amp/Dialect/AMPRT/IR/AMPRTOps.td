@@ -90,7 +90,7 @@ def AMPRT_StridedBatchMatmulOp : AMPRT_Op<"strided_batch_matmul"> {
 
     `--amp-fuse-for-runtime` makes it from a `tg.batch_matmul` whose
     operands are `tg.transpose`s (of reshapes or `amprt.view`s, of
-    unit-stride `tg.slice`s) or whose result only a `tg.transpose` reads:
+    `tg.slice`s) or whose result only a `tg.transpose` reads:
     attention's heads, read where the projection wrote them and written
     where the next projection reads them, without the transposes' copies.
 
