@@ -1007,7 +1007,26 @@ amprt_status softmax(Ctx *ctx, int kind, const Tensor *a, const Tensor *b,
 amprt_status causalSoftmax(Ctx *, const Tensor *x, int64_t queries,
                            Tensor *y) {
   CpuExec exec(kRowGrain);
-  return device::causalSoftmax(exec, x, queries, y);
+  if (!isSixteenBit(x))
+    return device::causalSoftmax(exec, x, queries, y);
+  // 16-bit rows through the f32 kernel a block at a time (stagedRows): a
+  // load and a store converted one element at a time made the GPT model's
+  // bf16 scores take 1.4x as long as f32 ones (0.68 against 0.49 ms for
+  // 32x4x128x128, Zen 5). The same values: widening is exact and each
+  // result is rounded once, f32 -> 16 bits, as the kernel's own stores.
+  int64_t keys = x->shape.back(), rows = keys ? x->numel / keys : 0;
+  withSixteenBitData(x, [&](const auto *xs) {
+    using T = std::remove_const_t<std::remove_pointer_t<decltype(xs)>>;
+    stagedRows<T, 1, 1>(
+        rows, keys, kRowGrain, {xs}, {mutableData<T>(y)},
+        [&](int64_t first, int64_t count, const auto &in, const auto &out) {
+          CpuExec::runRange(device::CausalSoftmaxKernel<float>{in[0], out[0],
+                                                               keys, queries,
+                                                               first},
+                            0, count);
+        });
+  });
+  return ok();
 }
 
 amprt_status crossEntropy(Ctx *ctx, const char *op, const Tensor *logits,

@@ -917,9 +917,16 @@ template <typename T> struct CausalSoftmaxKernel {
   const T *x;
   T *y;
   int64_t keys, queries;
+  /// The row of the whole tensor that x's and y's row 0 is (a block of
+  /// rows staged on the CPU): row r is query (firstRow + r) % queries.
+  int64_t firstRow = 0;
+  AMPRT_HD int64_t seenKeys(int64_t r) const {
+    int64_t query = (firstRow + r) % queries;
+    return query + 1 < keys ? query + 1 : keys;
+  }
   AMPRT_HD void operator()(int64_t r) const {
     using C = typename Compute<T>::type;
-    int64_t seen = r % queries + 1 < keys ? r % queries + 1 : keys;
+    int64_t seen = seenKeys(r);
     const T *xr = x + r * keys;
     T *yr = y + r * keys;
     double m = laneMax(seen, [&](int64_t j) { return (double)load(xr, j); });
@@ -942,7 +949,7 @@ template <typename T> struct CausalSoftmaxKernel {
     using C = typename Compute<T>::type;
     C kept[kKept];
     for (int64_t r = first; r < last; ++r) {
-      int64_t seen = r % queries + 1 < keys ? r % queries + 1 : keys;
+      int64_t seen = seenKeys(r);
       if (seen > kKept) {
         (*this)(r);
         continue;

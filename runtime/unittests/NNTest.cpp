@@ -506,12 +506,15 @@ TEST(RuntimeNN, CrossEntropyInF32MatchesDouble) {
 // The causal softmax of scores [batch, queries, keys]: query i's row is the
 // softmax of its first i + 1 keys, bit for bit (the row cut to them
 // through amprt_softmax), and 0 past them, in every float type; queries
-// beyond the keys see them all. Its gradient is amprt_softmax_grad's: 0
-// at the masked keys whatever dy holds there.
+// beyond the keys see them all. Rows of 100 keys make 16-bit rows go
+// through f32 in blocks of 20 that start inside a batch's queries. Its
+// gradient is amprt_softmax_grad's: 0 at the masked keys whatever dy
+// holds there.
 TEST(RuntimeNN, CausalSoftmaxSeesEachQuerysPrefix) {
   Runtime rt;
   for (amprt_dtype t : {AMPRT_F32, AMPRT_F16, AMPRT_BF16, AMPRT_F64})
-    for (auto [queries, keys] : {std::pair<int64_t, int64_t>{5, 5}, {7, 4}}) {
+    for (auto [queries, keys] :
+         {std::pair<int64_t, int64_t>{5, 5}, {7, 4}, {100, 100}}) {
       int64_t batch = 3, n = batch * queries * keys;
       Tensor x = rt.make(t, {batch, queries, keys}, randomValues(n, 91, -6, 6)),
              y = rt.make(t, {batch, queries, keys});
