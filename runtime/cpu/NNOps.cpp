@@ -417,12 +417,18 @@ amprt_status biasAdd(Ctx *ctx, const Tensor *x, const Tensor *b, const Split &s,
 amprt_status biasAddGrad(Ctx *ctx, const Tensor *dy, const Split &s,
                          Tensor *db) {
   // Typed passes in memory order (a channel-by-channel walk re-reads the
-  // whole tensor per channel), in double.
+  // whole tensor per channel), in double. 16-bit rows of either type are
+  // widened a block at a time (channelSumsWidened, the same sums): bf16
+  // read in place, a load per element, took 1.4x as long (the GPT model's
+  // 4096x1024 gradients 0.27 -> 0.19 ms, Zen 5).
   std::vector<double> sums;
+  auto add = [](int64_t c, double v, double *acc) { acc[c] += v; };
   AMPRT_FLOAT_DISPATCH(dy->dtype, T, {
-    sums = channelValueSums(
-        s, 1, [](int64_t c, double v, double *acc) { acc[c] += v; },
-        static_cast<const T *>(dy->data));
+    const T *data = static_cast<const T *>(dy->data);
+    if constexpr (kIs16Bit<T>)
+      sums = channelSumsWidened<true>(s, 1, add, data);
+    else
+      sums = channelValueSums(s, 1, add, data);
   });
   for (int64_t c = 0; c < s.axis; ++c)
     set(db, c, sums[c]);

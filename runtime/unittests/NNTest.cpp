@@ -666,12 +666,14 @@ TEST(RuntimeNN, LayerNormGradColumnFoldOrder) {
 // enough for several blocks of partial sums.
 TEST(RuntimeNN, BiasAddGradSumsSixteenBitDataIntoF32) {
   Runtime rt;
-  // 16 and 32 channels last take the sums' register path (sumChannelsLast).
+  // 16 and 32 channels last take the sums' register path (sumChannelsLast);
+  // 768 is a transformer's rows, several widened a block at a time.
   for (amprt_dtype dtype : {AMPRT_F16, AMPRT_BF16})
     for (amprt_layout layout : {AMPRT_NHWC, AMPRT_NCHW})
-      for (int64_t c : {21, 16, 32}) {
+      for (int64_t c : {21, 16, 32, 768}) {
+        int64_t n = c > 32 ? 3 : 64;
         Shape xs =
-            layout == AMPRT_NHWC ? Shape{64, 29, 17, c} : Shape{64, c, 29, 17};
+            layout == AMPRT_NHWC ? Shape{n, 29, 17, c} : Shape{n, c, 29, 17};
         Tensor dy = rt.make(dtype, xs, randomValues(numel(xs), 81, -3, 3));
         Tensor wide = rt.make(AMPRT_F32, xs), db = rt.make(AMPRT_F32, {c}),
                want = rt.make(AMPRT_F32, {c});
