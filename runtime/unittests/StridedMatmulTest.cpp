@@ -7,7 +7,9 @@
 // amprt_batch_matmul, and transposing back: bit for bit where the views
 // are copied (f16, f64), within the product's rounding where oneDNN takes
 // the views (f32, bf16: its kernel for the strides may split the sum
-// otherwise than the one for dense operands).
+// otherwise than the one for dense operands). Heads 4 and 16 wide: the
+// copies of a 16-bit head's rows of 32 bytes go row by row; a transposed
+// operand is read transposed, not copied.
 //
 //===----------------------------------------------------------------------===//
 
@@ -20,7 +22,7 @@ using namespace amprt_test;
 
 namespace {
 
-constexpr int64_t kB = 2, kT = 5, kH = 3, kD = 4;
+constexpr int64_t kB = 2, kT = 5, kH = 3;
 
 /// {offset, shape..., strides...}.
 std::vector<int64_t> view(int64_t offset, Shape shape, Shape strides) {
@@ -32,7 +34,8 @@ std::vector<int64_t> view(int64_t offset, Shape shape, Shape strides) {
 
 /// The heads of a [kB * kT, columns] tensor whose columns from `first`
 /// hold kH heads of kD: [kB, kH, kT, kD] (or [kB, kH, kD, kT] transposed).
-std::vector<int64_t> heads(int64_t columns, int64_t first, bool transposed) {
+std::vector<int64_t> heads(int64_t kD, int64_t columns, int64_t first,
+                           bool transposed) {
   Shape shape{kB, kH, kT, kD}, strides{kT * columns, kD, columns, 1};
   if (transposed) {
     std::swap(shape[2], shape[3]);
@@ -57,7 +60,7 @@ void expectSame(Runtime &rt, amprt_tensor *got, amprt_tensor *want,
 }
 
 /// [kB * kT, columns] -> the heads from column `first`: [kB, kH, kT, kD].
-Tensor headsCopied(Runtime &rt, amprt_dtype dtype, amprt_tensor *x,
+Tensor headsCopied(Runtime &rt, amprt_dtype dtype, amprt_tensor *x, int64_t kD,
                    int64_t columns, int64_t first) {
   Tensor block = rt.make(dtype, {kB * kT, kH * kD});
   int64_t offsets[] = {0, first}, strides[] = {1, 1};
@@ -71,46 +74,59 @@ Tensor headsCopied(Runtime &rt, amprt_dtype dtype, amprt_tensor *x,
 }
 
 TEST(RuntimeStridedMatmul, AttentionHeadsGiveTheCopiedProducts) {
-  for (amprt_dtype dtype : {AMPRT_F32, AMPRT_BF16, AMPRT_F16, AMPRT_F64}) {
-    Runtime rt;
-    std::string at = std::string(" ") + amprt::dtypeName(dtype);
-    const int64_t columns = 3 * kH * kD; // q, k, v side by side
-    Tensor qkv =
-        rt.make(dtype, {kB * kT, columns}, randomValues(kB * kT * columns, 41));
-    Tensor q = headsCopied(rt, dtype, qkv, columns, 0),
-           k = headsCopied(rt, dtype, qkv, columns, kH * kD),
-           v = headsCopied(rt, dtype, qkv, columns, 2 * kH * kD);
-    // Scores q k^T, written densely.
-    Tensor scores = rt.make(dtype, {kB, kH, kT, kT}),
-           want = rt.make(dtype, {kB, kH, kT, kT});
-    std::vector<int64_t> qv = heads(columns, 0, false),
-                         kv = heads(columns, kH * kD, true),
-                         sv = view(0, {kB, kH, kT, kT},
-                                   {kH * kT * kT, kT * kT, kT, 1});
-    ASSERT_EQ(amprt_batch_matmul_strided(rt.ctx, 4, qkv, qv.data(), qkv,
-                                         kv.data(), scores, sv.data()),
-              AMPRT_OK)
-        << amprt_last_error();
-    ASSERT_EQ(amprt_batch_matmul(rt.ctx, q, k, 0, 1, want), AMPRT_OK);
-    expectSame(rt, scores, want, "scores" + at);
-    // Scores times v, written as [kB, kT, kH, kD] (the heads merged).
-    Tensor merged = rt.make(dtype, {kB, kT, kH, kD}),
-           product = rt.make(dtype, {kB, kH, kT, kD}),
-           wantMerged = rt.make(dtype, {kB, kT, kH, kD});
-    std::vector<int64_t> vv = heads(columns, 2 * kH * kD, false),
-                         pv = view(0, {kB, kH, kT, kT},
-                                   {kH * kT * kT, kT * kT, kT, 1}),
-                         mv = view(0, {kB, kH, kT, kD},
-                                   {kT * kH * kD, kD, kH * kD, 1});
-    ASSERT_EQ(amprt_batch_matmul_strided(rt.ctx, 4, want, pv.data(), qkv,
-                                         vv.data(), merged, mv.data()),
-              AMPRT_OK)
-        << amprt_last_error();
-    ASSERT_EQ(amprt_batch_matmul(rt.ctx, want, v, 0, 0, product), AMPRT_OK);
-    int64_t perm[] = {0, 2, 1, 3};
-    ASSERT_EQ(amprt_transpose(rt.ctx, product, perm, wantMerged), AMPRT_OK);
-    expectSame(rt, merged, wantMerged, "merged heads" + at);
-  }
+  for (int64_t kD : {4, 16})
+    for (amprt_dtype dtype : {AMPRT_F32, AMPRT_BF16, AMPRT_F16, AMPRT_F64}) {
+      Runtime rt;
+      std::string at = std::string(" ") + amprt::dtypeName(dtype) +
+                       " heads of " + std::to_string(kD);
+      const int64_t columns = 3 * kH * kD; // q, k, v side by side
+      Tensor qkv = rt.make(dtype, {kB * kT, columns},
+                           randomValues(kB * kT * columns, 41));
+      Tensor q = headsCopied(rt, dtype, qkv, kD, columns, 0),
+             k = headsCopied(rt, dtype, qkv, kD, columns, kH * kD),
+             v = headsCopied(rt, dtype, qkv, kD, columns, 2 * kH * kD);
+      // Scores q k^T, written densely.
+      Tensor scores = rt.make(dtype, {kB, kH, kT, kT}),
+             want = rt.make(dtype, {kB, kH, kT, kT});
+      std::vector<int64_t> qv = heads(kD, columns, 0, false),
+                           kv = heads(kD, columns, kH * kD, true),
+                           sv = view(0, {kB, kH, kT, kT},
+                                     {kH * kT * kT, kT * kT, kT, 1});
+      ASSERT_EQ(amprt_batch_matmul_strided(rt.ctx, 4, qkv, qv.data(), qkv,
+                                           kv.data(), scores, sv.data()),
+                AMPRT_OK)
+          << amprt_last_error();
+      ASSERT_EQ(amprt_batch_matmul(rt.ctx, q, k, 0, 1, want), AMPRT_OK);
+      expectSame(rt, scores, want, "scores" + at);
+      // Scores times v, written as [kB, kT, kH, kD] (the heads merged).
+      Tensor merged = rt.make(dtype, {kB, kT, kH, kD}),
+             product = rt.make(dtype, {kB, kH, kT, kD}),
+             wantMerged = rt.make(dtype, {kB, kT, kH, kD});
+      std::vector<int64_t> vv = heads(kD, columns, 2 * kH * kD, false),
+                           pv = view(0, {kB, kH, kT, kT},
+                                     {kH * kT * kT, kT * kT, kT, 1}),
+                           mv = view(0, {kB, kH, kT, kD},
+                                     {kT * kH * kD, kD, kH * kD, 1});
+      ASSERT_EQ(amprt_batch_matmul_strided(rt.ctx, 4, want, pv.data(), qkv,
+                                           vv.data(), merged, mv.data()),
+                AMPRT_OK)
+          << amprt_last_error();
+      ASSERT_EQ(amprt_batch_matmul(rt.ctx, want, v, 0, 0, product), AMPRT_OK);
+      int64_t perm[] = {0, 2, 1, 3};
+      ASSERT_EQ(amprt_transpose(rt.ctx, product, perm, wantMerged), AMPRT_OK);
+      expectSame(rt, merged, wantMerged, "merged heads" + at);
+      // The scores transposed times v (attention's v gradient): the scores'
+      // dense tensor read transposed, the result written merged.
+      std::vector<int64_t> pt =
+          view(0, {kB, kH, kT, kT}, {kH * kT * kT, kT * kT, 1, kT});
+      ASSERT_EQ(amprt_batch_matmul_strided(rt.ctx, 4, want, pt.data(), qkv,
+                                           vv.data(), merged, mv.data()),
+                AMPRT_OK)
+          << amprt_last_error();
+      ASSERT_EQ(amprt_batch_matmul(rt.ctx, want, v, 1, 0, product), AMPRT_OK);
+      ASSERT_EQ(amprt_transpose(rt.ctx, product, perm, wantMerged), AMPRT_OK);
+      expectSame(rt, merged, wantMerged, "transposed scores by v" + at);
+    }
 }
 
 TEST(RuntimeStridedMatmul, RefusesViewsItCannotTake) {
