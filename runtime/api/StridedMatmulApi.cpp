@@ -154,11 +154,12 @@ amprt_status denseOperand(amprt_context *ctx, Temporaries &temps,
                           amprt_tensor **out, bool *transposed) {
   StridedView swapped = swapLastTwo(v);
   int r = v.rank;
-  *transposed = !isDenseOf(v, t) &&
-                (isDenseOf(swapped, t) ||
-                 (v.stride[r - 1] != 1 && swapped.stride[r - 1] == 1));
+  bool dense = isDenseOf(v, t),
+       denseTransposed = !dense && isDenseOf(swapped, t);
+  *transposed = denseTransposed ||
+                (!dense && v.stride[r - 1] != 1 && swapped.stride[r - 1] == 1);
   const StridedView &read = *transposed ? swapped : v;
-  if (isDenseOf(read, t))
+  if (dense || denseTransposed)
     return temps.reshaped(ctx, t, read, out);
   AMPRT_CHECK(temps.make(ctx, t->dtype, read, out));
   return opsFor(ctx)->stridedCopy(ctx, t, read, *out, denseView(read));

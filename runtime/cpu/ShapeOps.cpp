@@ -246,16 +246,6 @@ amprt_status concat(Ctx *ctx, const Tensor *const *xs, int count, int64_t dim,
   return ok();
 }
 
-/// The element of view `v` at `at` in its row-major order.
-static int64_t elementOf(const StridedView &v, int64_t at) {
-  int64_t offset = v.offset;
-  for (int d = v.rank - 1; d >= 0; --d) {
-    offset += at % v.shape[d] * v.stride[d];
-    at /= v.shape[d];
-  }
-  return offset;
-}
-
 amprt_status stridedCopy(Ctx *ctx, const Tensor *x, const StridedView &from,
                          Tensor *y, const StridedView &to) {
   // Views whose last dimension is contiguous on both sides and at least 32
@@ -266,9 +256,11 @@ amprt_status stridedCopy(Ctx *ctx, const Tensor *x, const StridedView &from,
   int64_t run = last >= 0 ? from.shape[last] : 0, n = from.numel();
   if (n > 0 && from.stride[last] == 1 && to.stride[last] == 1 &&
       run * int64_t(amprt_dtype_size(x->dtype)) >= 32) {
+    device::Index source = device::indexOf(from), target = device::indexOf(to);
     copyRunsBetween(
-        x, y, n / run, run, [&](int64_t at) { return elementOf(to, at); },
-        [&](int64_t at) { return elementOf(from, at); });
+        x, y, n / run, run,
+        [&](int64_t at) { return to.offset + target.offset(at); },
+        [&](int64_t at) { return from.offset + source.offset(at); });
     return ok();
   }
   // Otherwise the shared plan (merged dimensions, wide elements).

@@ -525,23 +525,28 @@ amprt_status stridedCopy(Exec &e, const amprt_tensor *x, amprt_tensor *y,
   return runCopy(e, plan, x->data, y->data);
 }
 
+/// A view's shape and strides as an Index (its offset apart).
+inline Index indexOf(const StridedView &v) {
+  static_assert(kMaxViewRank <= kMaxRank, "a view is an Index");
+  Index index;
+  index.rank = v.rank;
+  for (int d = 0; d < v.rank; ++d) {
+    index.shape[d] = v.shape[d];
+    index.stride[d] = v.stride[d];
+  }
+  return index;
+}
+
 /// y's view `to` = x's view `from` (amprt_batch_matmul_strided's copies).
 template <typename Exec>
 amprt_status stridedCopyView(Exec &e, const amprt_tensor *x,
                              const StridedView &from, amprt_tensor *y,
                              const StridedView &to) {
-  static_assert(kMaxViewRank <= kMaxRank, "a view is an Index");
-  Index source, target;
-  source.rank = target.rank = from.rank;
-  for (int d = 0; d < from.rank; ++d) {
-    source.shape[d] = target.shape[d] = from.shape[d];
-    source.stride[d] = from.stride[d];
-    target.stride[d] = to.stride[d];
-  }
   int64_t n = from.numel();
   if (n == 0)
     return AMPRT_OK;
-  return stridedCopy(e, x, y, source, target, from.offset, to.offset, n);
+  return stridedCopy(e, x, y, indexOf(from), indexOf(to), from.offset,
+                     to.offset, n);
 }
 
 template <typename Exec>
