@@ -25,7 +25,7 @@ namespace amprt::device {
 /// Bumped whenever the table, the context it shares (amprt_context) or the
 /// codes it takes (Unary, from amprt_unary.def's order) change, so a stale
 /// library is refused.
-constexpr int kBackendVersion = 12;
+constexpr int kBackendVersion = 13;
 
 using Tensor = amprt_tensor;
 using Ctx = amprt_context;
@@ -43,6 +43,22 @@ struct Activation {
 
   /// Where the product (and bias) is written before the activation.
   Tensor *target(Tensor *result) const { return on && pre ? pre : result; }
+};
+
+/// Attention's operands (amprt_attention): q [batch..., tq, d],
+/// k [batch..., tk, d] and v [batch..., tk, e] as views of their tensors;
+/// a causal head's query i sees keys 0..i.
+struct AttentionOperands {
+  const Tensor *q, *k, *v;
+  StridedView qv, kv, vv;
+  bool causal;
+};
+
+/// amprt_attention_grad's results, as views of their tensors (q's, k's
+/// and v's shapes).
+struct AttentionGrads {
+  Tensor *dq, *dk, *dv;
+  StridedView dqv, dkv, dvv;
 };
 
 /// The op half of the table, one X(name, (parameters)) per entry: the
@@ -177,6 +193,15 @@ struct Backend {
                                 const StridedView &av, const Tensor *b,
                                 const StridedView &bv, Tensor *c,
                                 const StridedView &cv, bool *ran);
+  /// amprt_attention and amprt_attention_grad on the views themselves
+  /// (arguments checked). For operands it cannot take it does nothing and
+  /// sets *ran false, and the C API runs the unfused ops instead. Null
+  /// where every call takes that path.
+  amprt_status (*attention)(Ctx *ctx, const AttentionOperands &a, Tensor *o,
+                            const StridedView &ov, bool *ran);
+  amprt_status (*attentionGrad)(Ctx *ctx, const AttentionOperands &a,
+                                const Tensor *dO, const StridedView &dOv,
+                                const AttentionGrads &g, bool *ran);
 #define AMPRT_BACKEND_FIELD(name, params) amprt_status(*name) params;
   AMPRT_BACKEND_OPS(AMPRT_BACKEND_FIELD)
 #undef AMPRT_BACKEND_FIELD

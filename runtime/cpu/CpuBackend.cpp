@@ -11,6 +11,8 @@ const device::Backend *cpu::backend() {
     t.version = device::kBackendVersion;
     t.copyOnDevice = cpu::copyOnDevice;
     t.stridedMatmul = cpu::stridedMatmul;
+    t.attention = cpu::attention;
+    t.attentionGrad = cpu::attentionGrad;
 #define AMPRT_SET_CPU_OP(name, params) t.name = cpu::name;
     AMPRT_BACKEND_OPS(AMPRT_SET_CPU_OP)
 #undef AMPRT_SET_CPU_OP

@@ -28,6 +28,14 @@ amprt_status stridedMatmul(Ctx *ctx, const Tensor *a, const StridedView &av,
                            const Tensor *b, const StridedView &bv, Tensor *c,
                            const StridedView &cv, bool *ran);
 
+/// amprt_attention and its gradient a head at a time (AttentionOps.cpp):
+/// f32, f16 and bf16; *ran false for f64.
+amprt_status attention(Ctx *ctx, const device::AttentionOperands &a, Tensor *o,
+                       const StridedView &ov, bool *ran);
+amprt_status attentionGrad(Ctx *ctx, const device::AttentionOperands &a,
+                           const Tensor *dO, const StridedView &dOv,
+                           const device::AttentionGrads &g, bool *ran);
+
 /// CPU memory is the host's: a copy "on the device" is a memcpy.
 amprt_status copyOnDevice(Ctx *ctx, void *dst, const void *src, size_t bytes);
 

@@ -228,6 +228,8 @@ template <typename Exec> Backend makeBackend(const Platform &p) {
       p.copyOnDevice,
       p.scaledMatmul,
       nullptr, // stridedMatmul: the C API copies the views
+      nullptr, // attention: the C API runs the unfused ops
+      nullptr, // attentionGrad: likewise
       O::fill,
       O::unary,
       O::binary,

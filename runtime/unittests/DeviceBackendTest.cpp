@@ -418,6 +418,39 @@ TEST_F(DeviceBackendTest, Contractions) {
   }
 }
 
+// amprt_attention on the device runs the unfused ops (its products, causal
+// softmax and softmax gradient) over the views; the CPU its fused heads
+// (f32 here: the two differ by the f32 roundings of the unfused scores).
+TEST_F(DeviceBackendTest, AttentionRunsTheUnfusedOps) {
+  amprt_dtype t = AMPRT_F32;
+  // q, k, v: [2, 3, 9, 8] heads of [2 * 9, 3 * 24] (q | k | v per head
+  // block of 8 columns), results [2, 9, 3, 8].
+  Pair qkv = random(t, {18, 72}, 61), dO = random(t, {2, 3, 9, 8}, 62);
+  Pair o = output(t, {18, 24}), dq = output(t, {18, 24}),
+       dk = output(t, {18, 24}), dv = output(t, {18, 24});
+  int64_t qv[] = {0, 2, 3, 9, 8, 648, 8, 72, 1},
+          kv[] = {24, 2, 3, 9, 8, 648, 8, 72, 1},
+          vv[] = {48, 2, 3, 9, 8, 648, 8, 72, 1},
+          ov[] = {0, 2, 3, 9, 8, 216, 8, 24, 1},
+          dOv[] = {0, 2, 3, 9, 8, 216, 72, 8, 1};
+  for (int causal : {0, 1}) {
+    check(
+        [&](amprt_context *ctx, bool d) {
+          return amprt_attention(ctx, 4, causal, qkv.on(d), qv, qkv.on(d), kv,
+                                 qkv.on(d), vv, o.on(d), ov);
+        },
+        {&o}, 1e-5, causal ? "causal attention" : "attention");
+    check(
+        [&](amprt_context *ctx, bool d) {
+          return amprt_attention_grad(ctx, 4, causal, qkv.on(d), qv, qkv.on(d),
+                                      kv, qkv.on(d), vv, dO.on(d), dOv,
+                                      dq.on(d), ov, dk.on(d), ov, dv.on(d), ov);
+        },
+        {&dq, &dk, &dv}, 1e-5,
+        causal ? "causal attention_grad" : "attention_grad");
+  }
+}
+
 // A device GEMM takes one type: f32 operands of a 16-bit product are
 // rounded into copies for the call, and must match the CPU's staging.
 TEST_F(DeviceBackendTest, ContractionsRoundF32Operands) {

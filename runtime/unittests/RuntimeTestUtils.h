@@ -250,6 +250,15 @@ inline size_t numel(const Shape &s) {
   return n;
 }
 
+/// A strided view as amprt_batch_matmul_strided and amprt_attention take
+/// it: {offset, shape..., strides...}.
+inline std::vector<int64_t> view(int64_t offset, Shape shape, Shape strides) {
+  std::vector<int64_t> v{offset};
+  v.insert(v.end(), shape.begin(), shape.end());
+  v.insert(v.end(), strides.begin(), strides.end());
+  return v;
+}
+
 /// Tolerances by type: relative with an absolute floor.
 inline double tolerance(amprt_dtype dtype) {
   switch (dtype) {

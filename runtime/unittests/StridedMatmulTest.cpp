@@ -24,14 +24,6 @@ namespace {
 
 constexpr int64_t kB = 2, kT = 5, kH = 3;
 
-/// {offset, shape..., strides...}.
-std::vector<int64_t> view(int64_t offset, Shape shape, Shape strides) {
-  std::vector<int64_t> v{offset};
-  v.insert(v.end(), shape.begin(), shape.end());
-  v.insert(v.end(), strides.begin(), strides.end());
-  return v;
-}
-
 /// The heads of a [kB * kT, columns] tensor whose columns from `first`
 /// hold kH heads of kD: [kB, kH, kT, kD] (or [kB, kH, kD, kT] transposed).
 std::vector<int64_t> heads(int64_t kD, int64_t columns, int64_t first,

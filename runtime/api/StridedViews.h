@@ -1,0 +1,41 @@
+//===- StridedViews.h - Views of tensors in the C API ---------*- C++ -*-===//
+//
+// The encoded views ({offset, shape[rank], strides[rank]}) that
+// amprt_batch_matmul_strided and amprt_attention take, checked and
+// compared.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef AMPRT_API_STRIDEDVIEWS_H
+#define AMPRT_API_STRIDEDVIEWS_H
+
+#include "Dispatch.h"
+
+namespace amprt {
+
+/// The view `encoded` ({offset, shape[rank], strides[rank]}) of `t`,
+/// checked to lie inside t's storage.
+amprt_status viewOf(const char *op, const char *name, const amprt_tensor *t,
+                    const int64_t *encoded, int rank, StridedView &v);
+
+/// Whether no two indices of `v` name one element.
+bool oneToOne(const StridedView &v);
+
+/// Whether two tensors' storage shares a byte.
+bool overlaps(const amprt_tensor *x, const amprt_tensor *y);
+
+/// A dense view of `shape`: what a new tensor of that shape holds.
+StridedView denseView(const StridedView &shape);
+
+/// Whether `v` is `t`'s dense layout: all of it, in row-major order.
+bool isDenseOf(const StridedView &v, const amprt_tensor *t);
+
+/// `v` with its last two dimensions swapped: the transpose of what it reads.
+StridedView swapLastTwo(StridedView v);
+
+/// `v` as amprt_batch_matmul_strided takes it: {offset, shape, strides}.
+std::vector<int64_t> encodeView(const StridedView &v);
+
+} // namespace amprt
+
+#endif // AMPRT_API_STRIDEDVIEWS_H
