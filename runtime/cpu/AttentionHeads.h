@@ -133,6 +133,8 @@ public:
   void forward(HeadRows<const T> q, HeadRows<const T> k, HeadRows<const T> v,
                HeadRows<T> o) {
     loadOperands(q, k, v);
+    vGrouped.assign(tk2 * e16, Elem());
+    groupRows<Policy>(vRows.row(0), tk2, eG, s.e, vGrouped.data(), e16);
     for (int64_t i0 = 0; i0 < s.tq; i0 += kQueryBlock) {
       int64_t rows = std::min(kQueryBlock, s.tq - i0), keys = keysOf(i0, rows);
       probabilities(i0, rows, keys);
@@ -166,8 +168,7 @@ public:
                            s.e);
       accumulateTransposed(grads.data(), rows, keys, qT, i0, blockUnits, dkT,
                            s.d);
-      // dq = ds k.
-      toUnitRows(grads.data(), rows, keys, blockA);
+      // dq = ds k, ds's rows as the last call left them in blockA.
       Policy::gemm(units(blockA.row(0)), blockA.ld / G, units(kGrouped.data()),
                    d16, out.data(), d16, rows, s.d, roundUp(keys, G) / G,
                    false);
@@ -187,9 +188,8 @@ private:
     return s.seen(i0 + rows - 1);
   }
 
-  /// q's rows; k as units across its rows' elements, transposed (k^T for
-  /// the scores) and grouped across rows (for dq = ds k); v grouped across
-  /// rows (for o = p v).
+  /// q's, k's and v's rows, and k^T as units along k's rows (for the
+  /// scores).
   template <typename T>
   void loadOperands(HeadRows<const T> q, HeadRows<const T> k,
                     HeadRows<const T> v) {
@@ -202,20 +202,19 @@ private:
     kT.assign(dG * tk16, Elem());
     transposeUnits(units(kRows.row(0)), s.tk, dG / G, dG / G,
                    reinterpret_cast<Unit *>(kT.data()), tk16);
-    vGrouped.assign(tk2 * e16, Elem());
-    groupRows<Policy>(vRows.row(0), tk2, eG, s.e, vGrouped.data(), e16);
-    kGrouped.assign(tk2 * d16, Elem());
-    groupRows<Policy>(kRows.row(0), tk2, dG, s.d, kGrouped.data(), d16);
   }
 
-  /// do's rows; v^T (for dp = do v^T); do^T and q^T as units across their
-  /// rows (the A operands of dv^T = do^T p and dk^T = q^T ds).
+  /// do's rows; v^T (for dp = do v^T); k grouped across rows (for
+  /// dq = ds k); do^T and q^T as units across their rows (the A operands
+  /// of dv^T = do^T p and dk^T = q^T ds).
   template <typename T> void loadGradientOperands(HeadRows<const T> dO) {
     dORows.resize(tq2, eG);
     loadRows<Policy>(dO, s.tq, s.e, dORows);
     vT.assign(eG * tk16, Elem());
     transposeUnits(units(vRows.row(0)), s.tk, eG / G, eG / G,
                    reinterpret_cast<Unit *>(vT.data()), tk16);
+    kGrouped.assign(tk2 * d16, Elem());
+    groupRows<Policy>(kRows.row(0), tk2, dG, s.d, kGrouped.data(), d16);
     dOT = unitsAcrossRows(dORows, s.e);
     qT = unitsAcrossRows(qRows, s.d);
   }
@@ -271,11 +270,11 @@ private:
   /// the unit.
   void toUnitRows(const float *from, int64_t rows, int64_t cols,
                   Dense<Elem> &to) {
-    int64_t colsG = roundUp(cols, 16);
+    int64_t blocks = roundUp(cols, 16);
     for (int64_t r = 0; r < roundUp(rows, G); ++r) {
       Elem *dst = to.row(r);
       const float *src = from + r * tk16;
-      for (int64_t c = 0; c < colsG; ++c)
+      for (int64_t c = 0; c < blocks; ++c)
         dst[c] = r < rows && c < cols ? Policy::fromFloat(src[c]) : Elem();
     }
   }
