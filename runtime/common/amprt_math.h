@@ -59,24 +59,38 @@ AMPRT_HD inline double m_erf(double x) { return erf(x); }
 /// added and taken away rounds to the nearest integer, which the sum's low
 /// bits hold), so gcc vectorises it for SSE2 and AVX-512 alike and no
 /// input reaches an undefined conversion.
-AMPRT_HD inline float m_expNonPositive(float x) {
-  float t = x < 0.0f ? x : 0.0f; // one select per statement: if-converts
-  t = t >= -87.0f ? t : -87.0f;
-  float k = t * 1.44269504088896341f + 12582912.0f;
-  float fn = k - 12582912.0f;
-  int32_t n = (int32_t)(floatBits(k) - 0x4B400000u);
-  float r = t - fn * 0.693359375f;
+///
+/// expNonPositiveLanes is its body for F a float or a vector of floats
+/// (GCC's vector extension, whose arithmetic and ?: read the same), Cast
+/// giving F's bits as integers and back: the CPU's vector loops
+/// (cpu/AttentionRows.h) get this function's bits from the same lines.
+template <typename F, typename Cast>
+AMPRT_HD inline F expNonPositiveLanes(F x) {
+  const F zero = F{}, floor = zero - 87.0f;
+  F t = x < zero ? x : zero; // one select per statement: if-converts
+  t = t >= floor ? t : floor;
+  F k = t * 1.44269504088896341f + 12582912.0f;
+  F fn = k - 12582912.0f;
+  auto n = Cast::bits(k) - 0x4B400000; // in [-126, 0]
+  F r = t - fn * 0.693359375f;
   r = r - fn * -2.12194440e-4f;
-  float p = 1.9875691500e-4f;
+  F p = zero + 1.9875691500e-4f;
   p = p * r + 1.3981999507e-3f;
   p = p * r + 8.3334519073e-3f;
   p = p * r + 4.1665795894e-2f;
   p = p * r + 1.6666665459e-1f;
   p = p * r + 5.0000001201e-1f;
-  float er = p * r * r + r + 1.0f;
-  float y = er * bitsFloat((uint32_t)(n + 127) << 23);
-  y = x < -87.0f ? 0.0f : y;
+  F er = p * r * r + r + 1.0f;
+  F y = er * Cast::fromBits((n + 127) << 23);
+  y = x < floor ? zero : y;
   return x != x ? x : y;
+}
+struct FloatBitsCast {
+  AMPRT_HD static int32_t bits(float x) { return (int32_t)floatBits(x); }
+  AMPRT_HD static float fromBits(int32_t b) { return bitsFloat((uint32_t)b); }
+};
+AMPRT_HD inline float m_expNonPositive(float x) {
+  return expNonPositiveLanes<float, FloatBitsCast>(x);
 }
 AMPRT_HD inline double m_expNonPositive(double x) { return exp(x); }
 AMPRT_HD inline float m_pow(float a, float b) { return powf(a, b); }

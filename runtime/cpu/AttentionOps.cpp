@@ -9,6 +9,12 @@
 //
 //===----------------------------------------------------------------------===//
 
+// The heads' 64-byte vectors (AttentionRows.h) pass by value only between
+// inlined helpers in functions compiled for one target, amprt_math.h's
+// expNonPositiveLanes among them, so GCC's note on their ABI is moot; it is
+// silenced before any header declares one.
+#pragma GCC diagnostic ignored "-Wpsabi"
+
 #include "AttentionHeads.h"
 #include "CpuOps.h"
 #include "OneDnn.h"
@@ -23,22 +29,6 @@ using namespace amprt;
 using namespace amprt::cpu::heads;
 
 namespace {
-
-// Vectors of 16 floats, whatever the target: each head loop is compiled
-// for the CPU it runs on (overHeads), so the 64-byte returns of these
-// always-inlined helpers never cross a call.
-#pragma GCC diagnostic ignored "-Wpsabi"
-typedef float V16 __attribute__((vector_size(64)));
-
-[[gnu::always_inline]] inline V16 loadV(const float *p) {
-  V16 v;
-  memcpy(&v, p, sizeof v);
-  return v;
-}
-
-[[gnu::always_inline]] inline void storeV(float *p, V16 v) {
-  memcpy(p, &v, sizeof v);
-}
 
 /// Products over rows x 16-lane blocks: Tile::run<R, C> makes an R-row,
 /// C-block tile of c (+)= a b. B is read a few blocks wide for every row
@@ -192,7 +182,7 @@ template <typename Policy, typename T>
 void forwardHeads(const device::AttentionOperands &a, device::Tensor *o,
                   const StridedView &ov, const HeadShape &s, int64_t begin,
                   int64_t end) {
-  Head<Policy> head(s);
+  Head<Policy> head(s, false);
   for (int64_t h = begin; h < end; ++h)
     head.forward(headOf(dataOf<T>(a.q), a.qv, h),
                  headOf(dataOf<T>(a.k), a.kv, h),
@@ -203,7 +193,7 @@ template <typename Policy, typename T>
 void backwardHeads(const device::AttentionOperands &a, const device::Tensor *dO,
                    const StridedView &dOv, const device::AttentionGrads &g,
                    const HeadShape &s, int64_t begin, int64_t end) {
-  Head<Policy> head(s);
+  Head<Policy> head(s, true);
   for (int64_t h = begin; h < end; ++h)
     head.backward(
         headOf(dataOf<T>(a.q), a.qv, h), headOf(dataOf<T>(a.k), a.kv, h),
