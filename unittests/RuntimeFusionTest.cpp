@@ -130,6 +130,45 @@ TEST_F(RuntimeFusionTest, NoControlFusesTheWholeEpilogue) {
   EXPECT_EQ(epilogue->getNumResults(), 1u); // nothing reads relu's input
 }
 
+constexpr const char *kAttention = R"mlir(
+  func.func @attention(%q: tensor<2x4x3xf32>, %k: tensor<2x4x3xf32>,
+                       %v: tensor<2x4x5xf32>, %do: tensor<2x4x5xf32>)
+      -> (tensor<2x4x5xf32>, tensor<2x4x3xf32>, tensor<2x4x3xf32>,
+          tensor<2x4x5xf32>) {
+    %s = tg.batch_matmul %q, %k {transpose_b = true} : tensor<2x4x3xf32>, tensor<2x4x3xf32>
+    %p = tg.softmax %s {causal} : tensor<2x4x4xf32>
+    %o = tg.batch_matmul %p, %v : tensor<2x4x4xf32>, tensor<2x4x5xf32>
+    %dp = tg.batch_matmul %do, %v {transpose_b = true} : tensor<2x4x5xf32>, tensor<2x4x5xf32>
+    %dv = tg.batch_matmul %p, %do {transpose_a = true} : tensor<2x4x4xf32>, tensor<2x4x5xf32>
+    %ds = tg.softmax_grad %dp, %p : tensor<2x4x4xf32>
+    %dq = tg.batch_matmul %ds, %k : tensor<2x4x4xf32>, tensor<2x4x3xf32>
+    %dk = tg.batch_matmul %ds, %q {transpose_a = true} : tensor<2x4x4xf32>, tensor<2x4x3xf32>
+    return %o, %dq, %dk, %dv : tensor<2x4x5xf32>, tensor<2x4x3xf32>, tensor<2x4x3xf32>, tensor<2x4x5xf32>
+  })mlir";
+
+TEST_F(RuntimeFusionTest, AttentionControlSeesForwardAndGradientTogether) {
+  OwningOpRef<ModuleOp> module = parse(kAttention);
+  std::vector<std::string> shown;
+  applyGreedily(*module, amp::populateAttentionPatterns,
+                [&](ArrayRef<Operation *> fused) {
+                  for (Operation *op : fused)
+                    shown.push_back(op->getName().getStringRef().str());
+                  return false;
+                });
+  std::string product = "tg.batch_matmul";
+  EXPECT_EQ(shown, (std::vector<std::string>{
+                       product, "tg.softmax", product, product, product,
+                       "tg.softmax_grad", product, product}));
+  EXPECT_EQ(count<amp::rt::AttentionOp>(*module), 0u);
+  EXPECT_EQ(count<amp::tg::SoftmaxGradOp>(*module), 1u);
+
+  applyGreedily(*module, amp::populateAttentionPatterns);
+  EXPECT_EQ(count<amp::rt::AttentionOp>(*module), 1u);
+  EXPECT_EQ(count<amp::rt::AttentionGradOp>(*module), 1u);
+  EXPECT_EQ(count<amp::tg::SoftmaxOp>(*module), 0u);
+  EXPECT_EQ(count<amp::tg::BatchMatmulOp>(*module), 0u);
+}
+
 // Eighteen steps in a line, a sum of nine inputs, and two sums whose sum
 // reads nine: whichever way the greedy driver walks, the chains are those
 // fuseForRuntime makes (a chain made first never lets a root above it

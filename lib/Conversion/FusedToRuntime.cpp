@@ -39,6 +39,57 @@ LogicalResult lower(RuntimeLoweringBuilder &rt, rt::StridedBatchMatmulOp op) {
   return success();
 }
 
+/// The views' rank: each is {offset, shape[rank], strides[rank]}.
+int64_t viewRank(ArrayRef<int64_t> view) {
+  return ((int64_t)view.size() - 1) / 2;
+}
+
+/// The arguments both attention entries start with: the context, the
+/// rank, the causal flag, then q, k and v each with its view.
+struct AttentionArgs {
+  Value ctx, rank, causal, q, qView, k, kView, v, vView;
+};
+
+/// Built in argument order (a braced list is evaluated left to right).
+template <typename OpT>
+AttentionArgs attentionArgs(RuntimeLoweringBuilder &rt, OpT op) {
+  return {rt.context(),
+          rt.constI32(viewRank(op.getQView())),
+          rt.constI32(op.getCausal()),
+          rt.handle(op.getQ()),
+          rt.i64Array(op.getQView()),
+          rt.handle(op.getK()),
+          rt.i64Array(op.getKView()),
+          rt.handle(op.getV()),
+          rt.i64Array(op.getVView())};
+}
+
+LogicalResult lower(RuntimeLoweringBuilder &rt, rt::AttentionOp op) {
+  Value o = rt.newTensor(op.getType());
+  rt.setHandle(op.getO(), o);
+  AttentionArgs a = attentionArgs(rt, op);
+  Value oView = rt.i64Array(op.getOView());
+  rt.callChecked(AMPRT_ENTRY(amprt_attention),
+                 {a.ctx, a.rank, a.causal, a.q, a.qView, a.k, a.kView, a.v,
+                  a.vView, o, oView});
+  return success();
+}
+
+LogicalResult lower(RuntimeLoweringBuilder &rt, rt::AttentionGradOp op) {
+  SmallVector<Value> g = rt.newResults(op);
+  AttentionArgs a = attentionArgs(rt, op);
+  Value gradO = rt.handle(op.getGradO());
+  Value gradOView = rt.i64Array(op.getGradOView());
+  Value dqView = rt.i64Array(op.getGradQView());
+  Value dkView = rt.i64Array(op.getGradKView());
+  Value dvView = rt.i64Array(op.getGradVView());
+  rt.callChecked(AMPRT_ENTRY(amprt_attention_grad),
+                 {a.ctx, a.rank, a.causal, a.q, a.qView, a.k, a.kView, a.v,
+                  a.vView, gradO, gradOView, g[0], dqView, g[1], dkView, g[2],
+                  dvView});
+  return success();
+}
+
 LogicalResult lower(RuntimeLoweringBuilder &rt, rt::UnscaleAllFiniteOp op) {
   SmallVector<Value> grads =
       llvm::map_to_vector(op.getGs(), [&](Value g) { return rt.handle(g); });
@@ -164,6 +215,9 @@ void amp::registerFusedOpLowerings(DialectRegistry &registry) {
     rt::StridedBatchMatmulOp::attachInterface<
         FusedModel<rt::StridedBatchMatmulOp>>(*context);
     rt::ElementwiseChainOp::attachInterface<FusedModel<rt::ElementwiseChainOp>>(
+        *context);
+    rt::AttentionOp::attachInterface<FusedModel<rt::AttentionOp>>(*context);
+    rt::AttentionGradOp::attachInterface<FusedModel<rt::AttentionGradOp>>(
         *context);
   });
 }

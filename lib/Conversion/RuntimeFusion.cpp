@@ -207,6 +207,8 @@ void amp::fuseForRuntime(func::FuncOp func,
     apply(populateReshapeViewPatterns);
   if (options.fuseUnscaleChecks)
     apply(populateUnscaleCheckPatterns);
+  if (options.fuseAttention)
+    apply(populateAttentionPatterns);
   if (options.stridedProducts)
     apply(populateStridedProductPatterns);
   apply(populateProductEpiloguePatterns, [options](ArrayRef<Operation *> ops) {

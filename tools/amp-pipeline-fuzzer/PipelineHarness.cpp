@@ -284,11 +284,15 @@ std::string lowerOptionsFor(llvm::ArrayRef<uint8_t> bytes) {
     hash = (hash ^ b) * 16777619u;
   if (!(hash & 1))
     return "";
-  static const char *const names[] = {
-      "fold-casts-into-products", "fold-casts-into-bias-grads",
-      "in-place-elementwise",     "reshape-views",
-      "fuse-bias-epilogues",      "fuse-activation-epilogues",
-      "fuse-elementwise-chains",  "strided-products"};
+  static const char *const names[] = {"fold-casts-into-products",
+                                      "fold-casts-into-bias-grads",
+                                      "in-place-elementwise",
+                                      "reshape-views",
+                                      "fuse-bias-epilogues",
+                                      "fuse-activation-epilogues",
+                                      "fuse-elementwise-chains",
+                                      "strided-products",
+                                      "fuse-attention"};
   std::string options;
   for (unsigned i = 0; i < std::size(names); ++i)
     if (hash >> (i + 1) & 1)

@@ -24,6 +24,11 @@ defvar RuntimeFusionOptions = [
          /*default=*/"true",
          "Unscale gradients and test them for inf/NaN in one pass where an "
          "amp.all_finite reads only amp.unscale results">,
+  Option<"fuseAttention", "fuse-attention", "bool", /*default=*/"true",
+         "Run q k^T, its softmax along the keys and the product with v as "
+         "one amprt.attention, and autodiff's five ops for their gradient "
+         "as one amprt.attention_grad, when nothing else reads the scores "
+         "or probabilities">,
   Option<"stridedProducts", "strided-products", "bool", /*default=*/"true",
          "Let batched products read transposed (reshaped, sliced) operands "
          "and write a transposed result in place instead of copying them">,
@@ -82,6 +87,26 @@ def FuseForRuntimePass : Pass<"amp-fuse-for-runtime", "::mlir::func::FuncOp"> {
     use; only an op where the storage dies (so no view of it is read
     later) writes over it. `reshape-views=0` leaves every `tg.reshape`
     (which the lowering then copies or, where the input dies at it, moves).
+
+    Attention, `tg.batch_matmul(q, k) {transpose_b}` read only by a
+    `tg.softmax` along the keys (causal or not) whose result is read by
+    `tg.batch_matmul(p, v)` and by nothing else but the gradient autodiff
+    writes for it (`dp = batch_matmul(grad_o, v) {transpose_b}`,
+    `grad_v = batch_matmul(p, grad_o) {transpose_a}`,
+    `ds = tg.softmax_grad(dp, p)`, `grad_q = batch_matmul(ds, k)`,
+    `grad_k = batch_matmul(ds, q) {transpose_a}`, none of whose
+    intermediates is read elsewhere), becomes an `amprt.attention` at the
+    second product's place and, with its gradient, an
+    `amprt.attention_grad` before the first of those five: `amprt_attention`
+    and `amprt_attention_grad`, over views of the tensors q, k, v and
+    grad_o start from (as the strided products below), each result written
+    where a `tg.transpose` that alone reads it wants it. The probabilities
+    are never stored: the CPU computes each head's scores, softmax and
+    products in cache, and its backward recomputes them from q, k and v.
+    The scores and probabilities are f32 throughout (the unfused ops round
+    them to the operands' type), so a 16-bit step's values differ from the
+    unfused ops' within that rounding. `fuse-attention=0` leaves them as
+    written.
 
     A `tg.batch_matmul` whose operands are `tg.transpose`s (of reshapes
     or views, of `tg.slice`s) of tensors, or whose result only a

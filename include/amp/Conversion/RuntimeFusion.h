@@ -18,8 +18,10 @@ namespace amp {
 
 /// Decides whether a fusion a pattern has matched is made. It is given the
 /// ops the fused op stands for, in block order: the cast; the reshape; the
-/// unscales and their amp.all_finite; the product, its bias add and its
-/// activation; a chain's steps. No function: every match is made.
+/// unscales and their amp.all_finite; an attention's products and softmax
+/// (and its gradient's five ops, the two fused together); a strided
+/// product's view ops, product and transpose; the product, its bias add
+/// and its activation; a chain's steps. No function: every match is made.
 using RuntimeFusionControlFn =
     std::function<bool(llvm::ArrayRef<mlir::Operation *> fused)>;
 
@@ -31,6 +33,14 @@ void populateCastOnReadPatterns(mlir::RewritePatternSet &patterns,
 /// tg.reshape -> amprt.view where the result is not returned.
 void populateReshapeViewPatterns(mlir::RewritePatternSet &patterns,
                                  RuntimeFusionControlFn control = {});
+/// tg.batch_matmul(q, k^T) -> tg.softmax along the keys ->
+/// tg.batch_matmul(p, v), the scores and probabilities read by nothing else
+/// -> amprt.attention; with autodiff's five ops for its gradient (dp, dv,
+/// softmax_grad, dq, dk) where those read p -> amprt.attention_grad too.
+/// Operands are views of the tensors their transposes, reshapes and slices
+/// start from; a result only a tg.transpose reads is written through it.
+void populateAttentionPatterns(mlir::RewritePatternSet &patterns,
+                               RuntimeFusionControlFn control = {});
 /// tg.batch_matmul whose operands are tg.transposes (of reshapes or
 /// amprt.views, of tg.slices) or whose result only a tg.transpose reads ->
 /// amprt.strided_batch_matmul over views of the tensors they start from;
@@ -64,6 +74,7 @@ struct RuntimeFusionOptions {
   bool foldCastsIntoBiasGrads = true;
   bool reshapeViews = true;
   bool fuseUnscaleChecks = true;
+  bool fuseAttention = true;
   bool stridedProducts = true;
   bool fuseBiasEpilogues = true;
   bool fuseActivationEpilogues = true;
@@ -75,13 +86,10 @@ struct RuntimeFusionOptions {
 template <typename PassBase> struct WithRuntimeFusionOptions : PassBase {
   using PassBase::PassBase;
   RuntimeFusionOptions fusionOptions() const {
-    return {this->foldCastsIntoProducts,
-            this->foldCastsIntoBiasGrads,
-            this->reshapeViews,
-            this->fuseUnscaleChecks,
-            this->stridedProducts,
-            this->fuseBiasEpilogues,
-            this->fuseActivationEpilogues,
+    return {this->foldCastsIntoProducts, this->foldCastsIntoBiasGrads,
+            this->reshapeViews,          this->fuseUnscaleChecks,
+            this->fuseAttention,         this->stridedProducts,
+            this->fuseBiasEpilogues,     this->fuseActivationEpilogues,
             this->fuseElementwiseChains};
   }
 };

@@ -316,3 +316,61 @@ func.func @strided_rank(%a: tensor<3x4xf32>, %b: tensor<4x5xf32>) -> tensor<3x5x
   %c = amprt.strided_batch_matmul %a [0, 3, 4, 4, 1], %b [0, 4, 5, 5, 1] into [0, 3, 5, 5, 1] : tensor<3x4xf32>, tensor<4x5xf32> -> tensor<3x5xf32>
   return %c : tensor<3x5xf32>
 }
+
+// -----
+
+func.func @attention_heads(%q: tensor<2x4x3xf32>, %k: tensor<2x6x2xf32>, %v: tensor<2x6x5xf32>) -> tensor<2x4x5xf32> {
+  // expected-error @+1 {{'amprt.attention' op views 2x4x3, 2x6x2, 2x6x5 are not q [b..., tq, d], k [b..., tk, d], v [b..., tk, e]}}
+  %o = amprt.attention %q [0, 2, 4, 3, 12, 3, 1], %k [0, 2, 6, 2, 12, 2, 1], %v [0, 2, 6, 5, 30, 5, 1] into [0, 2, 4, 5, 20, 5, 1] : tensor<2x4x3xf32>, tensor<2x6x2xf32>, tensor<2x6x5xf32> -> tensor<2x4x5xf32>
+  return %o : tensor<2x4x5xf32>
+}
+
+// -----
+
+func.func @attention_output(%q: tensor<2x4x3xf32>, %k: tensor<2x6x3xf32>, %v: tensor<2x6x5xf32>) -> tensor<2x4x3xf32> {
+  // expected-error @+1 {{'amprt.attention' op o_view is 2x4x3, not 2x4x5}}
+  %o = amprt.attention %q [0, 2, 4, 3, 12, 3, 1], %k [0, 2, 6, 3, 18, 3, 1], %v [0, 2, 6, 5, 30, 5, 1] into [0, 2, 4, 3, 12, 3, 1] : tensor<2x4x3xf32>, tensor<2x6x3xf32>, tensor<2x6x5xf32> -> tensor<2x4x3xf32>
+  return %o : tensor<2x4x3xf32>
+}
+
+// -----
+
+func.func @attention_types(%q: tensor<2x4x3xbf16>, %k: tensor<2x6x3xf32>, %v: tensor<2x6x5xf32>) -> tensor<2x4x5xf32> {
+  // expected-error @+1 {{'amprt.attention' op reads and writes one element type}}
+  %o = amprt.attention %q [0, 2, 4, 3, 12, 3, 1], %k [0, 2, 6, 3, 18, 3, 1], %v [0, 2, 6, 5, 30, 5, 1] into [0, 2, 4, 5, 20, 5, 1] : tensor<2x4x3xbf16>, tensor<2x6x3xf32>, tensor<2x6x5xf32> -> tensor<2x4x5xf32>
+  return %o : tensor<2x4x5xf32>
+}
+
+// -----
+
+func.func @attention_past_end(%q: tensor<2x4x3xf32>, %k: tensor<2x6x3xf32>, %v: tensor<2x6x5xf32>) -> tensor<2x4x5xf32> {
+  // expected-error @+1 {{'amprt.attention' op v_view reaches past its tensor's 60 elements}}
+  %o = amprt.attention %q [0, 2, 4, 3, 12, 3, 1], %k [0, 2, 6, 3, 18, 3, 1], %v [1, 2, 6, 5, 30, 5, 1] into [0, 2, 4, 5, 20, 5, 1] : tensor<2x4x3xf32>, tensor<2x6x3xf32>, tensor<2x6x5xf32> -> tensor<2x4x5xf32>
+  return %o : tensor<2x4x5xf32>
+}
+
+// -----
+
+func.func @attention_rank(%q: tensor<4x3xf32>, %k: tensor<6x3xf32>, %v: tensor<6x5xf32>) -> tensor<4x5xf32> {
+  // expected-error @+1 {{'amprt.attention' op views are of rank 3 to 8}}
+  %o = amprt.attention %q [0, 4, 3, 3, 1], %k [0, 6, 3, 3, 1], %v [0, 6, 5, 5, 1] into [0, 4, 5, 5, 1] : tensor<4x3xf32>, tensor<6x3xf32>, tensor<6x5xf32> -> tensor<4x5xf32>
+  return %o : tensor<4x5xf32>
+}
+
+// -----
+
+func.func @attention_grad_output(%q: tensor<2x4x3xf32>, %k: tensor<2x6x3xf32>, %v: tensor<2x6x5xf32>, %do: tensor<2x4x3xf32>)
+    -> (tensor<2x4x3xf32>, tensor<2x6x3xf32>, tensor<2x6x5xf32>) {
+  // expected-error @+1 {{'amprt.attention_grad' op grad_o_view is 2x4x3, not o's 2x4x5}}
+  %dq, %dk, %dv = amprt.attention_grad %q [0, 2, 4, 3, 12, 3, 1], %k [0, 2, 6, 3, 18, 3, 1], %v [0, 2, 6, 5, 30, 5, 1], %do [0, 2, 4, 3, 12, 3, 1] into [0, 2, 4, 3, 12, 3, 1], [0, 2, 6, 3, 18, 3, 1], [0, 2, 6, 5, 30, 5, 1] : tensor<2x4x3xf32>, tensor<2x6x3xf32>, tensor<2x6x5xf32>, tensor<2x4x3xf32> -> tensor<2x4x3xf32>, tensor<2x6x3xf32>, tensor<2x6x5xf32>
+  return %dq, %dk, %dv : tensor<2x4x3xf32>, tensor<2x6x3xf32>, tensor<2x6x5xf32>
+}
+
+// -----
+
+func.func @attention_grad_twice(%q: tensor<2x4x3xf32>, %k: tensor<2x6x3xf32>, %v: tensor<2x6x5xf32>, %do: tensor<2x4x5xf32>)
+    -> (tensor<2x4x3xf32>, tensor<2x6x3xf32>, tensor<2x6x5xf32>) {
+  // expected-error @+1 {{'amprt.attention_grad' op grad_k_view must name every element of its result once}}
+  %dq, %dk, %dv = amprt.attention_grad %q [0, 2, 4, 3, 12, 3, 1], %k [0, 2, 6, 3, 18, 3, 1], %v [0, 2, 6, 5, 30, 5, 1], %do [0, 2, 4, 5, 20, 5, 1] into [0, 2, 4, 3, 12, 3, 1], [0, 2, 6, 3, 18, 1, 1], [0, 2, 6, 5, 30, 5, 1] : tensor<2x4x3xf32>, tensor<2x6x3xf32>, tensor<2x6x5xf32>, tensor<2x4x5xf32> -> tensor<2x4x3xf32>, tensor<2x6x3xf32>, tensor<2x6x5xf32>
+  return %dq, %dk, %dv : tensor<2x4x3xf32>, tensor<2x6x3xf32>, tensor<2x6x5xf32>
+}

@@ -176,6 +176,14 @@ FailureOr<ViewParts> viewParts(Operation *op, StringRef name,
   return parts;
 }
 
+/// A shape as `2x3x4`.
+std::string text(ArrayRef<int64_t> shape) {
+  std::string out;
+  llvm::raw_string_ostream os(out);
+  llvm::interleave(shape, os, "x");
+  return out;
+}
+
 /// Whether no two indices of the view name one element.
 bool oneToOne(const ViewParts &v) {
   SmallVector<std::pair<int64_t, int64_t>> dims;
@@ -215,12 +223,6 @@ LogicalResult StridedBatchMatmulOp::verify() {
               cs[rank - 1] == bs[rank - 1] &&
               as.drop_back(2) == cs.drop_back(2) &&
               bs.drop_back(2) == cs.drop_back(2);
-  auto text = [](ArrayRef<int64_t> shape) {
-    std::string out;
-    llvm::raw_string_ostream os(out);
-    llvm::interleave(shape, os, "x");
-    return out;
-  };
   if (!fits)
     return emitOpError("views ")
            << text(as) << " x " << text(bs) << " do not make " << text(cs);
@@ -229,6 +231,103 @@ LogicalResult StridedBatchMatmulOp::verify() {
     covered *= size;
   if (covered != c.getNumElements() || !oneToOne(*cv))
     return emitOpError("c_view must name every element of its result once");
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// amprt.attention, amprt.attention_grad
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// A view attribute of an attention op, by name, over its tensor.
+struct NamedView {
+  StringRef name;
+  ArrayRef<int64_t> view;
+  Value tensor;
+};
+
+/// Parses `views` (q, k, v, then the rest) at one rank, checks that q, k
+/// and v make heads (q [b..., tq, d], k [b..., tk, d], v [b..., tk, e],
+/// tk >= 1) of one static float type with the rest, and returns their
+/// parts and o's shape [b..., tq, e] last.
+FailureOr<SmallVector<ViewParts>> attentionViews(Operation *op,
+                                                 ArrayRef<NamedView> views,
+                                                 SmallVector<int64_t> &oShape) {
+  Type element = getElementTypeOrSelf(views.front().tensor.getType());
+  int64_t rank = ((int64_t)views.front().view.size() - 1) / 2;
+  if (rank < 3 || rank > 8)
+    return op->emitOpError("views are of rank 3 to 8");
+  SmallVector<ViewParts> parts;
+  for (const NamedView &v : views) {
+    auto type = cast<RankedTensorType>(v.tensor.getType());
+    if (!type.hasStaticShape())
+      return op->emitOpError("needs static shapes");
+    if (type.getElementType() != element)
+      return op->emitOpError("reads and writes one element type");
+    FailureOr<ViewParts> p = viewParts(op, v.name, v.view, rank, type);
+    if (failed(p))
+      return failure();
+    parts.push_back(*p);
+  }
+  ArrayRef<int64_t> q = parts[0].shape, k = parts[1].shape, v = parts[2].shape;
+  if (q.drop_back(2) != k.drop_back(2) || k.drop_back(2) != v.drop_back(2) ||
+      q.back() != k.back() || k[rank - 2] != v[rank - 2] || k[rank - 2] < 1)
+    return op->emitOpError("views ")
+           << text(q) << ", " << text(k) << ", " << text(v)
+           << " are not q [b..., tq, d], k [b..., tk, d], v [b..., tk, e]";
+  oShape.assign(q.begin(), q.end());
+  oShape.back() = v.back();
+  return parts;
+}
+
+/// A result's view: `shape`, naming every element of its result once.
+LogicalResult checkResultView(Operation *op, const NamedView &named,
+                              const ViewParts &parts, ArrayRef<int64_t> shape) {
+  if (parts.shape != shape)
+    return op->emitOpError(named.name)
+           << " is " << text(parts.shape) << ", not " << text(shape);
+  if (cast<RankedTensorType>(named.tensor.getType()).getNumElements() !=
+          ShapedType::getNumElements(shape) ||
+      !oneToOne(parts))
+    return op->emitOpError(named.name)
+           << " must name every element of its result once";
+  return success();
+}
+} // namespace
+
+LogicalResult AttentionOp::verify() {
+  SmallVector<NamedView> views = {{"q_view", getQView(), getQ()},
+                                  {"k_view", getKView(), getK()},
+                                  {"v_view", getVView(), getV()},
+                                  {"o_view", getOView(), getO()}};
+  SmallVector<int64_t> oShape;
+  FailureOr<SmallVector<ViewParts>> parts =
+      attentionViews(*this, views, oShape);
+  if (failed(parts))
+    return failure();
+  return checkResultView(*this, views[3], (*parts)[3], oShape);
+}
+
+LogicalResult AttentionGradOp::verify() {
+  SmallVector<NamedView> views = {{"q_view", getQView(), getQ()},
+                                  {"k_view", getKView(), getK()},
+                                  {"v_view", getVView(), getV()},
+                                  {"grad_o_view", getGradOView(), getGradO()},
+                                  {"grad_q_view", getGradQView(), getGradQ()},
+                                  {"grad_k_view", getGradKView(), getGradK()},
+                                  {"grad_v_view", getGradVView(), getGradV()}};
+  SmallVector<int64_t> oShape;
+  FailureOr<SmallVector<ViewParts>> parts =
+      attentionViews(*this, views, oShape);
+  if (failed(parts))
+    return failure();
+  if ((*parts)[3].shape != ArrayRef<int64_t>(oShape))
+    return emitOpError("grad_o_view is ")
+           << text((*parts)[3].shape) << ", not o's " << text(oShape);
+  for (int i = 0; i < 3; ++i)
+    if (failed(checkResultView(*this, views[4 + i], (*parts)[4 + i],
+                               (*parts)[i].shape)))
+      return failure();
   return success();
 }
 
