@@ -134,6 +134,24 @@ bool readable(ArrayRef<ValueView> views) {
   });
 }
 
+/// The first of a backward's ops in the block: where its fused op goes.
+Operation *firstOf(Backward b) {
+  return b.dp->isBeforeInBlock(b.dv) ? b.dp : b.dv;
+}
+
+/// Whether each of `values` is defined before `op` (in its block, or
+/// outside it): dp and dv need only do and v, so a hand-written step may
+/// compute q or k after them, where the fused op could not read it.
+bool definedBefore(ArrayRef<Value> values, Operation *op) {
+  return llvm::all_of(values, [&](Value v) {
+    // A block argument precedes every op; a value from an enclosing block
+    // dominates op's.
+    Operation *def = v.getDefiningOp();
+    return !def || def->getBlock() != op->getBlock() ||
+           def->isBeforeInBlock(op);
+  });
+}
+
 /// Replaces `product`'s result (or the transpose placed over it) with
 /// `value`, and erases the product.
 void replaceResult(PatternRewriter &rewriter, tg::BatchMatmulOp product,
@@ -159,8 +177,11 @@ struct Attention : OpFusionPattern<tg::SoftmaxOp> {
     ValueView gradO = b ? viewOf(b->gradO()) : ValueView();
     if (!readable({q, k, v}) || (b && !readable({gradO})))
       return failure();
-    SmallVector<Operation *> fused = fusedOps(*f, b);
-    if (!allowed(fused))
+    std::optional<SmallVector<Operation *>> fused = fusedOps(*f, b);
+    if (!fused ||
+        (b && !definedBefore({q.storage, k.storage, v.storage, gradO.storage},
+                             firstOf(*b))) ||
+        !allowed(*fused))
       return failure();
     bool causal = softmax.getCausal();
     if (b)
@@ -179,12 +200,18 @@ struct Attention : OpFusionPattern<tg::SoftmaxOp> {
   }
 
 private:
-  /// The ops the fusion stands for, in block order.
-  static SmallVector<Operation *> fusedOps(const Forward &f,
-                                           const std::optional<Backward> &b) {
+  /// The ops the fusion stands for, in block order; none where they are
+  /// not all in one block (an op nested in another dialect's region is
+  /// not this fusion's).
+  static std::optional<SmallVector<Operation *>>
+  fusedOps(const Forward &f, const std::optional<Backward> &b) {
     SmallVector<Operation *> ops = {f.scores, f.softmax, f.output};
     if (b)
       ops.append({b->dp, b->dv, b->ds, b->dq, b->dk});
+    Block *block = f.softmax->getBlock();
+    if (llvm::any_of(ops,
+                     [&](Operation *op) { return op->getBlock() != block; }))
+      return std::nullopt;
     llvm::sort(
         ops, [](Operation *x, Operation *y) { return x->isBeforeInBlock(y); });
     return ops;
@@ -198,7 +225,7 @@ private:
                            bool causal) {
     ResultPlacement dq = placeResult(b.dq), dk = placeResult(b.dk),
                     dv = placeResult(b.dv);
-    rewriter.setInsertionPoint(b.dp->isBeforeInBlock(b.dv) ? b.dp : b.dv);
+    rewriter.setInsertionPoint(firstOf(b));
     auto grad = rt::AttentionGradOp::create(
         rewriter, fusedLoc({b.dp, b.dv, b.ds, b.dq, b.dk}),
         TypeRange{dq.type, dk.type, dv.type}, q.storage, encodeView(q),

@@ -12,12 +12,14 @@
 #ifndef AMPRT_CPU_ATTENTIONPACKING_H
 #define AMPRT_CPU_ATTENTIONPACKING_H
 
+#include "Convert.h"
 #include "Parallel.h"
 
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <immintrin.h>
+#include <type_traits>
 #include <vector>
 
 namespace amprt::cpu::heads {
@@ -44,20 +46,38 @@ template <typename Elem> struct Dense {
   const Elem *row(int64_t r) const { return data.data() + r * ld; }
 };
 
+/// A row of n elements of storage T as f32 (Convert.h's vector
+/// conversions: F16C for f16, a shift for bf16), and back.
+inline void widenRow(const float *src, float *dst, int64_t n) {
+  std::copy(src, src + n, dst);
+}
+template <typename T> void widenRow(const T *src, float *dst, int64_t n) {
+  convert(src, dst, n);
+}
+inline void narrowRow(const float *src, float *dst, int64_t n) {
+  std::copy(src, src + n, dst);
+}
+template <typename T> void narrowRow(const float *src, T *dst, int64_t n) {
+  convert(src, dst, n);
+}
+
 /// Rows [0, rows) x [0, cols) of `from`, read as Policy elements into `to`
 /// (rows and the unit-padded ld it was sized for; the padding stays 0).
 template <typename Policy, typename T>
 void loadRows(const HeadRows<const T> &from, int64_t rows, int64_t cols,
               Dense<typename Policy::Elem> &to) {
+  using Elem = typename Policy::Elem;
   for (int64_t r = 0; r < rows; ++r) {
     const T *src = from.base + r * from.row;
-    typename Policy::Elem *dst = to.row(r);
-    if (from.col == 1)
-      for (int64_t c = 0; c < cols; ++c)
-        dst[c] = Policy::fromStorage(src[c]);
-    else
+    Elem *dst = to.row(r);
+    if (from.col != 1)
       for (int64_t c = 0; c < cols; ++c)
         dst[c] = Policy::fromStorage(src[c * from.col]);
+    else if constexpr (std::is_same_v<Elem, float>)
+      widenRow(src, dst, cols);
+    else
+      for (int64_t c = 0; c < cols; ++c)
+        dst[c] = Policy::fromStorage(src[c]);
   }
 }
 

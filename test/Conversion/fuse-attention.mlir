@@ -116,3 +116,23 @@ func.func @kept_score_gradient(%q: tensor<2x4x3xf32>, %k: tensor<2x4x3xf32>, %v:
   %e = tg.exp %ds : tensor<2x4x4xf32>
   return %o, %dq, %dk, %dv, %e : tensor<2x4x5xf32>, tensor<2x4x3xf32>, tensor<2x4x3xf32>, tensor<2x4x5xf32>, tensor<2x4x4xf32>
 }
+
+// dp and dv come before q is computed (valid, as they do not read it): the
+// gradient's op would go before dp and read q before it exists, so
+// nothing is fused.
+// CHECK-LABEL: func.func @q_after_gradient(
+// CHECK-NOT: amprt.attention
+// CHECK: return
+func.func @q_after_gradient(%x: tensor<2x4x3xf32>, %k: tensor<2x4x3xf32>, %v: tensor<2x4x5xf32>, %do: tensor<2x4x5xf32>)
+    -> (tensor<2x4x5xf32>, tensor<2x4x3xf32>, tensor<2x4x3xf32>, tensor<2x4x5xf32>) {
+  %dp = tg.batch_matmul %do, %v {transpose_b = true} : tensor<2x4x5xf32>, tensor<2x4x5xf32>
+  %q = tg.neg %x : tensor<2x4x3xf32>
+  %s = tg.batch_matmul %q, %k {transpose_b = true} : tensor<2x4x3xf32>, tensor<2x4x3xf32>
+  %p = tg.softmax %s {causal} : tensor<2x4x4xf32>
+  %o = tg.batch_matmul %p, %v : tensor<2x4x4xf32>, tensor<2x4x5xf32>
+  %dv = tg.batch_matmul %p, %do {transpose_a = true} : tensor<2x4x4xf32>, tensor<2x4x5xf32>
+  %ds = tg.softmax_grad %dp, %p : tensor<2x4x4xf32>
+  %dq = tg.batch_matmul %ds, %k : tensor<2x4x4xf32>, tensor<2x4x3xf32>
+  %dk = tg.batch_matmul %ds, %q {transpose_a = true} : tensor<2x4x4xf32>, tensor<2x4x3xf32>
+  return %o, %dq, %dk, %dv : tensor<2x4x5xf32>, tensor<2x4x3xf32>, tensor<2x4x3xf32>, tensor<2x4x5xf32>
+}

@@ -8,6 +8,7 @@
 #include "amp/Dialect/AMPRT/IR/AMPRT.h"
 #include "amprt/amprt.h"
 #include "mlir/IR/TypeUtilities.h"
+#include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
 using namespace amp;
@@ -163,14 +164,17 @@ FailureOr<ViewParts> viewParts(Operation *op, StringRef name,
            << " has " << view.size() << " values, not 1 + 2 * " << rank;
   ViewParts parts{view[0], view.slice(1, rank), view.slice(1 + rank, rank)};
   int64_t last = parts.offset;
-  bool empty = false;
+  bool empty = false, overflow = false;
   for (auto [size, stride] : llvm::zip(parts.shape, parts.strides)) {
     if (size < 0 || stride < 0)
       return op->emitOpError(name) << " has a negative size or stride";
     empty |= size == 0;
-    last += size > 0 ? (size - 1) * stride : 0;
+    int64_t reach = 0;
+    overflow |= size > 0 && llvm::MulOverflow(size - 1, stride, reach);
+    overflow |= llvm::AddOverflow(last, reach, last);
   }
-  if (parts.offset < 0 || (!empty && last >= storage.getNumElements()))
+  if (parts.offset < 0 ||
+      (!empty && (overflow || last >= storage.getNumElements())))
     return op->emitOpError(name) << " reaches past its tensor's "
                                  << storage.getNumElements() << " elements";
   return parts;
