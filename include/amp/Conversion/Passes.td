@@ -105,8 +105,10 @@ def FuseForRuntimePass : Pass<"amp-fuse-for-runtime", "::mlir::func::FuncOp"> {
     products in cache, and its backward recomputes them from q, k and v.
     The scores and probabilities are f32 throughout (the unfused ops round
     them to the operands' type), so a 16-bit step's values differ from the
-    unfused ops' within that rounding. `fuse-attention=0` leaves them as
-    written.
+    unfused ops' within that rounding. Scores scaled between the product
+    and the softmax (a `tg.mul` there) are not this form; a scale on q
+    before the product is (q is then the scaled tensor).
+    `fuse-attention=0` leaves them as written.
 
     A `tg.batch_matmul` whose operands are `tg.transpose`s (of reshapes
     or views, of `tg.slice`s) of tensors, or whose result only a
