@@ -103,7 +103,33 @@ def write_wide_block():
     return path
 
 
+def parse(argv):
+    """(out, width, batch) from OUT.mlir [WIDTH] [BATCH]; exits 2 with the
+    usage on anything else (an option such as --help, or a size first,
+    would otherwise name the file written: a mistyped call once wrote a
+    model to ./512)."""
+    def usage(why):
+        print(f"transformer_model.py: error: {why}\n"
+              "usage: transformer_model.py OUT.mlir [WIDTH] [BATCH]",
+              file=sys.stderr)
+        sys.exit(2)
+    if not 2 <= len(argv) <= 4:
+        usage("expected an output file and up to two sizes")
+    out, sizes = argv[1], argv[2:]
+    if out.startswith("-") or not out.endswith(".mlir"):
+        usage(f"'{out}' is not an output .mlir file")
+    values = []
+    for name, given, default in zip(("WIDTH", "BATCH"), sizes + [None] * 2,
+                                    (256, 64)):
+        if given is None:
+            values.append(default)
+        elif not given.isdigit() or int(given) < 1:
+            usage(f"{name} '{given}' is not a positive integer")
+        else:
+            values.append(int(given))
+    return out, values[0], values[1]
+
+
 if __name__ == "__main__":
-    width = int(sys.argv[2]) if len(sys.argv) > 2 else 256
-    batch = int(sys.argv[3]) if len(sys.argv) > 3 else 64
-    write_text(sys.argv[1], text(width, batch))
+    out, width, batch = parse(sys.argv)
+    write_text(out, text(width, batch))
