@@ -220,7 +220,7 @@ private:
       const float *src = from + r * ld;
       T *dst = to.base + (i0 + r) * to.row;
       if (to.col == 1)
-        narrowRow(src, dst, cols);
+        convertRow(src, dst, cols);
       else
         for (int64_t c = 0; c < cols; ++c)
           store(dst, c * to.col, src[c]);

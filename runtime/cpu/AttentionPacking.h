@@ -36,9 +36,8 @@ template <typename T> struct HeadRows {
 /// of the unit, zero past the columns written).
 template <typename Elem> struct Dense {
   std::vector<Elem> data;
-  int64_t rows = 0, ld = 0;
+  int64_t ld = 0;
   void resize(int64_t r, int64_t l) {
-    rows = r;
     ld = l;
     data.assign(r * l, Elem());
   }
@@ -46,19 +45,15 @@ template <typename Elem> struct Dense {
   const Elem *row(int64_t r) const { return data.data() + r * ld; }
 };
 
-/// A row of n elements of storage T as f32 (Convert.h's vector
-/// conversions: F16C for f16, a shift for bf16), and back.
-inline void widenRow(const float *src, float *dst, int64_t n) {
-  std::copy(src, src + n, dst);
-}
-template <typename T> void widenRow(const T *src, float *dst, int64_t n) {
-  convert(src, dst, n);
-}
-inline void narrowRow(const float *src, float *dst, int64_t n) {
-  std::copy(src, src + n, dst);
-}
-template <typename T> void narrowRow(const float *src, T *dst, int64_t n) {
-  convert(src, dst, n);
+/// n elements from one float type to another: a copy where they are the
+/// same, else Convert.h's vector conversions (F16C for f16, a shift or a
+/// rounding for bf16).
+template <typename From, typename To>
+void convertRow(const From *src, To *dst, int64_t n) {
+  if constexpr (std::is_same_v<From, To>)
+    std::copy(src, src + n, dst);
+  else
+    convert(src, dst, n);
 }
 
 /// Rows [0, rows) x [0, cols) of `from`, read as Policy elements into `to`
@@ -74,7 +69,7 @@ void loadRows(const HeadRows<const T> &from, int64_t rows, int64_t cols,
       for (int64_t c = 0; c < cols; ++c)
         dst[c] = Policy::fromStorage(src[c * from.col]);
     else if constexpr (std::is_same_v<Elem, float>)
-      widenRow(src, dst, cols);
+      convertRow(src, dst, cols);
     else
       for (int64_t c = 0; c < cols; ++c)
         dst[c] = Policy::fromStorage(src[c]);

@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "amp/Dialect/AMPRT/IR/AMPRT.h"
+#include "amp/Dialect/TG/IR/TGShapes.h"
 #include "amprt/amprt.h"
 #include "mlir/IR/TypeUtilities.h"
 #include "llvm/Support/MathExtras.h"
@@ -180,14 +181,6 @@ FailureOr<ViewParts> viewParts(Operation *op, StringRef name,
   return parts;
 }
 
-/// A shape as `2x3x4`.
-std::string text(ArrayRef<int64_t> shape) {
-  std::string out;
-  llvm::raw_string_ostream os(out);
-  llvm::interleave(shape, os, "x");
-  return out;
-}
-
 /// Whether no two indices of the view name one element.
 bool oneToOne(const ViewParts &v) {
   SmallVector<std::pair<int64_t, int64_t>> dims;
@@ -229,7 +222,8 @@ LogicalResult StridedBatchMatmulOp::verify() {
               bs.drop_back(2) == cs.drop_back(2);
   if (!fits)
     return emitOpError("views ")
-           << text(as) << " x " << text(bs) << " do not make " << text(cs);
+           << tg::formatShape(as) << " x " << tg::formatShape(bs)
+           << " do not make " << tg::formatShape(cs);
   int64_t covered = 1;
   for (int64_t size : cs)
     covered *= size;
@@ -277,7 +271,8 @@ FailureOr<SmallVector<ViewParts>> attentionViews(Operation *op,
   if (q.drop_back(2) != k.drop_back(2) || k.drop_back(2) != v.drop_back(2) ||
       q.back() != k.back() || k[rank - 2] != v[rank - 2] || k[rank - 2] < 1)
     return op->emitOpError("views ")
-           << text(q) << ", " << text(k) << ", " << text(v)
+           << tg::formatShape(q) << ", " << tg::formatShape(k) << ", "
+           << tg::formatShape(v)
            << " are not q [b..., tq, d], k [b..., tk, d], v [b..., tk, e]";
   oShape.assign(q.begin(), q.end());
   oShape.back() = v.back();
@@ -288,8 +283,8 @@ FailureOr<SmallVector<ViewParts>> attentionViews(Operation *op,
 LogicalResult checkResultView(Operation *op, const NamedView &named,
                               const ViewParts &parts, ArrayRef<int64_t> shape) {
   if (parts.shape != shape)
-    return op->emitOpError(named.name)
-           << " is " << text(parts.shape) << ", not " << text(shape);
+    return op->emitOpError(named.name) << " is " << tg::formatShape(parts.shape)
+                                       << ", not " << tg::formatShape(shape);
   if (cast<RankedTensorType>(named.tensor.getType()).getNumElements() !=
           ShapedType::getNumElements(shape) ||
       !oneToOne(parts))
@@ -327,7 +322,8 @@ LogicalResult AttentionGradOp::verify() {
     return failure();
   if ((*parts)[3].shape != ArrayRef<int64_t>(oShape))
     return emitOpError("grad_o_view is ")
-           << text((*parts)[3].shape) << ", not o's " << text(oShape);
+           << tg::formatShape((*parts)[3].shape) << ", not o's "
+           << tg::formatShape(oShape);
   for (int i = 0; i < 3; ++i)
     if (failed(checkResultView(*this, views[4 + i], (*parts)[4 + i],
                                (*parts)[i].shape)))
