@@ -116,9 +116,13 @@ scaleByFactorsAvx512(float *wide, const uint16_t *bits, const float *factors,
                      int64_t m) {
   int64_t j = 0;
   for (; j + 16 <= m; j += 16) {
-    __m512i index = _mm512_cvtepu16_epi32(
+    // Zero-masked and merge forms with every lane selected: GCC 12's
+    // unmasked ones merge into an undefined value (Convert.h).
+    __m512i index = _mm512_maskz_cvtepu16_epi32(
+        kAllLanes,
         _mm256_loadu_si256(reinterpret_cast<const __m256i *>(bits + j)));
-    __m512 factor = _mm512_i32gather_ps(index, factors, 4);
+    __m512 factor = _mm512_mask_i32gather_ps(_mm512_setzero_ps(), kAllLanes,
+                                             index, factors, 4);
     _mm512_storeu_ps(wide + j,
                      _mm512_mul_ps(_mm512_loadu_ps(wide + j), factor));
   }

@@ -46,12 +46,14 @@ AMPRT_POOL_LANES_TARGET inline __m512 loadLanes(__mmask16 lanes,
 }
 AMPRT_POOL_LANES_TARGET inline __m512 loadLanes(__mmask16 lanes,
                                                 const uint16_t *src) {
-  return _mm512_cvtph_ps(_mm256_maskz_loadu_epi16(lanes, src));
+  return widenHalfLanes(_mm256_maskz_loadu_epi16(lanes, src));
 }
 AMPRT_POOL_LANES_TARGET inline __m512 loadLanes(__mmask16 lanes,
                                                 const bf16_t *src) {
-  __m512i bits = _mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(lanes, src));
-  return _mm512_castsi512_ps(_mm512_slli_epi32(bits, 16));
+  // Zero-masked forms: the unmasked ones draw GCC 12's warning (Convert.h).
+  __m512i bits =
+      _mm512_maskz_cvtepu16_epi32(lanes, _mm256_maskz_loadu_epi16(lanes, src));
+  return _mm512_castsi512_ps(_mm512_maskz_slli_epi32(lanes, bits, 16));
 }
 
 /// Lanes stored back; to f16 rounding to nearest-even, as the bulk
@@ -62,23 +64,22 @@ AMPRT_POOL_LANES_TARGET inline void storeLanes(__mmask16 lanes, float *dst,
 }
 AMPRT_POOL_LANES_TARGET inline void storeLanes(__mmask16 lanes, uint16_t *dst,
                                                __m512 v) {
-  _mm256_mask_storeu_epi16(dst, lanes,
-                           _mm512_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT));
+  _mm256_mask_storeu_epi16(dst, lanes, narrowToHalfLanes(v));
 }
 /// To bf16 as floatToBf16 rounds: nearest-even, a NaN kept quiet (exact
 /// for values that came from bf16, but for NaN payloads' quiet bit).
 AMPRT_POOL_LANES_TARGET inline void storeLanes(__mmask16 lanes, bf16_t *dst,
                                                __m512 v) {
   __m512i u = _mm512_castps_si512(v);
-  __m512i high = _mm512_srli_epi32(u, 16);
+  __m512i high = _mm512_maskz_srli_epi32(lanes, u, 16);
   __m512i rounding = _mm512_add_epi32(
       _mm512_set1_epi32(0x7FFF), _mm512_and_si512(high, _mm512_set1_epi32(1)));
-  __m512i rounded = _mm512_srli_epi32(_mm512_add_epi32(u, rounding), 16);
+  __m512i rounded =
+      _mm512_maskz_srli_epi32(lanes, _mm512_add_epi32(u, rounding), 16);
   __m512i quiet = _mm512_or_si512(high, _mm512_set1_epi32(0x40));
   __mmask16 nan = _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q);
-  _mm256_mask_storeu_epi16(
-      dst, lanes,
-      _mm512_cvtepi32_epi16(_mm512_mask_blend_epi32(nan, rounded, quiet)));
+  _mm512_mask_cvtepi32_storeu_epi16(
+      dst, lanes, _mm512_mask_blend_epi32(nan, rounded, quiet));
 }
 
 /// out[c] = the maximum over the window's positions (image + offsets[k])
