@@ -45,9 +45,10 @@ int64_t viewRank(ArrayRef<int64_t> view) {
 }
 
 /// The arguments both attention entries start with: the context, the
-/// rank, the causal flag, then q, k and v each with its view.
+/// rank, the causal flag, the scores' scale, then q, k and v each with
+/// its view.
 struct AttentionArgs {
-  Value ctx, rank, causal, q, qView, k, kView, v, vView;
+  Value ctx, rank, causal, scale, q, qView, k, kView, v, vView;
 };
 
 /// Built in argument order (a braced list is evaluated left to right).
@@ -56,6 +57,7 @@ AttentionArgs attentionArgs(RuntimeLoweringBuilder &rt, OpT op) {
   return {rt.context(),
           rt.constI32(viewRank(op.getQView())),
           rt.constI32(op.getCausal()),
+          rt.constF64(op.getScale().convertToDouble()),
           rt.handle(op.getQ()),
           rt.i64Array(op.getQView()),
           rt.handle(op.getK()),
@@ -70,8 +72,8 @@ LogicalResult lower(RuntimeLoweringBuilder &rt, rt::AttentionOp op) {
   AttentionArgs a = attentionArgs(rt, op);
   Value oView = rt.i64Array(op.getOView());
   rt.callChecked(AMPRT_ENTRY(amprt_attention),
-                 {a.ctx, a.rank, a.causal, a.q, a.qView, a.k, a.kView, a.v,
-                  a.vView, o, oView});
+                 {a.ctx, a.rank, a.causal, a.scale, a.q, a.qView, a.k, a.kView,
+                  a.v, a.vView, o, oView});
   return success();
 }
 
@@ -84,9 +86,9 @@ LogicalResult lower(RuntimeLoweringBuilder &rt, rt::AttentionGradOp op) {
   Value dkView = rt.i64Array(op.getGradKView());
   Value dvView = rt.i64Array(op.getGradVView());
   rt.callChecked(AMPRT_ENTRY(amprt_attention_grad),
-                 {a.ctx, a.rank, a.causal, a.q, a.qView, a.k, a.kView, a.v,
-                  a.vView, gradO, gradOView, g[0], dqView, g[1], dkView, g[2],
-                  dvView});
+                 {a.ctx, a.rank, a.causal, a.scale, a.q, a.qView, a.k, a.kView,
+                  a.v, a.vView, gradO, gradOView, g[0], dqView, g[1], dkView,
+                  g[2], dvView});
   return success();
 }
 

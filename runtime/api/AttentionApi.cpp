@@ -10,6 +10,8 @@
 #include "Dispatch.h"
 #include "StridedViews.h"
 
+#include <cmath>
+
 using namespace amprt;
 
 namespace {
@@ -39,6 +41,15 @@ amprt_status readViews(const char *op, amprt_context *ctx, int rank,
                   dtypeName(first->dtype));
     AMPRT_CHECK(viewOf(op, v->name, v->t, v->encoded, rank, v->view));
   }
+  return AMPRT_OK;
+}
+
+/// A scale the scores can be multiplied by: finite in f32 (inf or NaN
+/// would make every probability NaN).
+amprt_status checkScale(const char *op, double scale) {
+  if (!std::isfinite(float(scale)))
+    return fail(AMPRT_ERROR_INVALID_ARGUMENT,
+                "%s: scale must be finite in f32, got %g", op, scale);
   return AMPRT_OK;
 }
 
@@ -116,16 +127,35 @@ StridedView scoresShape(const StridedView &qv, const StridedView &kv) {
   return denseView(s);
 }
 
-/// p = softmax(q k^T), unfused, into `p` (a new tensor).
+/// `x` times `scale` into `scaled` (a new tensor of x's shape and type),
+/// through amprt_scale; x itself where scale is 1.
+amprt_status scaled(amprt_context *ctx, float scale, const amprt_tensor *x,
+                    const StridedView &shape, Temporary &scaled,
+                    const amprt_tensor *&result) {
+  result = x;
+  if (scale == 1.f)
+    return AMPRT_OK;
+  Temporary factor;
+  AMPRT_CHECK(amprt_tensor_create(ctx, AMPRT_F32, 0, nullptr, &factor.t));
+  AMPRT_CHECK(amprt_tensor_fill(factor.t, scale));
+  AMPRT_CHECK(scaled.make(ctx, x->dtype, shape));
+  AMPRT_CHECK(amprt_scale(ctx, x, factor.t, scaled.t));
+  result = scaled.t;
+  return AMPRT_OK;
+}
+
+/// p = softmax(scale q k^T), unfused, into `p` (a new tensor).
 amprt_status probabilities(amprt_context *ctx,
                            const device::AttentionOperands &a, Temporary &p) {
   StridedView sv = scoresShape(a.qv, a.kv);
-  Temporary s;
+  Temporary s, ss;
   AMPRT_CHECK(s.make(ctx, a.q->dtype, sv));
   AMPRT_CHECK(p.make(ctx, a.q->dtype, sv));
   AMPRT_CHECK(product(ctx, a.q, a.qv, a.k, swapLastTwo(a.kv), s.t, sv));
-  return a.causal ? amprt_causal_softmax(ctx, s.t, p.t)
-                  : amprt_softmax(ctx, s.t, -1, p.t);
+  const amprt_tensor *scores;
+  AMPRT_CHECK(scaled(ctx, a.scale, s.t, sv, ss, scores));
+  return a.causal ? amprt_causal_softmax(ctx, scores, p.t)
+                  : amprt_softmax(ctx, scores, -1, p.t);
 }
 
 amprt_status unfusedForward(amprt_context *ctx,
@@ -140,15 +170,17 @@ amprt_status unfusedBackward(amprt_context *ctx,
                              const device::AttentionOperands &a,
                              const amprt_tensor *dO, const StridedView &dOv,
                              const device::AttentionGrads &g) {
-  Temporary p, dp, ds;
+  Temporary p, dp, dss, scaledDs;
   AMPRT_CHECK(probabilities(ctx, a, p));
   StridedView sv = scoresShape(a.qv, a.kv);
   AMPRT_CHECK(dp.make(ctx, a.q->dtype, sv));
-  AMPRT_CHECK(ds.make(ctx, a.q->dtype, sv));
+  AMPRT_CHECK(dss.make(ctx, a.q->dtype, sv));
   AMPRT_CHECK(product(ctx, dO, dOv, a.v, swapLastTwo(a.vv), dp.t, sv));
-  AMPRT_CHECK(amprt_softmax_grad(ctx, dp.t, p.t, -1, ds.t));
-  AMPRT_CHECK(product(ctx, ds.t, sv, a.k, a.kv, g.dq, g.dqv));
-  AMPRT_CHECK(product(ctx, ds.t, swapLastTwo(sv), a.q, a.qv, g.dk, g.dkv));
+  AMPRT_CHECK(amprt_softmax_grad(ctx, dp.t, p.t, -1, dss.t));
+  const amprt_tensor *ds; // the unscaled scores' gradient
+  AMPRT_CHECK(scaled(ctx, a.scale, dss.t, sv, scaledDs, ds));
+  AMPRT_CHECK(product(ctx, ds, sv, a.k, a.kv, g.dq, g.dqv));
+  AMPRT_CHECK(product(ctx, ds, swapLastTwo(sv), a.q, a.qv, g.dk, g.dkv));
   return product(ctx, p.t, swapLastTwo(sv), dO, dOv, g.dv, g.dvv);
 }
 
@@ -157,18 +189,21 @@ amprt_status unfusedBackward(amprt_context *ctx,
 extern "C" {
 
 amprt_status amprt_attention(amprt_context *ctx, int rank, int causal,
-                             const amprt_tensor *q, const int64_t *q_view,
-                             const amprt_tensor *k, const int64_t *k_view,
-                             const amprt_tensor *v, const int64_t *v_view,
-                             amprt_tensor *o, const int64_t *o_view) {
+                             double scale, const amprt_tensor *q,
+                             const int64_t *q_view, const amprt_tensor *k,
+                             const int64_t *k_view, const amprt_tensor *v,
+                             const int64_t *v_view, amprt_tensor *o,
+                             const int64_t *o_view) {
   const char *op = "amprt_attention";
   Viewed vq{"q", q, q_view, {}}, vk{"k", k, k_view, {}}, vv{"v", v, v_view, {}},
       vo{"o", o, o_view, {}};
   AMPRT_CHECK(readViews(op, ctx, rank, {&vq, &vk, &vv, &vo}));
+  AMPRT_CHECK(checkScale(op, scale));
   AMPRT_CHECK(checkShapes(op, vq, vk, vv));
   AMPRT_CHECK(checkResult(op, vo, vq.view, vv.view, {&vq, &vk, &vv}));
   OpTimer timer(ctx, op); // the unfused ops below are part of it
-  device::AttentionOperands a{q, k, v, vq.view, vk.view, vv.view, causal != 0};
+  device::AttentionOperands a{q,       k,       v,           vq.view,
+                              vk.view, vv.view, causal != 0, float(scale)};
   if (auto *fused = opsFor(ctx)->attention) {
     bool ran = false;
     AMPRT_CHECK(fused(ctx, a, o, vo.view, &ran));
@@ -179,7 +214,7 @@ amprt_status amprt_attention(amprt_context *ctx, int rank, int causal,
 }
 
 amprt_status
-amprt_attention_grad(amprt_context *ctx, int rank, int causal,
+amprt_attention_grad(amprt_context *ctx, int rank, int causal, double scale,
                      const amprt_tensor *q, const int64_t *q_view,
                      const amprt_tensor *k, const int64_t *k_view,
                      const amprt_tensor *v, const int64_t *v_view,
@@ -195,6 +230,7 @@ amprt_attention_grad(amprt_context *ctx, int rank, int causal,
       vdv{"grad_v", grad_v, grad_v_view, {}};
   AMPRT_CHECK(
       readViews(op, ctx, rank, {&vq, &vk, &vv, &vdo, &vdq, &vdk, &vdv}));
+  AMPRT_CHECK(checkScale(op, scale));
   AMPRT_CHECK(checkShapes(op, vq, vk, vv));
   StridedView oShape = vq.view;
   oShape.shape[rank - 1] = vv.view.shape[rank - 1];
@@ -207,7 +243,8 @@ amprt_attention_grad(amprt_context *ctx, int rank, int causal,
       checkResult(op, vdk, vk.view, vk.view, {&vq, &vk, &vv, &vdo, &vdv}));
   AMPRT_CHECK(checkResult(op, vdv, vv.view, vv.view, {&vq, &vk, &vv, &vdo}));
   OpTimer timer(ctx, op);
-  device::AttentionOperands a{q, k, v, vq.view, vk.view, vv.view, causal != 0};
+  device::AttentionOperands a{q,       k,       v,           vq.view,
+                              vk.view, vv.view, causal != 0, float(scale)};
   device::AttentionGrads g{grad_q,   grad_k,   grad_v,
                            vdq.view, vdk.view, vdv.view};
   if (auto *fused = opsFor(ctx)->attentionGrad) {

@@ -47,11 +47,13 @@ struct Activation {
 
 /// Attention's operands (amprt_attention): q [batch..., tq, d],
 /// k [batch..., tk, d] and v [batch..., tk, e] as views of their tensors;
-/// a causal head's query i sees keys 0..i.
+/// the scores scale * q k^T (scale finite, rounded to f32 as the kernels
+/// use it); a causal head's query i sees keys 0..i.
 struct AttentionOperands {
   const Tensor *q, *k, *v;
   StridedView qv, kv, vv;
   bool causal;
+  float scale;
 };
 
 /// amprt_attention_grad's results, as views of their tensors (q's, k's

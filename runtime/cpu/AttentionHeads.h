@@ -32,11 +32,13 @@
 
 namespace amprt::cpu::heads {
 
-/// One head: tq queries and tk keys of d elements, values of e; a causal
-/// head's query i sees keys 0..i (a top-left mask, as amprt_causal_softmax).
+/// One head: tq queries and tk keys of d elements, values of e, the
+/// scores scale * q k^T; a causal head's query i sees keys 0..i (a
+/// top-left mask, as amprt_causal_softmax).
 struct HeadShape {
   int64_t tq, tk, d, e;
   bool causal;
+  float scale;
   int64_t seen(int64_t query) const {
     return causal ? std::min(query + 1, tk) : tk;
   }
@@ -81,7 +83,7 @@ public:
     dvT.assign(s.e * tk16, 0.f);
   }
 
-  /// o = softmax(q k^T) v for this head.
+  /// o = softmax(scale q k^T) v for this head.
   template <typename T>
   void forward(HeadRows<const T> q, HeadRows<const T> k, HeadRows<const T> v,
                HeadRows<T> o) {
@@ -98,7 +100,7 @@ public:
     }
   }
 
-  /// dq, dk, dv of o = softmax(q k^T) v given do.
+  /// dq, dk, dv of o = softmax(scale q k^T) v given do.
   template <typename T>
   void backward(HeadRows<const T> q, HeadRows<const T> k, HeadRows<const T> v,
                 HeadRows<const T> dO, HeadRows<T> dq, HeadRows<T> dk,
@@ -115,7 +117,7 @@ public:
                    grads.data(), tk16, rows, keys, eG / G, false);
       for (int64_t r = 0; r < rows; ++r)
         softmaxGradRow(scores.data() + r * tk16, grads.data() + r * tk16,
-                       roundUp(keys, 16));
+                       roundUp(keys, 16), s.scale);
       // dv^T += do^T p and dk^T += q^T ds, over this block's queries.
       int64_t blockUnits = roundUp(rows, G) / G;
       accumulateTransposed(scores.data(), rows, keys, dOT, i0, blockUnits, dvT,
@@ -176,13 +178,14 @@ private:
                    tq2 / G);
   }
 
-  /// scores = softmax of q k^T for queries [i0, i0 + rows), f32, over
+  /// scores = softmax of scale q k^T for queries [i0, i0 + rows), f32, over
   /// `keys` rounded up to 16 (a row's unseen keys 0).
   void probabilities(int64_t i0, int64_t rows, int64_t keys) {
     Policy::gemm(units(qRows.row(i0)), qRows.ld / G, units(kT.data()), tk16,
                  scores.data(), tk16, rows, keys, dG / G, false);
     for (int64_t r = 0; r < rows; ++r)
-      softmaxRow(scores.data() + r * tk16, s.seen(i0 + r), roundUp(keys, 16));
+      softmaxRow(scores.data() + r * tk16, s.seen(i0 + r), roundUp(keys, 16),
+                 s.scale);
   }
 
   /// Block rows of f32 (0 past `keys`, as probabilities and softmaxGradRow

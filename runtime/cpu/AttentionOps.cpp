@@ -234,7 +234,7 @@ template <bool Pairs, typename Body> void overHeads(int64_t heads, Body body) {
 HeadShape shapeOf(const device::AttentionOperands &a) {
   int r = a.qv.rank;
   return {a.qv.shape[r - 2], a.kv.shape[r - 2], a.qv.shape[r - 1],
-          a.vv.shape[r - 1], a.causal};
+          a.vv.shape[r - 1], a.causal,          a.scale};
 }
 
 int64_t headCount(const StridedView &v) {

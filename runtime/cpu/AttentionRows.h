@@ -90,18 +90,20 @@ template <typename Op>
   return foldLanes(v, [](auto a, auto b) { return a + b; });
 }
 
-/// row[0, width) = the softmax of row[0, seen), 0 past it; width is a
-/// multiple of 16 at least seen. A NaN score makes its row NaN.
-inline void softmaxRow(float *row, int64_t seen, int64_t width) {
+/// row[0, width) = the softmax of scale * row[0, seen), 0 past it; width
+/// is a multiple of 16 at least seen. A NaN score makes its row NaN. The
+/// scores are scaled as each pass reads them (a multiply by 1 is exact).
+inline void softmaxRow(float *row, int64_t seen, int64_t width, float scale) {
   V16 m = splat(-INFINITY);
   for (int64_t j = 0; j < width; j += 16) {
-    V16 x = select(lanesBelow(j, seen), loadV(row + j), splat(-INFINITY));
+    V16 x =
+        select(lanesBelow(j, seen), loadV(row + j) * scale, splat(-INFINITY));
     m = x > m ? x : m;
   }
   float top = maxOf(m);
   V16 sum = {};
   for (int64_t j = 0; j < width; j += 16) {
-    V16 e = expNonPositive(loadV(row + j) - top);
+    V16 e = expNonPositive(loadV(row + j) * scale - top);
     e = select(lanesBelow(j, seen), e, V16{});
     storeV(row + j, e);
     sum += e;
@@ -111,15 +113,17 @@ inline void softmaxRow(float *row, int64_t seen, int64_t width) {
     storeV(row + j, loadV(row + j) * inv);
 }
 
-/// g = p (g - sum_j p g) over [0, width) (the softmax gradient, g entering
-/// as the probabilities' gradient); 0 where p is 0 and g finite.
-inline void softmaxGradRow(const float *p, float *g, int64_t width) {
+/// g = scale p (g - sum_j p g) over [0, width): the gradient of the
+/// unscaled scores (g entering as the probabilities' gradient, p as
+/// softmaxRow left it); 0 where p is 0 and g finite.
+inline void softmaxGradRow(const float *p, float *g, int64_t width,
+                           float scale) {
   V16 dot = {};
   for (int64_t j = 0; j < width; j += 16)
     dot += loadV(p + j) * loadV(g + j);
   float d = sumOf(dot);
   for (int64_t j = 0; j < width; j += 16)
-    storeV(g + j, loadV(p + j) * (loadV(g + j) - d));
+    storeV(g + j, loadV(p + j) * (loadV(g + j) - d) * scale);
 }
 
 } // namespace amprt::cpu::heads

@@ -4,7 +4,8 @@
 // f64 on the values the tensors hold: heads read where a fused q/k/v
 // projection wrote them and results written [batch, tokens, heads, width],
 // causal or not, 37 queries (past one block of 32, odd for bf16 pairs),
-// head widths 16 and 5 (odd: a bf16 pair padded). f32, f16 and bf16 run the
+// head widths 16 and 5 (odd: a bf16 pair padded), scores scaled or not.
+// f32, f16 and bf16 run the
 // CPU's fused heads (bf16 in pairs on AVX-512 BF16 unless
 // ONEDNN_MAX_CPU_ISA caps it); f64 runs the unfused ops.
 //
@@ -25,6 +26,7 @@ constexpr int64_t kB = 2, kH = 3;
 struct Case {
   int64_t tq, tk, d;
   bool causal;
+  double scale = 1;
 };
 
 /// Heads [kB, kH, t, d] of a [kB * t, columns] tensor from column `first`.
@@ -50,6 +52,7 @@ struct Reference {
 Reference reference(const Case &c, const HeadValues &q, const HeadValues &k,
                     const HeadValues &v, const HeadValues &dO) {
   Reference r;
+  double scale = float(c.scale); // as the runtime rounds it
   r.o.assign(kB * kH * c.tq * c.d, 0);
   r.dq = r.o;
   r.dk.assign(kB * kH * c.tk * c.d, 0);
@@ -64,6 +67,7 @@ Reference reference(const Case &c, const HeadValues &q, const HeadValues &k,
         for (int64_t j = 0; j < seen; ++j) {
           for (int64_t x = 0; x < c.d; ++x)
             p[j] += q.at(b, h, i, x) * k.at(b, h, j, x);
+          p[j] *= scale;
           m = std::max(m, p[j]);
         }
         for (int64_t j = 0; j < seen; ++j)
@@ -77,7 +81,7 @@ Reference reference(const Case &c, const HeadValues &q, const HeadValues &k,
           dot += p[j] * dp[j];
         }
         for (int64_t j = 0; j < seen; ++j) {
-          double ds = p[j] * (dp[j] - dot);
+          double ds = scale * p[j] * (dp[j] - dot);
           for (int64_t x = 0; x < c.d; ++x) {
             r.dq[hq + i * c.d + x] += ds * k.at(b, h, j, x);
             r.dk[hk + j * c.d + x] += ds * q.at(b, h, i, x);
@@ -130,7 +134,8 @@ void runCase(amprt_dtype dtype, const Case &c) {
   Runtime rt;
   std::string at = std::string(" ") + amprt::dtypeName(dtype) + " tq " +
                    std::to_string(c.tq) + " tk " + std::to_string(c.tk) +
-                   " d " + std::to_string(c.d) + (c.causal ? " causal" : "");
+                   " d " + std::to_string(c.d) + (c.causal ? " causal" : "") +
+                   " scale " + std::to_string(c.scale);
   int64_t hd = kH * c.d;
   // q from a [kB * tq, hd] tensor; k and v side by side in [kB * tk, 2hd].
   Tensor q = rt.make(dtype, {kB * c.tq, hd}, randomValues(kB * c.tq * hd, 41));
@@ -147,11 +152,11 @@ void runCase(amprt_dtype dtype, const Case &c) {
        kOut = heads(c.tk, c.d, hd, 0),
        dOv =
            view(0, {kB, kH, c.tq, c.d}, {kH * c.tq * c.d, c.tq * c.d, c.d, 1});
-  ASSERT_EQ(amprt_attention(rt.ctx, 4, c.causal, q, qv.data(), kv, kvw.data(),
-                            kv, vv.data(), o, ov.data()),
+  ASSERT_EQ(amprt_attention(rt.ctx, 4, c.causal, c.scale, q, qv.data(), kv,
+                            kvw.data(), kv, vv.data(), o, ov.data()),
             AMPRT_OK)
       << amprt_last_error() << at;
-  ASSERT_EQ(amprt_attention_grad(rt.ctx, 4, c.causal, q, qv.data(), kv,
+  ASSERT_EQ(amprt_attention_grad(rt.ctx, 4, c.causal, c.scale, q, qv.data(), kv,
                                  kvw.data(), kv, vv.data(), dO, dOv.data(), dq,
                                  qv.data(), dk, kOut.data(), dv, kOut.data()),
             AMPRT_OK)
@@ -188,7 +193,8 @@ TEST(RuntimeAttention, MatchesSoftmaxOfScoresTimesValuesAndItsGradients) {
   for (amprt_dtype dtype : {AMPRT_F32, AMPRT_BF16, AMPRT_F16, AMPRT_F64})
     for (Case c : {Case{37, 37, 16, true}, Case{37, 37, 5, true},
                    Case{37, 37, 16, false}, Case{3, 40, 16, false},
-                   Case{40, 3, 5, true}})
+                   Case{40, 3, 5, true}, Case{37, 37, 16, true, 0.25},
+                   Case{37, 37, 5, false, 2.7}, Case{40, 3, 5, true, -0.6}})
       runCase(dtype, c);
 }
 
@@ -199,25 +205,39 @@ TEST(RuntimeAttention, RefusesMismatchedOrOverlappingViews) {
   auto dense = view(0, {2, 3, 4, 8}, {96, 32, 8, 1});
   auto narrow = view(0, {2, 3, 4, 6}, {96, 32, 8, 1});
   auto noKeys = view(0, {2, 3, 0, 8}, {96, 32, 8, 1});
-  EXPECT_EQ(amprt_attention(rt.ctx, 4, 1, x, dense.data(), x, narrow.data(), x,
-                            dense.data(), o, dense.data()),
+  EXPECT_EQ(amprt_attention(rt.ctx, 4, 1, 1.0, x, dense.data(), x,
+                            narrow.data(), x, dense.data(), o, dense.data()),
             AMPRT_ERROR_SHAPE);
-  EXPECT_EQ(amprt_attention(rt.ctx, 4, 1, x, dense.data(), x, noKeys.data(), x,
-                            noKeys.data(), o, dense.data()),
+  EXPECT_EQ(amprt_attention(rt.ctx, 4, 1, 1.0, x, dense.data(), x,
+                            noKeys.data(), x, noKeys.data(), o, dense.data()),
             AMPRT_ERROR_SHAPE);
-  EXPECT_EQ(amprt_attention(rt.ctx, 4, 1, x, dense.data(), x, dense.data(), x,
-                            dense.data(), x, dense.data()),
+  EXPECT_EQ(amprt_attention(rt.ctx, 4, 1, 1.0, x, dense.data(), x, dense.data(),
+                            x, dense.data(), x, dense.data()),
             AMPRT_ERROR_INVALID_ARGUMENT);
   auto repeated = view(0, {2, 3, 4, 8}, {96, 32, 0, 1});
-  EXPECT_EQ(amprt_attention(rt.ctx, 4, 1, x, dense.data(), x, dense.data(), x,
-                            dense.data(), o, repeated.data()),
+  EXPECT_EQ(amprt_attention(rt.ctx, 4, 1, 1.0, x, dense.data(), x, dense.data(),
+                            x, dense.data(), o, repeated.data()),
             AMPRT_ERROR_INVALID_ARGUMENT);
-  EXPECT_EQ(amprt_attention(rt.ctx, 2, 1, x, dense.data(), x, dense.data(), x,
-                            dense.data(), o, dense.data()),
+  EXPECT_EQ(amprt_attention(rt.ctx, 2, 1, 1.0, x, dense.data(), x, dense.data(),
+                            x, dense.data(), o, dense.data()),
             AMPRT_ERROR_INVALID_ARGUMENT);
+  // A scale that is not finite in f32 would make every probability NaN.
+  for (double scale : {(double)NAN, (double)INFINITY, 1e300}) {
+    EXPECT_EQ(amprt_attention(rt.ctx, 4, 1, scale, x, dense.data(), x,
+                              dense.data(), x, dense.data(), o, dense.data()),
+              AMPRT_ERROR_INVALID_ARGUMENT);
+    EXPECT_EQ(amprt_attention_grad(rt.ctx, 4, 0, scale, x, dense.data(), x,
+                                   dense.data(), x, dense.data(), x,
+                                   dense.data(), o, dense.data(), o,
+                                   dense.data(), o, dense.data()),
+              AMPRT_ERROR_INVALID_ARGUMENT);
+    EXPECT_NE(std::string(amprt_last_error()).find("scale must be finite"),
+              std::string::npos)
+        << amprt_last_error();
+  }
   Tensor o16 = rt.make(AMPRT_F16, {2, 3, 4, 8});
-  EXPECT_EQ(amprt_attention(rt.ctx, 4, 1, x, dense.data(), x, dense.data(), x,
-                            dense.data(), o16, dense.data()),
+  EXPECT_EQ(amprt_attention(rt.ctx, 4, 1, 1.0, x, dense.data(), x, dense.data(),
+                            x, dense.data(), o16, dense.data()),
             AMPRT_ERROR_DTYPE);
 }
 

@@ -433,22 +433,24 @@ TEST_F(DeviceBackendTest, AttentionRunsTheUnfusedOps) {
           vv[] = {48, 2, 3, 9, 8, 648, 8, 72, 1},
           ov[] = {0, 2, 3, 9, 8, 216, 8, 24, 1},
           dOv[] = {0, 2, 3, 9, 8, 216, 72, 8, 1};
-  for (int causal : {0, 1}) {
-    check(
-        [&](amprt_context *ctx, bool d) {
-          return amprt_attention(ctx, 4, causal, qkv.on(d), qv, qkv.on(d), kv,
-                                 qkv.on(d), vv, o.on(d), ov);
-        },
-        {&o}, 1e-5, causal ? "causal attention" : "attention");
-    check(
-        [&](amprt_context *ctx, bool d) {
-          return amprt_attention_grad(ctx, 4, causal, qkv.on(d), qv, qkv.on(d),
-                                      kv, qkv.on(d), vv, dO.on(d), dOv,
-                                      dq.on(d), ov, dk.on(d), ov, dv.on(d), ov);
-        },
-        {&dq, &dk, &dv}, 1e-5,
-        causal ? "causal attention_grad" : "attention_grad");
-  }
+  for (int causal : {0, 1})
+    for (double scale : {1.0, 0.35}) {
+      std::string what = std::string(causal ? "causal " : "") + "attention" +
+                         (scale != 1 ? " scaled" : "");
+      check(
+          [&](amprt_context *ctx, bool d) {
+            return amprt_attention(ctx, 4, causal, scale, qkv.on(d), qv,
+                                   qkv.on(d), kv, qkv.on(d), vv, o.on(d), ov);
+          },
+          {&o}, 1e-5, what);
+      check(
+          [&](amprt_context *ctx, bool d) {
+            return amprt_attention_grad(
+                ctx, 4, causal, scale, qkv.on(d), qv, qkv.on(d), kv, qkv.on(d),
+                vv, dO.on(d), dOv, dq.on(d), ov, dk.on(d), ov, dv.on(d), ov);
+          },
+          {&dq, &dk, &dv}, 1e-5, what + "_grad");
+    }
 }
 
 // A device GEMM takes one type: f32 operands of a 16-bit product are

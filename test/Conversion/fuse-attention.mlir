@@ -8,7 +8,9 @@
 // written through it. Where anything else reads the scores, the
 // probabilities or the gradient's intermediates, nothing is fused (the
 // strided products take the products). fuse-attention=0 leaves them all.
-// RUN: amp-opt %s --amp-fuse-for-runtime | FileCheck %s
+// Heads this short are fused only with attention-min-keys lowered (the
+// policy's own test: fuse-attention-min-keys.mlir).
+// RUN: amp-opt %s --amp-fuse-for-runtime=attention-min-keys=1 | FileCheck %s
 // RUN: amp-opt %s --amp-fuse-for-runtime=fuse-attention=0 \
 // RUN:   | FileCheck %s --check-prefix=OFF
 

@@ -1,11 +1,11 @@
 // amprt.attention and amprt.attention_grad (here made by the lowering's
 // own fusion from a causal attention and its gradient) are one
-// amprt_attention and one amprt_attention_grad call: the rank and the
-// causal flag, then each tensor with its view {offset, shape, strides} as
-// an i64 array. q, k and v are read where the projection wrote them, and
-// neither scores nor probabilities are made: no softmax, no slice or
-// transpose, no product but the two calls. fuse-attention=0 lowers the
-// unfused ops.
+// amprt_attention and one amprt_attention_grad call: the rank, the
+// causal flag and the scores' scale (q's scaling by 0.5, folded in), then
+// each tensor with its view {offset, shape, strides} as an i64 array. q, k
+// and v are read where the projection wrote them, and neither scores nor
+// probabilities are made: no softmax, no slice, transpose or scaling, no
+// product but the two calls. fuse-attention=0 lowers the unfused ops.
 // RUN: amp-opt %s --amp-lower-to-runtime | FileCheck %s
 // RUN: amp-opt %s --amp-lower-to-runtime=fuse-attention=0 \
 // RUN:   | FileCheck %s --check-prefix=OFF
@@ -17,16 +17,19 @@
 // CHECK: %[[O:.*]] = call @amprt_tensor_new
 // CHECK: %[[RANK:.*]] = arith.constant 4 : i32
 // CHECK: %[[CAUSAL:.*]] = arith.constant 1 : i32
-// CHECK: call @amprt_attention(%arg0, %[[RANK]], %[[CAUSAL]], %[[QKV]], %{{.*}}, %[[QKV]], %{{.*}}, %[[QKV]], %{{.*}}, %[[O]], %{{.*}})
+// CHECK: %[[SCALE:.*]] = arith.constant 5.000000e-01 : f64
+// CHECK: call @amprt_attention(%arg0, %[[RANK]], %[[CAUSAL]], %[[SCALE]], %[[QKV]], %{{.*}}, %[[QKV]], %{{.*}}, %[[QKV]], %{{.*}}, %[[O]], %{{.*}})
 // CHECK: %[[DQ:.*]] = call @amprt_tensor_new
 // CHECK: %[[DK:.*]] = call @amprt_tensor_new
 // CHECK: %[[DV:.*]] = call @amprt_tensor_new
-// CHECK: call @amprt_attention_grad(%arg0, %{{.*}}, %{{.*}}, %[[QKV]], %{{.*}}, %[[QKV]], %{{.*}}, %[[QKV]], %{{.*}}, %[[GO]], %{{.*}}, %[[DQ]], %{{.*}}, %[[DK]], %{{.*}}, %[[DV]], %{{.*}})
+// CHECK: %[[GSCALE:.*]] = arith.constant 5.000000e-01 : f64
+// CHECK: call @amprt_attention_grad(%arg0, %{{.*}}, %{{.*}}, %[[GSCALE]], %[[QKV]], %{{.*}}, %[[QKV]], %{{.*}}, %[[QKV]], %{{.*}}, %[[GO]], %{{.*}}, %[[DQ]], %{{.*}}, %[[DK]], %{{.*}}, %[[DV]], %{{.*}})
 // CHECK-NOT: call @amprt_{{(causal_)?}}softmax
 // CHECK-NOT: call @amprt_softmax_grad
 // CHECK-NOT: call @amprt_batch_matmul
 // CHECK-NOT: call @amprt_transpose
 // CHECK-NOT: call @amprt_slice
+// CHECK-NOT: call @amprt_mul
 // CHECK: return
 // OFF-LABEL: func.func @step(
 // OFF-NOT: call @amprt_attention
@@ -37,7 +40,9 @@ func.func @step(%qkv: tensor<10x36xf32>, %go: tensor<2x5x3x4xf32>)
     -> (tensor<2x5x3x4xf32>, tensor<2x5x3x4xf32>, tensor<2x5x3x4xf32>, tensor<2x5x3x4xf32>) {
   %q0 = tg.slice %qkv {offsets = array<i64: 0, 0>, sizes = array<i64: 10, 12>} : tensor<10x36xf32>
   %q1 = tg.reshape %q0 : tensor<10x12xf32> -> tensor<2x5x3x4xf32>
-  %q = tg.transpose %q1 {perm = array<i64: 0, 2, 1, 3>} : tensor<2x5x3x4xf32>
+  %qh = tg.transpose %q1 {perm = array<i64: 0, 2, 1, 3>} : tensor<2x5x3x4xf32>
+  %half = arith.constant dense<0.5> : tensor<f32>
+  %q = tg.mul %qh, %half : tensor<2x3x5x4xf32>, tensor<f32>
   %k0 = tg.slice %qkv {offsets = array<i64: 0, 12>, sizes = array<i64: 10, 12>} : tensor<10x36xf32>
   %k1 = tg.reshape %k0 : tensor<10x12xf32> -> tensor<2x5x3x4xf32>
   %k = tg.transpose %k1 {perm = array<i64: 0, 2, 1, 3>} : tensor<2x5x3x4xf32>
@@ -52,7 +57,8 @@ func.func @step(%qkv: tensor<10x36xf32>, %go: tensor<2x5x3x4xf32>)
   %dp = tg.batch_matmul %do, %v {transpose_b = true} : tensor<2x3x5x4xf32>, tensor<2x3x5x4xf32>
   %dv = tg.batch_matmul %p, %do {transpose_a = true} : tensor<2x3x5x5xf32>, tensor<2x3x5x4xf32>
   %ds = tg.softmax_grad %dp, %p : tensor<2x3x5x5xf32>
-  %dq = tg.batch_matmul %ds, %k : tensor<2x3x5x5xf32>, tensor<2x3x5x4xf32>
+  %dqs = tg.batch_matmul %ds, %k : tensor<2x3x5x5xf32>, tensor<2x3x5x4xf32>
+  %dq = tg.mul %dqs, %half : tensor<2x3x5x4xf32>, tensor<f32>
   %dk = tg.batch_matmul %ds, %q {transpose_a = true} : tensor<2x3x5x5xf32>, tensor<2x3x5x4xf32>
   %dqm = tg.transpose %dq {perm = array<i64: 0, 2, 1, 3>} : tensor<2x3x5x4xf32>
   %dkm = tg.transpose %dk {perm = array<i64: 0, 2, 1, 3>} : tensor<2x3x5x4xf32>

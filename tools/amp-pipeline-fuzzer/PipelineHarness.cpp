@@ -276,7 +276,8 @@ void compareDevice(const Compiled &c, const StepData &data,
 }
 
 /// amp-lower-to-runtime's options for an input: every other one turns some
-/// fusions, folds and views off. Read from a hash of the bytes rather than
+/// fusions, folds and views off (attention-min-keys=0 fuses attention of
+/// any length on). Read from a hash of the bytes rather than
 /// as a decoder choice, so that a seed's graph stays the graph it was.
 std::string lowerOptionsFor(llvm::ArrayRef<uint8_t> bytes) {
   uint32_t hash = 2166136261u; // FNV-1a
@@ -284,15 +285,12 @@ std::string lowerOptionsFor(llvm::ArrayRef<uint8_t> bytes) {
     hash = (hash ^ b) * 16777619u;
   if (!(hash & 1))
     return "";
-  static const char *const names[] = {"fold-casts-into-products",
-                                      "fold-casts-into-bias-grads",
-                                      "in-place-elementwise",
-                                      "reshape-views",
-                                      "fuse-bias-epilogues",
-                                      "fuse-activation-epilogues",
-                                      "fuse-elementwise-chains",
-                                      "strided-products",
-                                      "fuse-attention"};
+  static const char *const names[] = {
+      "fold-casts-into-products", "fold-casts-into-bias-grads",
+      "in-place-elementwise",     "reshape-views",
+      "fuse-bias-epilogues",      "fuse-activation-epilogues",
+      "fuse-elementwise-chains",  "strided-products",
+      "fuse-attention",           "attention-min-keys"};
   std::string options;
   for (unsigned i = 0; i < std::size(names); ++i)
     if (hash >> (i + 1) & 1)

@@ -29,6 +29,12 @@ defvar RuntimeFusionOptions = [
          "one amprt.attention, and autodiff's five ops for their gradient "
          "as one amprt.attention_grad, when nothing else reads the scores "
          "or probabilities">,
+  Option<"attentionMinKeys", "attention-min-keys", "int64_t",
+         /*default=*/"128",
+         "Fuse an attention that is not causal only where its heads have at "
+         "least this many keys (shorter heads' scores are small and their "
+         "unfused products faster on the CPU); causal attention is fused at "
+         "any length">,
   Option<"stridedProducts", "strided-products", "bool", /*default=*/"true",
          "Let batched products read transposed (reshaped, sliced) operands "
          "and write a transposed result in place instead of copying them">,
@@ -105,10 +111,13 @@ def FuseForRuntimePass : Pass<"amp-fuse-for-runtime", "::mlir::func::FuncOp"> {
     products in cache, and its backward recomputes them from q, k and v.
     The scores and probabilities are f32 throughout (the unfused ops round
     them to the operands' type), so a 16-bit step's values differ from the
-    unfused ops' within that rounding. Scores scaled between the product
-    and the softmax (a `tg.mul` there) are not this form; a scale on q
-    before the product is (q is then the scaled tensor).
-    `fuse-attention=0` leaves them as written.
+    unfused ops' within that rounding. A constant one-element `tg.mul` of
+    the scores before the softmax (softmax(c q k^T), with the `tg.mul` of
+    ds by c autodiff writes before grad_q and grad_k) or of q before its
+    product (with autodiff's `tg.mul` of grad_q by c) becomes the ops'
+    `scale`, the multiplications and the transposes only they read gone;
+    where q's gradient is not scaled that way, q's scaling stays and the
+    ops read its result. `fuse-attention=0` leaves them as written.
 
     A `tg.batch_matmul` whose operands are `tg.transpose`s (of reshapes
     or views, of `tg.slice`s) of tensors, or whose result only a

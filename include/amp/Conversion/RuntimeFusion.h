@@ -75,6 +75,7 @@ struct RuntimeFusionOptions {
   bool reshapeViews = true;
   bool fuseUnscaleChecks = true;
   bool fuseAttention = true;
+  int64_t attentionMinKeys = 128;
   bool stridedProducts = true;
   bool fuseBiasEpilogues = true;
   bool fuseActivationEpilogues = true;
@@ -86,10 +87,15 @@ struct RuntimeFusionOptions {
 template <typename PassBase> struct WithRuntimeFusionOptions : PassBase {
   using PassBase::PassBase;
   RuntimeFusionOptions fusionOptions() const {
-    return {this->foldCastsIntoProducts, this->foldCastsIntoBiasGrads,
-            this->reshapeViews,          this->fuseUnscaleChecks,
-            this->fuseAttention,         this->stridedProducts,
-            this->fuseBiasEpilogues,     this->fuseActivationEpilogues,
+    return {this->foldCastsIntoProducts,
+            this->foldCastsIntoBiasGrads,
+            this->reshapeViews,
+            this->fuseUnscaleChecks,
+            this->fuseAttention,
+            this->attentionMinKeys,
+            this->stridedProducts,
+            this->fuseBiasEpilogues,
+            this->fuseActivationEpilogues,
             this->fuseElementwiseChains};
   }
 };

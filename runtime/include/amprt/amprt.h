@@ -331,33 +331,38 @@ amprt_status amprt_batch_matmul_strided(amprt_context *ctx, int rank,
                                         const amprt_tensor *b,
                                         const int64_t *b_view, amprt_tensor *c,
                                         const int64_t *c_view);
-/* o = softmax(q k^T) v for each head, in one call: q [batch..., tq, d],
- * k [batch..., tk, d], v [batch..., tk, e] and o [batch..., tq, e] are
- * strided views as amprt_batch_matmul_strided's (rank 3 to 8, tk >= 1), of
- * one float type. With `causal`, query i sees keys 0..i only (a top-left
- * mask, as amprt_causal_softmax). q is used as given: a scale is the
- * caller's. The scores and their softmax are f32 and never stored: the
- * CPU computes a head's block of queries in cache (bf16 products in bf16
- * pairs where the CPU has AVX-512 BF16, others in f32) and rounds only
- * the probabilities that multiply v (to the operands' type) and o. A
- * backend without a fused kernel, and f64, run amprt_batch_matmul_strided,
+/* o = softmax(scale q k^T) v for each head, in one call:
+ * q [batch..., tq, d], k [batch..., tk, d], v [batch..., tk, e] and
+ * o [batch..., tq, e] are strided views as amprt_batch_matmul_strided's
+ * (rank 3 to 8, tk >= 1), of one float type. With `causal`, query i sees
+ * keys 0..i only (a top-left mask, as amprt_causal_softmax). `scale`
+ * (finite; 1 for none, 1/sqrt(d) as transformers scale) multiplies the
+ * f32 scores, rounded to f32. The scores and their softmax are f32 and
+ * never stored: the CPU computes a head's block of queries in cache (bf16
+ * products in bf16 pairs where the CPU has AVX-512 BF16, others in f32)
+ * and rounds only the probabilities that multiply v (to the operands'
+ * type) and o. A backend without a fused kernel, and f64, run
+ * amprt_batch_matmul_strided, amprt_scale (unless scale is 1),
  * amprt_(causal_)softmax and amprt_batch_matmul_strided, with their
  * roundings. o's view names no element twice, and o's storage is none of
  * the operands'. */
 amprt_status amprt_attention(amprt_context *ctx, int rank, int causal,
-                             const amprt_tensor *q, const int64_t *q_view,
-                             const amprt_tensor *k, const int64_t *k_view,
-                             const amprt_tensor *v, const int64_t *v_view,
-                             amprt_tensor *o, const int64_t *o_view);
+                             double scale, const amprt_tensor *q,
+                             const int64_t *q_view, const amprt_tensor *k,
+                             const int64_t *k_view, const amprt_tensor *v,
+                             const int64_t *v_view, amprt_tensor *o,
+                             const int64_t *o_view);
 /* The gradients of amprt_attention's o with respect to q, k and v given
  * grad_o (o's shape), each written through its view (q's, k's and v's
  * shapes; each names no element twice, and the three results' storage is
  * distinct and none of the operands'). The scores and probabilities are
  * recomputed, not read: nothing of the forward but its operands is kept.
- * The softmax gradient is f32; the same backends and types as
- * amprt_attention run the unfused ops (products, amprt_softmax_grad). */
+ * The softmax gradient is f32, times `scale` (so grad_q and grad_k are
+ * the gradients of q and k themselves); the same backends and types as
+ * amprt_attention run the unfused ops (products, amprt_softmax_grad,
+ * amprt_scale). */
 amprt_status
-amprt_attention_grad(amprt_context *ctx, int rank, int causal,
+amprt_attention_grad(amprt_context *ctx, int rank, int causal, double scale,
                      const amprt_tensor *q, const int64_t *q_view,
                      const amprt_tensor *k, const int64_t *k_view,
                      const amprt_tensor *v, const int64_t *v_view,

@@ -382,3 +382,19 @@ func.func @attention_view_overflow(%q: tensor<3x4x5xf32>, %k: tensor<2x6x3xf32>,
   %o = amprt.attention %q [0, 2, 4, 3, 4611686018427387904, 5, 1], %k [0, 2, 6, 3, 18, 3, 1], %v [0, 2, 6, 5, 30, 5, 1] into [0, 2, 4, 5, 20, 5, 1] : tensor<3x4x5xf32>, tensor<2x6x3xf32>, tensor<2x6x5xf32> -> tensor<2x4x5xf32>
   return %o : tensor<2x4x5xf32>
 }
+
+// -----
+
+func.func @attention_scale_not_finite(%q: tensor<2x4x3xf32>, %k: tensor<2x6x3xf32>, %v: tensor<2x6x5xf32>) -> tensor<2x4x5xf32> {
+  // expected-error @+1 {{'amprt.attention' op scale must be finite in f32, got 1.000000e+39}}
+  %o = amprt.attention %q [0, 2, 4, 3, 12, 3, 1], %k [0, 2, 6, 3, 18, 3, 1], %v [0, 2, 6, 5, 30, 5, 1] into [0, 2, 4, 5, 20, 5, 1] {scale = 1.0e39} : tensor<2x4x3xf32>, tensor<2x6x3xf32>, tensor<2x6x5xf32> -> tensor<2x4x5xf32>
+  return %o : tensor<2x4x5xf32>
+}
+
+// -----
+
+func.func @attention_grad_scale_nan(%q: tensor<2x4x3xf32>, %k: tensor<2x6x3xf32>, %v: tensor<2x6x5xf32>, %do: tensor<2x4x5xf32>) -> (tensor<2x4x3xf32>, tensor<2x6x3xf32>, tensor<2x6x5xf32>) {
+  // expected-error @+1 {{'amprt.attention_grad' op scale must be finite in f32, got nan}}
+  %dq, %dk, %dv = amprt.attention_grad %q [0, 2, 4, 3, 12, 3, 1], %k [0, 2, 6, 3, 18, 3, 1], %v [0, 2, 6, 5, 30, 5, 1], %do [0, 2, 4, 5, 20, 5, 1] into [0, 2, 4, 3, 12, 3, 1], [0, 2, 6, 3, 18, 3, 1], [0, 2, 6, 5, 30, 5, 1] {scale = 0x7FF8000000000000 : f64} : tensor<2x4x3xf32>, tensor<2x6x3xf32>, tensor<2x6x5xf32>, tensor<2x4x5xf32> -> tensor<2x4x3xf32>, tensor<2x6x3xf32>, tensor<2x6x5xf32>
+  return %dq, %dk, %dv : tensor<2x4x3xf32>, tensor<2x6x3xf32>, tensor<2x6x5xf32>
+}

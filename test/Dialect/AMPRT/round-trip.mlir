@@ -96,7 +96,7 @@ func.func @strided_product(%q: tensor<2x5x3x4xbf16>, %k: tensor<2x5x3x4xbf16>)
 
 // CHECK-LABEL: func.func @attention
 // CHECK: amprt.attention %{{.*}} [0, 2, 3, 5, 4, 180, 4, 36, 1], %{{.*}} [12, 2, 3, 5, 4, 180, 4, 36, 1], %{{.*}} [24, 2, 3, 5, 4, 180, 4, 36, 1] into [0, 2, 3, 5, 4, 60, 4, 12, 1] {causal} : tensor<10x36xbf16>, tensor<10x36xbf16>, tensor<10x36xbf16> -> tensor<2x5x3x4xbf16>
-// CHECK: amprt.attention_grad %{{.*}} [0, 2, 3, 5, 4, 180, 4, 36, 1], %{{.*}} [12, 2, 3, 5, 4, 180, 4, 36, 1], %{{.*}} [24, 2, 3, 5, 4, 180, 4, 36, 1], %{{.*}} [0, 2, 3, 5, 4, 60, 4, 12, 1] into [0, 2, 3, 5, 4, 60, 20, 4, 1], [0, 2, 3, 5, 4, 60, 4, 12, 1], [0, 2, 3, 5, 4, 60, 4, 12, 1] : tensor<10x36xbf16>, tensor<10x36xbf16>, tensor<10x36xbf16>, tensor<2x5x3x4xbf16> -> tensor<2x3x5x4xbf16>, tensor<2x5x3x4xbf16>, tensor<2x5x3x4xbf16>
+// CHECK: amprt.attention_grad %{{.*}} [0, 2, 3, 5, 4, 180, 4, 36, 1], %{{.*}} [12, 2, 3, 5, 4, 180, 4, 36, 1], %{{.*}} [24, 2, 3, 5, 4, 180, 4, 36, 1], %{{.*}} [0, 2, 3, 5, 4, 60, 4, 12, 1] into [0, 2, 3, 5, 4, 60, 20, 4, 1], [0, 2, 3, 5, 4, 60, 4, 12, 1], [0, 2, 3, 5, 4, 60, 4, 12, 1] {scale = 5.000000e-01 : f64} : tensor<10x36xbf16>, tensor<10x36xbf16>, tensor<10x36xbf16>, tensor<2x5x3x4xbf16> -> tensor<2x3x5x4xbf16>, tensor<2x5x3x4xbf16>, tensor<2x5x3x4xbf16>
 func.func @attention(%qkv: tensor<10x36xbf16>, %do: tensor<2x5x3x4xbf16>)
     -> (tensor<2x5x3x4xbf16>, tensor<2x3x5x4xbf16>, tensor<2x5x3x4xbf16>, tensor<2x5x3x4xbf16>) {
   %o = amprt.attention %qkv [0, 2, 3, 5, 4, 180, 4, 36, 1],
@@ -107,7 +107,7 @@ func.func @attention(%qkv: tensor<10x36xbf16>, %do: tensor<2x5x3x4xbf16>)
       %qkv [12, 2, 3, 5, 4, 180, 4, 36, 1], %qkv [24, 2, 3, 5, 4, 180, 4, 36, 1],
       %do [0, 2, 3, 5, 4, 60, 4, 12, 1]
       into [0, 2, 3, 5, 4, 60, 20, 4, 1], [0, 2, 3, 5, 4, 60, 4, 12, 1],
-      [0, 2, 3, 5, 4, 60, 4, 12, 1]
+      [0, 2, 3, 5, 4, 60, 4, 12, 1] {scale = 0.5}
       : tensor<10x36xbf16>, tensor<10x36xbf16>, tensor<10x36xbf16>, tensor<2x5x3x4xbf16>
       -> tensor<2x3x5x4xbf16>, tensor<2x5x3x4xbf16>, tensor<2x5x3x4xbf16>
   return %o, %dq, %dk, %dv : tensor<2x5x3x4xbf16>, tensor<2x3x5x4xbf16>, tensor<2x5x3x4xbf16>, tensor<2x5x3x4xbf16>

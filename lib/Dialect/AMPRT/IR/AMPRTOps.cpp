@@ -237,6 +237,15 @@ LogicalResult StridedBatchMatmulOp::verify() {
 //===----------------------------------------------------------------------===//
 
 namespace {
+/// An attention op's scale: finite once rounded to the f32 the runtime
+/// multiplies the scores by (amprt_attention refuses any other).
+LogicalResult checkScale(Operation *op, const APFloat &scale) {
+  if (!std::isfinite(float(scale.convertToDouble())))
+    return op->emitOpError("scale must be finite in f32, got ")
+           << scale.convertToDouble();
+  return success();
+}
+
 /// A view attribute of an attention op, by name, over its tensor.
 struct NamedView {
   StringRef name;
@@ -295,6 +304,8 @@ LogicalResult checkResultView(Operation *op, const NamedView &named,
 } // namespace
 
 LogicalResult AttentionOp::verify() {
+  if (failed(checkScale(*this, getScale())))
+    return failure();
   SmallVector<NamedView> views = {{"q_view", getQView(), getQ()},
                                   {"k_view", getKView(), getK()},
                                   {"v_view", getVView(), getV()},
@@ -308,6 +319,8 @@ LogicalResult AttentionOp::verify() {
 }
 
 LogicalResult AttentionGradOp::verify() {
+  if (failed(checkScale(*this, getScale())))
+    return failure();
   SmallVector<NamedView> views = {{"q_view", getQView(), getQ()},
                                   {"k_view", getKView(), getK()},
                                   {"v_view", getVView(), getV()},

@@ -113,14 +113,15 @@ def AMPRT_StridedBatchMatmulOp : AMPRT_Op<"strided_batch_matmul"> {
 }
 
 def AMPRT_AttentionOp : AMPRT_Op<"attention"> {
-  let summary = "softmax(q k^T) v over strided views, as one call";
+  let summary = "softmax(scale q k^T) v over strided views, as one call";
   let description = [{
-    `o` = softmax(`q` k^T) `v` for each head, the scores and probabilities
-    never stored (`amprt_attention`): `q_view`, `k_view`, `v_view` and
-    `o_view` are views as `amprt.strided_batch_matmul`'s, of shapes
-    `[batch..., tq, d]`, `[batch..., tk, d]`, `[batch..., tk, e]` and
-    `[batch..., tq, e]`, rank 3 to 8. With `causal`, query i sees keys 0
-    to i (as `tg.softmax {causal}`). `o_view` names every element of `o`
+    `o` = softmax(`scale` `q` k^T) `v` for each head, the scores and
+    probabilities never stored (`amprt_attention`): `q_view`, `k_view`,
+    `v_view` and `o_view` are views as `amprt.strided_batch_matmul`'s, of
+    shapes `[batch..., tq, d]`, `[batch..., tk, d]`, `[batch..., tk, e]`
+    and `[batch..., tq, e]`, rank 3 to 8. With `causal`, query i sees keys
+    0 to i (as `tg.softmax {causal}`). `scale` (1 unless given; finite in
+    f32) multiplies the f32 scores. `o_view` names every element of `o`
     once. The scores and their softmax are f32; a 16-bit `o` is rounded
     from f32 (the unfused ops round scores and probabilities to the
     operands' type as well).
@@ -129,12 +130,13 @@ def AMPRT_AttentionOp : AMPRT_Op<"attention"> {
     {transpose_b}`, `tg.softmax` (causal or not, along the keys) and
     `tg.batch_matmul(p, v)` when the scores and the probabilities have no
     other reader (the backward's readers fused into
-    `amprt.attention_grad` first).
+    `amprt.attention_grad` first). A constant scalar `tg.mul` of the scores
+    before the softmax, or of q before its product, becomes `scale`.
 
     ```mlir
     %o = amprt.attention %q [0, 2, 3, 4, 5, 60, 20, 5, 1],
         %k [0, 2, 3, 4, 5, 60, 20, 5, 1], %v [0, 2, 3, 4, 5, 60, 20, 5, 1]
-        into [0, 2, 3, 4, 5, 60, 5, 15, 1] {causal}
+        into [0, 2, 3, 4, 5, 60, 5, 15, 1] {causal, scale = 0.447213595}
         : tensor<2x3x4x5xbf16>, tensor<2x3x4x5xbf16>, tensor<2x3x4x5xbf16>
         -> tensor<2x4x3x5xbf16>
     ```
@@ -142,7 +144,8 @@ def AMPRT_AttentionOp : AMPRT_Op<"attention"> {
   let arguments = (ins AMP_FloatTensor:$q, DenseI64ArrayAttr:$q_view,
                        AMP_FloatTensor:$k, DenseI64ArrayAttr:$k_view,
                        AMP_FloatTensor:$v, DenseI64ArrayAttr:$v_view,
-                       DenseI64ArrayAttr:$o_view, UnitAttr:$causal);
+                       DenseI64ArrayAttr:$o_view, UnitAttr:$causal,
+                       DefaultValuedOptionalAttr<F64Attr, "1.0">:$scale);
   let results = (outs AMP_FloatTensor:$o);
   let assemblyFormat = [{
     $q $q_view `,` $k $k_view `,` $v $v_view `into` $o_view attr-dict `:`
@@ -159,7 +162,9 @@ def AMPRT_AttentionGradOp : AMPRT_Op<"attention_grad"> {
     view (`grad_q_view` of q's view's shape, and so on; each names every
     element of its result once). Scores and probabilities are recomputed
     from `q`, `k` and `v`, so nothing of the forward but its operands is
-    kept; the softmax gradient is f32.
+    kept; the softmax gradient is f32, times `scale` (the scores' scale, as
+    `amprt.attention`'s), so `grad_q` and `grad_k` are q's and k's own
+    gradients.
 
     `--amp-fuse-for-runtime` makes it from what autodiff writes for
     attention: `dp = batch_matmul(grad_o, v) {transpose_b}`,
@@ -167,7 +172,9 @@ def AMPRT_AttentionGradOp : AMPRT_Op<"attention_grad"> {
     `ds = tg.softmax_grad(dp, p)`, `grad_q = batch_matmul(ds, k)` and
     `grad_k = batch_matmul(ds, q) {transpose_a}`, where `p` is the
     forward's softmax of `batch_matmul(q, k) {transpose_b}` and `v` its
-    second product's operand.
+    second product's operand. With the forward's scale, the `tg.mul` of
+    `ds` by it (scores scaled) or of `grad_q` by it (q scaled) goes into
+    the op as well.
 
     ```mlir
     %dq, %dk, %dv = amprt.attention_grad %q [0, 2, 3, 4, 5, 60, 20, 5, 1],
@@ -186,7 +193,8 @@ def AMPRT_AttentionGradOp : AMPRT_Op<"attention_grad"> {
                        AMP_FloatTensor:$grad_o, DenseI64ArrayAttr:$grad_o_view,
                        DenseI64ArrayAttr:$grad_q_view,
                        DenseI64ArrayAttr:$grad_k_view,
-                       DenseI64ArrayAttr:$grad_v_view, UnitAttr:$causal);
+                       DenseI64ArrayAttr:$grad_v_view, UnitAttr:$causal,
+                       DefaultValuedOptionalAttr<F64Attr, "1.0">:$scale);
   let results = (outs AMP_FloatTensor:$grad_q, AMP_FloatTensor:$grad_k,
                       AMP_FloatTensor:$grad_v);
   let assemblyFormat = [{
