@@ -56,30 +56,40 @@ struct Scaling {
   double factor = 1;
 };
 
-/// `value` as a Scaling when tg.mul by a constant defines it.
-std::optional<Scaling> scalingOf(Value value) {
-  auto mul = value.getDefiningOp<tg::MulOp>();
+/// `mul` as a Scaling when one operand is a constant. The runtime scales
+/// by an f32, so an f64 product's factor must be one exactly.
+std::optional<Scaling> scalingOf(tg::MulOp mul) {
   if (!mul)
     return std::nullopt;
+  bool f64 = getElementTypeOrSelf(mul.getType()).isF64();
   for (auto [x, c] :
        {std::pair(mul.getA(), mul.getB()), std::pair(mul.getB(), mul.getA())}) {
     DenseFPElementsAttr constant;
-    if (x.getType() == mul.getType() &&
-        matchPattern(c, m_Constant(&constant)) &&
-        constant.getNumElements() == 1)
-      return Scaling{mul, x, c,
-                     (*constant.value_begin<APFloat>()).convertToDouble()};
+    if (x.getType() != mul.getType() ||
+        !matchPattern(c, m_Constant(&constant)) ||
+        constant.getNumElements() != 1)
+      continue;
+    double factor = (*constant.value_begin<APFloat>()).convertToDouble();
+    if (!f64 || double(float(factor)) == factor)
+      return Scaling{mul, x, c, factor};
   }
   return std::nullopt;
 }
 
-/// Erases `s`'s multiplication once nothing reads it, and its constant
-/// once nothing else does (a constant left would still be made a tensor
-/// each step).
+/// `value` as a Scaling when tg.mul by a constant defines it.
+std::optional<Scaling> scalingOf(Value value) {
+  return scalingOf(value.getDefiningOp<tg::MulOp>());
+}
+
+/// Erases `constant`'s op once nothing reads it (a constant left would
+/// still be made a tensor each step).
 void eraseConstantIfUnread(PatternRewriter &rewriter, Value constant) {
   if (Operation *def = constant.getDefiningOp(); def && def->use_empty())
     rewriter.eraseOp(def);
 }
+
+/// Erases `s`'s multiplication once nothing reads it, and its constant
+/// once nothing else does.
 void eraseIfUnread(PatternRewriter &rewriter, const std::optional<Scaling> &s) {
   if (!s || !s->mul->use_empty())
     return;
@@ -93,7 +103,7 @@ std::optional<Scaling> scaledOnlyBy(Value value, double factor) {
   if (!value.hasOneUse())
     return std::nullopt;
   std::optional<Scaling> s =
-      scalingOf((*value.getUsers().begin())->getResult(0));
+      scalingOf(dyn_cast<tg::MulOp>(*value.getUsers().begin()));
   if (!s || s->x != value || s->factor != factor)
     return std::nullopt;
   return s;
@@ -258,8 +268,11 @@ struct Attention : OpFusionPattern<tg::SoftmaxOp> {
     if (!softmax->hasOneUse()) {
       b = backwardOf(*f);
       // q's scaling stays an op where its gradient is not one autodiff's.
-      if (!b && f->qScale)
-        b = backwardOf(*(f = forwardOf(softmax, false)));
+      if (!b && f->qScale) {
+        f = forwardOf(softmax, /*foldQScale=*/false);
+        assert(f && "matched with q's scaling folded, so without it");
+        b = backwardOf(*f);
+      }
       if (!b)
         return failure();
     }

@@ -127,35 +127,29 @@ StridedView scoresShape(const StridedView &qv, const StridedView &kv) {
   return denseView(s);
 }
 
-/// `x` times `scale` into `scaled` (a new tensor of x's shape and type),
-/// through amprt_scale; x itself where scale is 1.
-amprt_status scaled(amprt_context *ctx, float scale, const amprt_tensor *x,
-                    const StridedView &shape, Temporary &scaled,
-                    const amprt_tensor *&result) {
-  result = x;
+/// x *= scale in place (an elementwise op may write its input), through
+/// amprt_scale; nothing where scale is 1.
+amprt_status scaleInPlace(amprt_context *ctx, float scale, amprt_tensor *x) {
   if (scale == 1.f)
     return AMPRT_OK;
   Temporary factor;
   AMPRT_CHECK(amprt_tensor_create(ctx, AMPRT_F32, 0, nullptr, &factor.t));
   AMPRT_CHECK(amprt_tensor_fill(factor.t, scale));
-  AMPRT_CHECK(scaled.make(ctx, x->dtype, shape));
-  AMPRT_CHECK(amprt_scale(ctx, x, factor.t, scaled.t));
-  result = scaled.t;
-  return AMPRT_OK;
+  return amprt_scale(ctx, x, factor.t, x);
 }
 
-/// p = softmax(scale q k^T), unfused, into `p` (a new tensor).
+/// p = softmax(scale q k^T), unfused, into `p` (a new tensor): the scores
+/// rounded to the operands' type, then scaled and rounded again.
 amprt_status probabilities(amprt_context *ctx,
                            const device::AttentionOperands &a, Temporary &p) {
   StridedView sv = scoresShape(a.qv, a.kv);
-  Temporary s, ss;
+  Temporary s;
   AMPRT_CHECK(s.make(ctx, a.q->dtype, sv));
   AMPRT_CHECK(p.make(ctx, a.q->dtype, sv));
   AMPRT_CHECK(product(ctx, a.q, a.qv, a.k, swapLastTwo(a.kv), s.t, sv));
-  const amprt_tensor *scores;
-  AMPRT_CHECK(scaled(ctx, a.scale, s.t, sv, ss, scores));
-  return a.causal ? amprt_causal_softmax(ctx, scores, p.t)
-                  : amprt_softmax(ctx, scores, -1, p.t);
+  AMPRT_CHECK(scaleInPlace(ctx, a.scale, s.t));
+  return a.causal ? amprt_causal_softmax(ctx, s.t, p.t)
+                  : amprt_softmax(ctx, s.t, -1, p.t);
 }
 
 amprt_status unfusedForward(amprt_context *ctx,
@@ -170,17 +164,17 @@ amprt_status unfusedBackward(amprt_context *ctx,
                              const device::AttentionOperands &a,
                              const amprt_tensor *dO, const StridedView &dOv,
                              const device::AttentionGrads &g) {
-  Temporary p, dp, dss, scaledDs;
+  Temporary p, dp, ds;
   AMPRT_CHECK(probabilities(ctx, a, p));
   StridedView sv = scoresShape(a.qv, a.kv);
   AMPRT_CHECK(dp.make(ctx, a.q->dtype, sv));
-  AMPRT_CHECK(dss.make(ctx, a.q->dtype, sv));
+  AMPRT_CHECK(ds.make(ctx, a.q->dtype, sv));
   AMPRT_CHECK(product(ctx, dO, dOv, a.v, swapLastTwo(a.vv), dp.t, sv));
-  AMPRT_CHECK(amprt_softmax_grad(ctx, dp.t, p.t, -1, dss.t));
-  const amprt_tensor *ds; // the unscaled scores' gradient
-  AMPRT_CHECK(scaled(ctx, a.scale, dss.t, sv, scaledDs, ds));
-  AMPRT_CHECK(product(ctx, ds, sv, a.k, a.kv, g.dq, g.dqv));
-  AMPRT_CHECK(product(ctx, ds, swapLastTwo(sv), a.q, a.qv, g.dk, g.dkv));
+  AMPRT_CHECK(amprt_softmax_grad(ctx, dp.t, p.t, -1, ds.t));
+  // The unscaled scores' gradient.
+  AMPRT_CHECK(scaleInPlace(ctx, a.scale, ds.t));
+  AMPRT_CHECK(product(ctx, ds.t, sv, a.k, a.kv, g.dq, g.dqv));
+  AMPRT_CHECK(product(ctx, ds.t, swapLastTwo(sv), a.q, a.qv, g.dk, g.dkv));
   return product(ctx, p.t, swapLastTwo(sv), dO, dOv, g.dv, g.dvv);
 }
 

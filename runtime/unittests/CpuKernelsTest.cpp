@@ -53,11 +53,13 @@ TEST(CpuKernels, NamesTheFeaturesAndOneDnnFamily) {
                kernels.find("; no oneDNN") != std::string::npos;
   EXPECT_TRUE(named) << kernels;
   std::string family = runningFamily();
-  if (!family.empty())
+  if (!family.empty()) {
     EXPECT_GE(rankOf(family), 0) << kernels;
+  }
   // oneDNN runs no AVX-512 family where the CPU (or the OS) has none.
-  if (kernels.find("AVX-512") == std::string::npos)
+  if (kernels.find("AVX-512") == std::string::npos) {
     EXPECT_EQ(family.find("avx512"), std::string::npos) << kernels;
+  }
 }
 
 TEST(CpuKernels, OneDnnRunsTheCappedFamily) {

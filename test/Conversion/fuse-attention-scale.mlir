@@ -191,3 +191,100 @@ func.func @scale_not_finite(%q: tensor<2x4x3xf32>, %k: tensor<2x4x3xf32>, %v: te
   %o = tg.batch_matmul %p, %v : tensor<2x4x4xf32>, tensor<2x4x5xf32>
   return %o : tensor<2x4x5xf32>
 }
+
+// The constant first in both the scores' and ds's scaling.
+// CHECK-LABEL: func.func @scaled_scores_constant_first(
+// CHECK-NOT: tg.
+// CHECK: amprt.attention {{.*}} {scale = 5.000000e-01 : f64}
+// CHECK-NEXT: amprt.attention_grad {{.*}} {scale = 5.000000e-01 : f64}
+// CHECK-NOT: tg.
+// CHECK: return
+func.func @scaled_scores_constant_first(%q: tensor<2x4x3xf32>, %k: tensor<2x4x3xf32>, %v: tensor<2x4x5xf32>, %do: tensor<2x4x5xf32>)
+    -> (tensor<2x4x5xf32>, tensor<2x4x3xf32>, tensor<2x4x3xf32>, tensor<2x4x5xf32>) {
+  %c = arith.constant dense<0.5> : tensor<f32>
+  %s = tg.batch_matmul %q, %k {transpose_b = true} : tensor<2x4x3xf32>, tensor<2x4x3xf32>
+  %ss = tg.mul %c, %s : tensor<f32>, tensor<2x4x4xf32>
+  %p = tg.softmax %ss : tensor<2x4x4xf32>
+  %o = tg.batch_matmul %p, %v : tensor<2x4x4xf32>, tensor<2x4x5xf32>
+  %dp = tg.batch_matmul %do, %v {transpose_b = true} : tensor<2x4x5xf32>, tensor<2x4x5xf32>
+  %dv = tg.batch_matmul %p, %do {transpose_a = true} : tensor<2x4x4xf32>, tensor<2x4x5xf32>
+  %dss = tg.softmax_grad %dp, %p : tensor<2x4x4xf32>
+  %ds = tg.mul %c, %dss : tensor<f32>, tensor<2x4x4xf32>
+  %dq = tg.batch_matmul %ds, %k : tensor<2x4x4xf32>, tensor<2x4x3xf32>
+  %dk = tg.batch_matmul %ds, %q {transpose_a = true} : tensor<2x4x4xf32>, tensor<2x4x3xf32>
+  return %o, %dq, %dk, %dv : tensor<2x4x5xf32>, tensor<2x4x3xf32>, tensor<2x4x3xf32>, tensor<2x4x5xf32>
+}
+
+// q and k one value, scaled: the scores are (c x)(c x)^T, so the fused op
+// reads x as q with the scale and the scaled tensor as k.
+// CHECK-LABEL: func.func @scaled_self(
+// CHECK: %[[XS:.*]] = tg.mul %arg0
+// CHECK-NEXT: amprt.attention %arg0 {{.*}}, %[[XS]] {{.*}} {scale = 2.500000e-01 : f64}
+func.func @scaled_self(%x: tensor<2x4x3xf32>, %v: tensor<2x4x5xf32>) -> tensor<2x4x5xf32> {
+  %c = arith.constant dense<0.25> : tensor<f32>
+  %xs = tg.mul %x, %c : tensor<2x4x3xf32>, tensor<f32>
+  %s = tg.batch_matmul %xs, %xs {transpose_b = true} : tensor<2x4x3xf32>, tensor<2x4x3xf32>
+  %p = tg.softmax %s : tensor<2x4x4xf32>
+  %o = tg.batch_matmul %p, %v : tensor<2x4x4xf32>, tensor<2x4x5xf32>
+  return %o : tensor<2x4x5xf32>
+}
+
+// An f64 product is scaled only by a factor the runtime's f32 holds
+// exactly: 0.5 folds, 0.1 does not (and the scores stay unfused).
+// CHECK-LABEL: func.func @f64_factors(
+// CHECK: amprt.attention {{.*}} {scale = 5.000000e-01 : f64}
+// CHECK: tg.softmax
+// CHECK-NOT: amprt.attention
+// CHECK: return
+func.func @f64_factors(%q: tensor<2x4x3xf64>, %k: tensor<2x4x3xf64>, %v: tensor<2x4x5xf64>) -> (tensor<2x4x5xf64>, tensor<2x4x5xf64>) {
+  %half = arith.constant dense<0.5> : tensor<f64>
+  %tenth = arith.constant dense<0.1> : tensor<f64>
+  %s = tg.batch_matmul %q, %k {transpose_b = true} : tensor<2x4x3xf64>, tensor<2x4x3xf64>
+  %ss = tg.mul %s, %half : tensor<2x4x4xf64>, tensor<f64>
+  %p = tg.softmax %ss : tensor<2x4x4xf64>
+  %o = tg.batch_matmul %p, %v : tensor<2x4x4xf64>, tensor<2x4x5xf64>
+  %s2 = tg.batch_matmul %q, %k {transpose_b = true} : tensor<2x4x3xf64>, tensor<2x4x3xf64>
+  %ss2 = tg.mul %s2, %tenth : tensor<2x4x4xf64>, tensor<f64>
+  %p2 = tg.softmax %ss2 : tensor<2x4x4xf64>
+  %o2 = tg.batch_matmul %p2, %v : tensor<2x4x4xf64>, tensor<2x4x5xf64>
+  return %o, %o2 : tensor<2x4x5xf64>, tensor<2x4x5xf64>
+}
+
+// Refused: a factor of several elements (one per key), and one that
+// broadcasts the scores to a higher rank.
+// CHECK-LABEL: func.func @factor_not_scalar(
+// CHECK-NOT: amprt.attention
+// CHECK: return
+func.func @factor_not_scalar(%q: tensor<2x4x3xf32>, %k: tensor<2x4x3xf32>, %v: tensor<2x4x5xf32>)
+    -> (tensor<2x4x5xf32>, tensor<1x2x4x5xf32>) {
+  %keys = arith.constant dense<[0.5, 1.0, 2.0, 4.0]> : tensor<4xf32>
+  %s = tg.batch_matmul %q, %k {transpose_b = true} : tensor<2x4x3xf32>, tensor<2x4x3xf32>
+  %ss = tg.mul %s, %keys : tensor<2x4x4xf32>, tensor<4xf32>
+  %p = tg.softmax %ss : tensor<2x4x4xf32>
+  %o = tg.batch_matmul %p, %v : tensor<2x4x4xf32>, tensor<2x4x5xf32>
+  %wide = arith.constant dense<0.5> : tensor<1x1x1x1xf32>
+  %s2 = tg.batch_matmul %q, %k {transpose_b = true} : tensor<2x4x3xf32>, tensor<2x4x3xf32>
+  %ss2 = tg.mul %s2, %wide : tensor<2x4x4xf32>, tensor<1x1x1x1xf32>
+  %p2 = tg.softmax %ss2 : tensor<1x2x4x4xf32>
+  %v2 = tg.reshape %v : tensor<2x4x5xf32> -> tensor<1x2x4x5xf32>
+  %o2 = tg.batch_matmul %p2, %v2 : tensor<1x2x4x4xf32>, tensor<1x2x4x5xf32>
+  return %o, %o2 : tensor<2x4x5xf32>, tensor<1x2x4x5xf32>
+}
+
+// Refused: the score gradient returned, its one reader not the scaling
+// the scores' scaling needs.
+// CHECK-LABEL: func.func @score_gradient_returned(
+// CHECK-NOT: amprt.attention
+// CHECK: return
+func.func @score_gradient_returned(%q: tensor<2x4x3xf32>, %k: tensor<2x4x3xf32>, %v: tensor<2x4x5xf32>, %do: tensor<2x4x5xf32>)
+    -> (tensor<2x4x5xf32>, tensor<2x4x4xf32>, tensor<2x4x5xf32>) {
+  %c = arith.constant dense<0.5> : tensor<f32>
+  %s = tg.batch_matmul %q, %k {transpose_b = true} : tensor<2x4x3xf32>, tensor<2x4x3xf32>
+  %ss = tg.mul %s, %c : tensor<2x4x4xf32>, tensor<f32>
+  %p = tg.softmax %ss : tensor<2x4x4xf32>
+  %o = tg.batch_matmul %p, %v : tensor<2x4x4xf32>, tensor<2x4x5xf32>
+  %dp = tg.batch_matmul %do, %v {transpose_b = true} : tensor<2x4x5xf32>, tensor<2x4x5xf32>
+  %dv = tg.batch_matmul %p, %do {transpose_a = true} : tensor<2x4x4xf32>, tensor<2x4x5xf32>
+  %dss = tg.softmax_grad %dp, %p : tensor<2x4x4xf32>
+  return %o, %dss, %dv : tensor<2x4x5xf32>, tensor<2x4x4xf32>, tensor<2x4x5xf32>
+}

@@ -342,9 +342,10 @@ amprt_status amprt_batch_matmul_strided(amprt_context *ctx, int rank,
  * products in bf16 pairs where the CPU has AVX-512 BF16, others in f32)
  * and rounds only the probabilities that multiply v (to the operands'
  * type) and o. A backend without a fused kernel, and f64, run
- * amprt_batch_matmul_strided, amprt_scale (unless scale is 1),
- * amprt_(causal_)softmax and amprt_batch_matmul_strided, with their
- * roundings. o's view names no element twice, and o's storage is none of
+ * amprt_batch_matmul_strided, amprt_scale of the scores (unless scale is
+ * 1), amprt_(causal_)softmax and amprt_batch_matmul_strided, with their
+ * roundings (a graph that scaled q before its product rounded c q
+ * instead). o's view names no element twice, and o's storage is none of
  * the operands'. */
 amprt_status amprt_attention(amprt_context *ctx, int rank, int causal,
                              double scale, const amprt_tensor *q,
