@@ -109,6 +109,8 @@ struct Case {
     check(amprt_tensor_fill(factor, scale), "fill");
     view = {0, kHeads, t, d, t * d, d, 1};
   }
+  Case(const Case &) = delete;
+  Case &operator=(const Case &) = delete;
   ~Case() {
     for (amprt_tensor *x :
          {q, k, v, o, dO, dq, dk, dv, scores, p, dp, ds, factor})
@@ -158,7 +160,8 @@ const char *name(amprt_dtype d) { return d == AMPRT_F32 ? "f32" : "bf16"; }
 int main(int argc, char **argv) {
   std::vector<int64_t> sizes = {32, 64, 128, 256};
   int repeats = 7;
-  if (!parseBenchArgs(argc, argv, "amprt-attention-bench", 2048, sizes,
+  // At 1024, each of the four score tensors is 512 MiB in f32.
+  if (!parseBenchArgs(argc, argv, "amprt-attention-bench", 1024, sizes,
                       repeats))
     return 2;
   amprt_context *ctx;

@@ -8,8 +8,9 @@
 // own; here a head's work stays in L2 and a causal head multiplies only
 // the keys its queries see.
 //
-// The products run on "units": one f32 (F32Units, FMA on any CPU) or a
-// pair of bf16 along the sum (Bf16Units, AVX-512 BF16's vdpbf16ps). A
+// The products run on "units" (AttentionTiles.h): one f32 (F32Units, on
+// each target's own vector width) or a pair of bf16 along the sum
+// (Bf16Units, AVX-512 BF16's vdpbf16ps). A
 // product C[m][n] = sum_u A[m][u] . B[u][n] reads A by rows of units and B
 // by rows of 16-lane blocks, so every operand is made into one of two
 // forms: rows of units (a matrix as it lies) and units grouped across rows

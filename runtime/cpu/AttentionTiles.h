@@ -20,10 +20,6 @@
 #include <immintrin.h>
 #include <type_traits>
 
-// The tiles' vectors pass by value only between inlined helpers of one
-// target (AttentionRows.h says why GCC's ABI note is moot).
-#pragma GCC diagnostic ignored "-Wpsabi"
-
 namespace amprt::cpu::heads {
 
 /// Products over rows x 16-lane blocks: Tile::run<R, C> makes an R-row,
@@ -59,31 +55,39 @@ inline void gemmTiles(const Unit *a, int64_t lda, const Unit *b, int64_t ldb,
 
 /// The f32 arithmetic of a target: W-lane vectors (its registers' width;
 /// GCC splits wider ones into spilled pieces, which made the AVX2 and
-/// baseline heads 16-25x slower than AVX-512's) and c + a b on them,
+/// baseline heads 13-16x slower than AVX-512's) and acc += a b on them,
 /// rounded once where the target fuses it: as a multiply and an add (the
-/// runtime's -ffp-contract=off) the AVX-512 heads' products took twice
-/// the time. The products' order already differs from the unfused ops',
-/// so fusing them changes no promise about bits. kRows rows of 16 lanes
-/// fill the target's registers with accumulators.
+/// runtime's -ffp-contract=off) the AVX-512 heads took 1.25x the time.
+/// The products' order already differs from the unfused ops', so fusing
+/// them changes no promise about bits (but an SSE2-only CPU's f32 heads
+/// round differently from an FMA CPU's). kRows rows of 16 lanes fill the
+/// target's registers with accumulators.
+///
+/// madd takes its vectors by reference and is not always_inline: inlined
+/// (GCC's flatten) into a head loop of its target it is one instruction;
+/// where it is not (clang, -O0) a call that passes no vector by value,
+/// whose registers a caller of another target would read differently.
 struct Avx512Fma {
   static constexpr int kWidth = 16, kRows = 8, kBlocks = 2;
   typedef float V __attribute__((vector_size(64)));
-  __attribute__((target("avx512f"))) static V madd(V a, V b, V c) {
-    return (V)_mm512_fmadd_ps((__m512)a, (__m512)b, (__m512)c);
+  __attribute__((target("avx512f"))) static void madd(V &acc, const V &a,
+                                                      const V &b) {
+    acc = (V)_mm512_fmadd_ps((__m512)a, (__m512)b, (__m512)acc);
   }
 };
 struct Avx2Fma {
   static constexpr int kWidth = 8, kRows = 4, kBlocks = 1;
   typedef float V __attribute__((vector_size(32)));
-  __attribute__((target("avx2,fma"))) static V madd(V a, V b, V c) {
-    return (V)_mm256_fmadd_ps((__m256)a, (__m256)b, (__m256)c);
+  __attribute__((target("avx2,fma"))) static void madd(V &acc, const V &a,
+                                                       const V &b) {
+    acc = (V)_mm256_fmadd_ps((__m256)a, (__m256)b, (__m256)acc);
   }
 };
 /// SSE2, without FMA: a multiply, then an add.
 struct Sse2MulAdd {
   static constexpr int kWidth = 4, kRows = 2, kBlocks = 1;
   typedef float V __attribute__((vector_size(16)));
-  static V madd(V a, V b, V c) { return a * b + c; }
+  static void madd(V &acc, const V &a, const V &b) { acc = a * b + acc; }
 };
 
 /// f32 lanes: c[r][j] += a[r][u] * b[u][j] on Arith's vectors.
@@ -109,7 +113,7 @@ template <typename Arith> struct F32Tile {
       for (int r = 0; r < R; ++r) {
         V au = V{} + a[r * lda + u];
         for (int l = 0; l < L; ++l)
-          sum[r][l] = Arith::madd(au, bu[l], sum[r][l]);
+          Arith::madd(sum[r][l], au, bu[l]);
       }
     }
     for (int r = 0; r < R; ++r)

@@ -3,8 +3,9 @@
 // amprt_attention runs its f32 heads on the widest vectors the CPU has, so
 // a machine's own runs test one target. Here each target this CPU can run
 // (AVX-512, AVX2 + FMA, SSE2; bf16 pairs on AVX-512 BF16) runs the tiles'
-// products and whole heads, compiled for it as AttentionOps.cpp compiles
-// them, against double references: the products at every tile edge (rows
+// products and whole heads, compiled for it (a flattened function of that
+// target, the runtime's floating-point options), against double
+// references: the products at every tile edge (rows
 // past a multiple of the tile's, a last 16-lane block alone, accumulating
 // or not, nothing written past the columns), the heads forward and
 // backward, causal or not, at sizes no tile divides.
