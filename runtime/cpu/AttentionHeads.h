@@ -6,7 +6,9 @@
 // than reading stored probabilities. Unfused, the GPT model wrote 4 MB of
 // probabilities a layer and read them twice, each product a call of its
 // own; here a head's work stays in L2 and a causal head multiplies only
-// the keys its queries see.
+// the keys its queries see: a block of queries the keys its last query
+// sees, and each row tile of its products, and each row's softmax, the
+// 16-lane blocks of keys its own rows see (SeenKeys).
 //
 // The products run on "units" (AttentionTiles.h): one f32 (F32Units, on
 // each target's own vector width) or a pair of bf16 along the sum
@@ -25,6 +27,7 @@
 #include "../common/amprt_math.h"
 #include "AttentionPacking.h"
 #include "AttentionRows.h"
+#include "AttentionTiles.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -95,8 +98,8 @@ public:
       probabilities(i0, rows, keys);
       toUnitRows(scores.data(), rows, keys);
       Policy::gemm(units(blockA.row(0)), blockA.ld / G, units(vGrouped.data()),
-                   e16, out.data(), e16, rows, s.e, roundUp(keys, G) / G,
-                   false);
+                   e16, out.data(), e16, rows, s.e, roundUp(keys, G) / G, false,
+                   seenBy(i0, SeenKeys::Sum));
       storeRows(out.data(), e16, i0, rows, s.e, o);
     }
   }
@@ -115,10 +118,14 @@ public:
       probabilities(i0, rows, keys);
       // dp = do v^T over the keys seen.
       Policy::gemm(units(dORows.row(i0)), dORows.ld / G, units(vT.data()), tk16,
-                   grads.data(), tk16, rows, keys, eG / G, false);
-      for (int64_t r = 0; r < rows; ++r)
-        softmaxGradRow(scores.data() + r * tk16, grads.data() + r * tk16,
-                       roundUp(keys, 16), s.scale);
+                   grads.data(), tk16, rows, keys, eG / G, false,
+                   seenBy(i0, SeenKeys::Columns));
+      for (int64_t r = 0; r < rows; ++r) {
+        int64_t width = roundUp(s.seen(i0 + r), 16);
+        float *g = grads.data() + r * tk16;
+        softmaxGradRow(scores.data() + r * tk16, g, width, s.scale);
+        std::fill(g + width, g + roundUp(keys, 16), 0.f);
+      }
       // dv^T += do^T p and dk^T += q^T ds, over this block's queries.
       int64_t blockUnits = roundUp(rows, G) / G;
       accumulateTransposed(scores.data(), rows, keys, dOT, i0, blockUnits, dvT,
@@ -127,8 +134,8 @@ public:
                            s.d);
       // dq = ds k, ds's rows as the last call left them in blockA.
       Policy::gemm(units(blockA.row(0)), blockA.ld / G, units(kGrouped.data()),
-                   d16, out.data(), d16, rows, s.d, roundUp(keys, G) / G,
-                   false);
+                   d16, out.data(), d16, rows, s.d, roundUp(keys, G) / G, false,
+                   seenBy(i0, SeenKeys::Sum));
       storeRows(out.data(), d16, i0, rows, s.d, dq);
     }
     storeTransposed(dkT.data(), s.d, dk);
@@ -179,14 +186,26 @@ private:
                    tq2 / G);
   }
 
+  /// What of a product over keys the block of queries from i0 needs: a
+  /// causal block's rows each their own keys, others all of them.
+  SeenKeys seenBy(int64_t i0, SeenKeys::Along along) const {
+    return s.causal ? SeenKeys{along, i0} : SeenKeys{};
+  }
+
   /// scores = softmax of scale q k^T for queries [i0, i0 + rows), f32, over
-  /// `keys` rounded up to 16 (a row's unseen keys 0).
+  /// `keys` rounded up to 16 (a row's unseen keys 0). A causal row's
+  /// softmax runs over the 16-lane blocks it sees; the product wrote no
+  /// further than its row tile's keys, and the rest is zeroed.
   void probabilities(int64_t i0, int64_t rows, int64_t keys) {
     Policy::gemm(units(qRows.row(i0)), qRows.ld / G, units(kT.data()), tk16,
-                 scores.data(), tk16, rows, keys, dG / G, false);
-    for (int64_t r = 0; r < rows; ++r)
-      softmaxRow(scores.data() + r * tk16, s.seen(i0 + r), roundUp(keys, 16),
-                 s.scale);
+                 scores.data(), tk16, rows, keys, dG / G, false,
+                 seenBy(i0, SeenKeys::Columns));
+    for (int64_t r = 0; r < rows; ++r) {
+      int64_t seen = s.seen(i0 + r), width = roundUp(seen, 16);
+      float *row = scores.data() + r * tk16;
+      softmaxRow(row, seen, width, s.scale);
+      std::fill(row + width, row + roundUp(keys, 16), 0.f);
+    }
   }
 
   /// Block rows of f32 (0 past `keys`, as probabilities and softmaxGradRow

@@ -22,34 +22,58 @@
 
 namespace amprt::cpu::heads {
 
+/// The keys a causal block's rows see, for a product that runs over
+/// them: row i of the block (query first + i) sees keys [0, first + i + 1).
+/// Along Columns the product's columns are keys (the scores, do v^T);
+/// along Sum its sum runs over them (p v, ds k). A row tile is computed
+/// over the keys its last row sees, rounded up to whole 16-lane blocks or
+/// units: a causal diagonal block leaves about half its tiles' blocks
+/// untouched. Columns it skips are not written; the sum it skips reads
+/// only zeros (the probabilities past a query's keys).
+struct SeenKeys {
+  enum Along { All, Columns, Sum } along = All;
+  int64_t first = 0;
+  /// Keys that rows [0, end) of the block see.
+  int64_t before(int64_t end) const { return first + end; }
+};
+
 /// Products over rows x 16-lane blocks: Tile::run<R, C> makes an R-row,
 /// C-block tile of c (+)= a b, Tile::kRows x Tile::kBlocks where the
 /// columns allow (the accumulators the target's registers hold). B is read
 /// a few blocks wide for every row tile, so its k x 16 kBlocks units stay
-/// in L1.
+/// in L1. `seen` trims each row tile to the keys its rows see.
 template <typename Tile, typename Unit>
 inline void gemmTiles(const Unit *a, int64_t lda, const Unit *b, int64_t ldb,
                       float *c, int64_t ldc, int64_t m, int64_t n, int64_t k,
-                      bool accumulate) {
-  constexpr int64_t kCols = 16 * Tile::kBlocks;
+                      bool accumulate, SeenKeys seen) {
+  constexpr int R = Tile::kRows, kBlocks = Tile::kBlocks;
   int64_t n16 = roundUp(n, 16);
-  for (int64_t j = 0; j < n16; j += kCols) {
-    const Unit *bj = b + j;
-    float *cj = c + j;
-    auto rows = [&](auto blocks) {
-      constexpr int R = Tile::kRows, C = decltype(blocks)::value;
-      int64_t i = 0;
-      for (; i + R <= m; i += R)
-        Tile::template run<R, C>(a + i * lda, lda, bj, ldb, cj + i * ldc, ldc,
-                                 k, accumulate);
-      for (; i < m; ++i)
-        Tile::template run<1, C>(a + i * lda, lda, bj, ldb, cj + i * ldc, ldc,
-                                 k, accumulate);
-    };
-    if (j + kCols <= n16)
-      rows(std::integral_constant<int, Tile::kBlocks>());
-    else
-      rows(std::integral_constant<int, 1>());
+  for (int64_t j = 0; j < n16; j += 16 * kBlocks) {
+    for (int64_t i = 0; i < m;) {
+      int64_t rows = m - i >= R ? R : 1;
+      int64_t cols = n16, units = k;
+      if (seen.along == SeenKeys::Columns)
+        cols = std::min(n16, roundUp(seen.before(i + rows), 16));
+      else if (seen.along == SeenKeys::Sum)
+        units = std::min(k, roundUp(seen.before(i + rows), Tile::kGroup) /
+                                Tile::kGroup);
+      const Unit *ai = a + i * lda, *bj = b + j;
+      float *cij = c + i * ldc + j;
+      bool wide = kBlocks > 1 && j + 16 * kBlocks <= cols;
+      if (j >= cols)
+        ; // no key of this block is seen by these rows
+      else if (rows == R && wide)
+        Tile::template run<R, kBlocks>(ai, lda, bj, ldb, cij, ldc, units,
+                                       accumulate);
+      else if (rows == R)
+        Tile::template run<R, 1>(ai, lda, bj, ldb, cij, ldc, units, accumulate);
+      else if (wide)
+        Tile::template run<1, kBlocks>(ai, lda, bj, ldb, cij, ldc, units,
+                                       accumulate);
+      else
+        Tile::template run<1, 1>(ai, lda, bj, ldb, cij, ldc, units, accumulate);
+      i += rows;
+    }
   }
 }
 
@@ -92,7 +116,8 @@ struct Sse2MulAdd {
 
 /// f32 lanes: c[r][j] += a[r][u] * b[u][j] on Arith's vectors.
 template <typename Arith> struct F32Tile {
-  static constexpr int kRows = Arith::kRows, kBlocks = Arith::kBlocks;
+  static constexpr int kRows = Arith::kRows, kBlocks = Arith::kBlocks,
+                       kGroup = 1;
   template <int R, int C>
   static inline void run(const float *a, int64_t lda, const float *b,
                          int64_t ldb, float *c, int64_t ldc, int64_t k,
@@ -131,8 +156,9 @@ template <typename Arith> struct F32Units {
   template <typename T> static float fromStorage(T x) { return load(&x, 0); }
   static void gemm(const float *a, int64_t lda, const float *b, int64_t ldb,
                    float *c, int64_t ldc, int64_t m, int64_t n, int64_t k,
-                   bool accumulate) {
-    gemmTiles<F32Tile<Arith>>(a, lda, b, ldb, c, ldc, m, n, k, accumulate);
+                   bool accumulate, SeenKeys seen = {}) {
+    gemmTiles<F32Tile<Arith>>(a, lda, b, ldb, c, ldc, m, n, k, accumulate,
+                              seen);
   }
 };
 
@@ -144,7 +170,7 @@ typedef uint32_t Bf16Pair __attribute__((may_alias));
 /// bf16 pairs: c[r][j] += a[r][u].lo * b[u][j].lo + a[r][u].hi * b[u][j].hi
 /// in f32 (vdpbf16ps).
 struct Bf16Tile {
-  static constexpr int kRows = 8, kBlocks = 2;
+  static constexpr int kRows = 8, kBlocks = 2, kGroup = 2;
   template <int R, int C>
   __attribute__((target(AMPRT_BF16_TARGET))) static inline void
   run(const Bf16Pair *a, int64_t lda, const Bf16Pair *b, int64_t ldb, float *c,
@@ -179,8 +205,9 @@ struct Bf16Units {
   static uint16_t fromStorage(bf16_t x) { return x.bits; }
   __attribute__((target(AMPRT_BF16_TARGET))) static void
   gemm(const Bf16Pair *a, int64_t lda, const Bf16Pair *b, int64_t ldb, float *c,
-       int64_t ldc, int64_t m, int64_t n, int64_t k, bool accumulate) {
-    gemmTiles<Bf16Tile>(a, lda, b, ldb, c, ldc, m, n, k, accumulate);
+       int64_t ldc, int64_t m, int64_t n, int64_t k, bool accumulate,
+       SeenKeys seen = {}) {
+    gemmTiles<Bf16Tile>(a, lda, b, ldb, c, ldc, m, n, k, accumulate, seen);
   }
 };
 

@@ -159,6 +159,57 @@ TEST(AttentionTiles, ProductsAtEveryTileEdge) {
   });
 }
 
+TEST(AttentionTiles, CausalProductsOverTheKeysEachRowSees) {
+  std::mt19937 rng(4);
+  forEachPolicy([&](auto tag, auto run, const char *target) {
+    using Policy = typename decltype(tag)::Policy;
+    using Unit = typename Policy::Unit;
+    constexpr int G = Policy::kGroup;
+    // Row i of a block that starts at query `first` sees keys [0, first +
+    // i + 1): along Columns the product's columns are keys, along Sum its
+    // sum (A zero past each row's keys, as the probabilities are).
+    for (int64_t first : {0, 5, 32})
+      for (int64_t m : {1, 9, 32})
+        for (auto along : {SeenKeys::Columns, SeenKeys::Sum}) {
+          bool columns = along == SeenKeys::Columns;
+          int64_t keys = first + m, n = columns ? keys : 40,
+                  sum = columns ? 24 : roundUp(keys, G);
+          int64_t n16 = roundUp(n, 16), ldb = n16, ldc = n16 + 16;
+          int64_t units = sum / G, lda = units;
+          std::vector<float> a = randomValues(m * sum, rng),
+                             b = randomValues(sum * n, rng);
+          if (!columns)
+            for (int64_t i = 0; i < m; ++i)
+              for (int64_t s = first + i + 1; s < sum; ++s)
+                a[i * sum + s] = 0;
+          auto au = asUnits<Policy>(a, m, sum, lda);
+          auto bu = asGroupedUnits<Policy>(b, sum, n, ldb);
+          std::vector<float> c(m * ldc, 7.0f);
+          run([&] {
+            Policy::gemm(reinterpret_cast<const Unit *>(au.data()), lda,
+                         reinterpret_cast<const Unit *>(bu.data()), ldb,
+                         c.data(), ldc, m, n, units, false,
+                         SeenKeys{along, first});
+          });
+          std::string at = std::string(target) +
+                           (columns ? " columns" : " sum") + " first " +
+                           std::to_string(first) + " m " + std::to_string(m);
+          for (int64_t i = 0; i < m; ++i) {
+            int64_t seen = columns ? first + i + 1 : n;
+            for (int64_t j = 0; j < seen; ++j) {
+              double want = 0;
+              for (int64_t s = 0; s < sum; ++s)
+                want += double(a[i * sum + s]) * b[s * n + j];
+              ASSERT_EQ(c[i * ldc + j], float(want))
+                  << at << " (" << i << ", " << j << ")";
+            }
+            for (int64_t j = n16; j < ldc; ++j)
+              ASSERT_EQ(c[i * ldc + j], 7.0f) << at << ": column " << j;
+          }
+        }
+  });
+}
+
 /// softmax(scale q k^T) v and its gradients for one head, in double.
 struct Reference {
   std::vector<double> o, dq, dk, dv;
