@@ -15,10 +15,10 @@
 //===----------------------------------------------------------------------===//
 
 #include "BenchArgs.h"
+#include "MedianTime.h"
 #include "amprt/amprt.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -28,20 +28,6 @@
 namespace {
 
 constexpr int64_t kHeads = 128;
-
-template <typename F> double medianSeconds(int repeats, F run) {
-  std::vector<double> t;
-  run(); // warm up
-  for (int i = 0; i < repeats; ++i) {
-    auto t0 = std::chrono::steady_clock::now();
-    run();
-    t.push_back(
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
-            .count());
-  }
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
-}
 
 /// Stops at the first failed call: a benchmark of a failing op is noise.
 void check(amprt_status status, const char *what) {

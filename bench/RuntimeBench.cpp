@@ -16,6 +16,7 @@
 
 #include "BenchArgs.h"
 #include "CpuPeak.h"
+#include "MedianTime.h"
 #include "amprt/amprt.h"
 #include <algorithm>
 #include <cblas.h>
@@ -30,29 +31,12 @@
 
 namespace {
 
-double seconds(const std::chrono::steady_clock::time_point &t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
-      .count();
-}
-
 /// After a raw OpenBLAS baseline: OpenBLAS's own threads spin for a while
 /// after a call and took the cores from the runtime's OpenMP threads (an
 /// f32 matmul measured at 4 GFLOP/s instead of 500 in one run of three);
 /// waiting lets them go to sleep first.
 void letBlasThreadsSleep() {
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
-}
-
-template <typename F> double median(int repeats, F run) {
-  std::vector<double> t;
-  run(); // warm up
-  for (int i = 0; i < repeats; ++i) {
-    auto t0 = std::chrono::steady_clock::now();
-    run();
-    t.push_back(seconds(t0));
-  }
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
 }
 
 amprt_tensor *make(amprt_context *ctx, amprt_dtype dtype,
@@ -117,14 +101,14 @@ void printFusionTable(amprt_context *ctx, int repeats) {
       amprt_tensor *a = make(ctx, d, {p.m, p.k}), *b = make(ctx, d, {p.k, p.n}),
                    *bias = make(ctx, d, {p.n}), *pre = make(ctx, d, {p.m, p.n}),
                    *y = make(ctx, d, {p.m, p.n});
-      double separate = median(repeats * 20, [&] {
+      double separate = medianSeconds(repeats * 20, [&] {
         amprt_matmul_bias(ctx, a, b, 0, 0, bias, pre);
         if (gelu)
           amprt_gelu(ctx, pre, y);
         else
           amprt_relu(ctx, pre, pre);
       });
-      double fused = median(repeats * 20, [&] {
+      double fused = medianSeconds(repeats * 20, [&] {
         amprt_matmul_bias_act(ctx, a, b, 0, 0, bias, p.act, 0,
                               gelu ? pre : nullptr, y);
       });
@@ -143,7 +127,7 @@ void printFusionTable(amprt_context *ctx, int repeats) {
                  *one = make(ctx, d, {n}), *half = make(ctx, d, {n}),
                  *s = make(ctx, d, {n}), *h = make(ctx, d, {n}),
                  *y = make(ctx, d, {n});
-    double separate = median(repeats * 4, [&] {
+    double separate = medianSeconds(repeats * 4, [&] {
       amprt_mul(ctx, x, c, s);
       amprt_erf(ctx, s, s);
       amprt_add(ctx, s, one, s);
@@ -151,7 +135,7 @@ void printFusionTable(amprt_context *ctx, int repeats) {
       amprt_mul(ctx, h, s, h);
     });
     const amprt_tensor *in[4] = {x, c, one, half};
-    double fused = median(repeats * 4, [&] {
+    double fused = medianSeconds(repeats * 4, [&] {
       amprt_elementwise_chain(ctx, in, 4, program, alphas, 5, y);
     });
     row("decomposed gelu (5 ops)", "1M", d, separate, fused);
@@ -187,7 +171,7 @@ int main(int argc, char **argv) {
   for (int64_t n : sizes) {
     double flops = 2.0 * n * n * n;
     std::vector<float> a(n * n, 0.5f), b(n * n, 0.5f), c(n * n);
-    double raw = median(repeats, [&] {
+    double raw = medianSeconds(repeats, [&] {
       cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f,
                   a.data(), n, b.data(), n, 0.0f, c.data(), n);
     });
@@ -195,7 +179,8 @@ int main(int argc, char **argv) {
     for (amprt_dtype d : {AMPRT_F32, AMPRT_F16, AMPRT_BF16}) {
       amprt_tensor *ta = make(ctx, d, {n, n}), *tb = make(ctx, d, {n, n}),
                    *tc = make(ctx, d, {n, n});
-      double t = median(repeats, [&] { amprt_matmul(ctx, ta, tb, 0, 0, tc); });
+      double t =
+          medianSeconds(repeats, [&] { amprt_matmul(ctx, ta, tb, 0, 0, tc); });
       printf("| matmul | %lld | %s | %.1f | %.1f | %.2f | %s |\n", (long long)n,
              name(d), flops / t / 1e9, flops / raw / 1e9, raw / t,
              peaks.share(d, flops / t / 1e9).c_str());
@@ -210,7 +195,7 @@ int main(int argc, char **argv) {
     int64_t rows = batch * hw * hw, width = 9 * c;
     double flops = 2.0 * rows * width * c;
     std::vector<float> col(rows * width, 0.5f), w(c * width, 0.5f), y(rows * c);
-    double raw = median(repeats, [&] {
+    double raw = medianSeconds(repeats, [&] {
       cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, rows, c, width, 1.0f,
                   col.data(), width, w.data(), width, 0.0f, y.data(), c);
     });
@@ -220,7 +205,7 @@ int main(int argc, char **argv) {
       amprt_tensor *x = make(ctx, d, {batch, hw, hw, c}),
                    *k = make(ctx, d, {c, 3, 3, c}),
                    *out = make(ctx, d, {batch, hw, hw, c});
-      double t = median(repeats, [&] {
+      double t = medianSeconds(repeats, [&] {
         amprt_conv2d(ctx, x, k, strides, pad, dil, AMPRT_NHWC, out);
       });
       printf(
