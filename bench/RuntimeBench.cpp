@@ -8,7 +8,8 @@
 // f32 FMA otherwise; f16 runs on f32 arithmetic). The peaks are the
 // vector units': AMX tiles can take bf16 products above 1, and a
 // ONEDNN_MAX_CPU_ISA cap below AVX-512 reads low against them. amprt-gpu-bench
-// (GpuBench.cpp) is the GPU table.
+// (GpuBench.cpp) is the GPU table. Then the lowering's fusions beside the
+// calls they replace, and the unary ops 16-bit tensors look up.
 //
 // Usage: amprt-bench [--sizes=256,512,1024] [--repeats=R]
 //
@@ -144,6 +145,38 @@ void printFusionTable(amprt_context *ctx, int repeats) {
   }
 }
 
+/// The unary ops whose 16-bit forms look their results up by bit pattern
+/// (cpu/UnaryTables.h), in each precision over 4M elements (a GPT feed-
+/// forward layer's activations), beside a multiply of the same tensors:
+/// f32 computes (libm's exp, log and tanh a call per element).
+void printUnaryTable(amprt_context *ctx, int repeats) {
+  using Unary =
+      amprt_status (*)(amprt_context *, const amprt_tensor *, amprt_tensor *);
+  struct Op {
+    const char *name;
+    Unary call;
+  };
+  const int64_t n = 4096 * 1024;
+  printf("\n| op (4M elements) | f32 ms | f16 ms | bf16 ms | bf16 mul ms "
+         "|\n|---|---:|---:|---:|---:|\n");
+  for (Op op :
+       {Op{"exp", amprt_exp}, Op{"log", amprt_log}, Op{"tanh", amprt_tanh},
+        Op{"sigmoid", amprt_sigmoid}, Op{"gelu", amprt_gelu},
+        Op{"erf", amprt_erf}, Op{"silu", amprt_silu}}) {
+    printf("| %s |", op.name);
+    for (amprt_dtype d : {AMPRT_F32, AMPRT_F16, AMPRT_BF16}) {
+      amprt_tensor *x = make(ctx, d, {n}), *y = make(ctx, d, {n});
+      printf(" %.2f |",
+             medianSeconds(repeats, [&] { op.call(ctx, x, y); }) * 1e3);
+      if (d == AMPRT_BF16)
+        printf(" %.2f |\n",
+               medianSeconds(repeats, [&] { amprt_mul(ctx, x, x, y); }) * 1e3);
+      amprt_tensor_release(x);
+      amprt_tensor_release(y);
+    }
+  }
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -220,6 +253,7 @@ int main(int argc, char **argv) {
     }
   }
   printFusionTable(ctx, repeats);
+  printUnaryTable(ctx, repeats);
   amprt_context_destroy(ctx);
   return 0;
 }

@@ -17,6 +17,7 @@
 #include "CpuExec.h"
 #include "CpuOps.h"
 #include "Elementwise.h"
+#include "UnaryTables.h"
 #include <algorithm>
 #include <cstring>
 #include <immintrin.h>
@@ -161,18 +162,42 @@ void geluGradByTable(const T *dy, const T *v, T *dx, int64_t n) {
 
 namespace amprt::cpu {
 
+namespace {
+
+/// y = kind(x) over n elements of T, computed.
+template <typename T>
+void computeUnary(Unary kind, const T *in, T *out, int64_t n, double alpha) {
+  using C = typename Compute<T>::type;
+  withUnary(kind, [&](auto op) {
+    C a = (C)alpha;
+    mapElements(
+        n, out, [&](C v) { return applyUnary<C>(op.value, v, a); }, in);
+  });
+}
+
+/// The table of a 16-bit `kind` (UnaryTables.h), from computeUnary's loop.
+template <typename T> const uint16_t *unaryTableOf(Unary kind) {
+  return unaryTable<T>(kind, [&](const T *patterns, T *table) {
+    computeUnary(kind, patterns, table, kUnaryTableSize - 1, 0.0);
+  });
+}
+
+} // namespace
+
 amprt_status unary(Ctx *ctx, Unary kind, const Tensor *x, Tensor *y,
                    double alpha) {
   AMPRT_FLOAT_DISPATCH(x->dtype, T, {
-    using C = typename Compute<T>::type;
     const T *in = static_cast<const T *>(x->data);
     T *out = static_cast<T *>(y->data);
-    withUnary(kind, [&](auto op) {
-      C a = (C)alpha;
-      mapElements(
-          x->numel, out, [&](C v) { return applyUnary<C>(op.value, v, a); },
-          in);
-    });
+    if constexpr (kIs16Bit<T>) {
+      if (x->numel >= kUnaryTableMinElements && tabledUnary(kind)) {
+        lookupAll(reinterpret_cast<const uint16_t *>(in),
+                  reinterpret_cast<uint16_t *>(out), x->numel,
+                  unaryTableOf<T>(kind));
+        return ok();
+      }
+    }
+    computeUnary(kind, in, out, x->numel, alpha);
   });
   return ok();
 }
@@ -353,18 +378,56 @@ amprt_status select(Ctx *ctx, const Tensor *cond, const Tensor *a,
   return ok();
 }
 
+namespace {
+
+/// Elements of each value in a block of an elementwise chain.
+constexpr int64_t kChainBlock = 256;
+
+/// The table of each unary step of a 16-bit chain over n elements that
+/// runs as a lookup (unary's choice), null for the other steps.
+template <typename T>
+std::array<const uint16_t *, kMaxChainSteps> chainTables(const Chain &chain,
+                                                         int64_t n) {
+  std::array<const uint16_t *, kMaxChainSteps> tables{};
+  if constexpr (kIs16Bit<T>) {
+    for (int s = 0; s < chain.steps && n >= kUnaryTableMinElements; ++s)
+      if (!chain.step[s].binary && tabledUnary(Unary(chain.step[s].op)))
+        tables[s] = unaryTableOf<T>(Unary(chain.step[s].op));
+  }
+  return tables;
+}
+
+/// A tabled step over a block of a 16-bit chain: `a` (values of T, so the
+/// narrowing is exact) looked up into dst, widened, and into `last` (the
+/// output's block) when the step is the chain's last.
+template <typename T>
+void lookupStep(const uint16_t *table, const float *a, float *dst, int64_t len,
+                T *last) {
+  T bits[kChainBlock];
+  convert(a, bits, len);
+  auto *raw = reinterpret_cast<uint16_t *>(bits);
+  lookupSpan(raw, raw, len, table);
+  if (last)
+    std::copy(bits, bits + len, last);
+  else
+    convert(bits, dst, len);
+}
+
+} // namespace
+
 amprt_status elementwiseChain(Ctx *ctx, const Tensor *const *inputs,
                               const Chain &chain, Tensor *y) {
   // A block of every value at a time: the inputs (widened when 16-bit),
   // then each step over the block, rounded as its own call would store
   // it; only the last value reaches memory. The block stays in L1, where
   // the separate calls each streamed the whole tensor in and out.
-  constexpr int64_t kChainBlock = 256;
   // (A generic lambda, so that `if constexpr` discards the other types'
   // branches.)
   auto run = [&](auto *out) {
     using T = std::remove_pointer_t<decltype(out)>;
     using C = typename Compute<T>::type;
+    std::array<const uint16_t *, kMaxChainSteps> tables =
+        chainTables<T>(chain, y->numel);
     parallelForWide(y->numel, kGrain, [&](int64_t begin, int64_t end) {
       C block[kMaxChainInputs + kMaxChainSteps][kChainBlock];
       const C *values[kMaxChainInputs + kMaxChainSteps];
@@ -387,6 +450,13 @@ amprt_status elementwiseChain(Ctx *ctx, const Tensor *const *inputs,
             if (last)
               dst = out + i; // may be an input's storage: read first
           const C *a = values[step.a], *b = values[step.b];
+          if constexpr (kIs16Bit<T>) {
+            if (tables[s]) {
+              lookupStep(tables[s], a, dst, len, last ? out + i : nullptr);
+              values[chain.inputs + s] = dst;
+              continue;
+            }
+          }
           if (step.binary) {
             withBinary(Binary(step.op), [&](auto op) {
               for (int64_t j = 0; j < len; ++j)
