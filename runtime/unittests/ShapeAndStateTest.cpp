@@ -332,9 +332,11 @@ TEST(RuntimeShape, PadAgreesWithElementwiseReference) {
         }
         std::vector<double> got = rt.read(y);
         ASSERT_EQ(got, want) << "low " << p.low[3] << " value " << value;
-        for (int64_t i = 0; i < n; ++i) // -0 pads with -0
-          if (got[i] == 0 && want[i] == 0)
+        for (int64_t i = 0; i < n; ++i) { // -0 pads with -0
+          if (got[i] == 0 && want[i] == 0) {
             EXPECT_EQ(std::signbit(got[i]), std::signbit(want[i])) << i;
+          }
+        }
       }
 }
 
