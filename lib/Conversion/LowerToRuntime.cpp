@@ -150,6 +150,9 @@ struct LowerToRuntimePass
   }
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    if (failed(amp::checkFusionOptions(module.getLoc(), "amp-lower-to-runtime",
+                                       fusionOptions())))
+      return signalPassFailure();
     // One module is one JIT unit: nested modules are refused, not skipped.
     for (auto nested : module.getOps<ModuleOp>()) {
       nested.emitError("amp-lower-to-runtime: nested module")

@@ -241,6 +241,14 @@ void amp::fuseForRuntime(func::FuncOp func,
     apply(populateElementwiseChainPatterns, {}, /*lastFirst=*/true);
 }
 
+LogicalResult amp::checkFusionOptions(Location loc, StringRef pass,
+                                      const RuntimeFusionOptions &options) {
+  if (options.attentionMinKeys < 0)
+    return emitError(loc) << pass << ": attention-min-keys must be >= 0, got "
+                          << options.attentionMinKeys;
+  return success();
+}
+
 namespace {
 struct FuseForRuntimePass
     : WithRuntimeFusionOptions<
@@ -255,6 +263,9 @@ struct FuseForRuntimePass
     func::FuncOp func = getOperation();
     if (func.isExternal())
       return;
+    if (failed(checkFusionOptions(func.getLoc(), "amp-fuse-for-runtime",
+                                  fusionOptions())))
+      return signalPassFailure();
     if (!func.getBody().hasOneBlock()) {
       func.emitError("amp-fuse-for-runtime: functions must be one block");
       return signalPassFailure();

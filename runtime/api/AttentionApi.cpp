@@ -78,7 +78,7 @@ amprt_status checkShapes(const char *op, const Viewed &q, const Viewed &k,
 
 /// `result`'s view has `like`'s shape but for its last dimension,
 /// `columns`' last; names no element twice; and shares no storage with
-/// any of `others`.
+/// any of `others` (unless either view is empty).
 amprt_status checkResult(const char *op, const Viewed &result,
                          const StridedView &like, const StridedView &columns,
                          std::initializer_list<const Viewed *> others) {
@@ -92,8 +92,10 @@ amprt_status checkResult(const char *op, const Viewed &result,
     return fail(AMPRT_ERROR_INVALID_ARGUMENT,
                 "%s: %s's view names an element more than once", op,
                 result.name);
+  // Views that name no element read or write nothing to share.
   for (const Viewed *other : others)
-    if (overlaps(result.t, other->t))
+    if (!isEmpty(result.view) && !isEmpty(other->view) &&
+        overlaps(result.t, other->t))
       return fail(AMPRT_ERROR_INVALID_ARGUMENT,
                   "%s: %s's storage must not be %s's", op, result.name,
                   other->name);
@@ -164,6 +166,12 @@ amprt_status unfusedBackward(amprt_context *ctx,
                              const device::AttentionOperands &a,
                              const amprt_tensor *dO, const StridedView &dOv,
                              const device::AttentionGrads &g) {
+  // No queries: nothing reaches k or v (their gradients are sums over
+  // none), and there are no scores to make.
+  if (a.qv.shape[a.qv.rank - 2] == 0) {
+    AMPRT_CHECK(fillZeros(ctx, g.dk, g.dkv));
+    return fillZeros(ctx, g.dv, g.dvv);
+  }
   Temporary p, dp, ds;
   AMPRT_CHECK(probabilities(ctx, a, p));
   StridedView sv = scoresShape(a.qv, a.kv);
@@ -195,6 +203,8 @@ amprt_status amprt_attention(amprt_context *ctx, int rank, int causal,
   AMPRT_CHECK(checkScale(op, scale));
   AMPRT_CHECK(checkShapes(op, vq, vk, vv));
   AMPRT_CHECK(checkResult(op, vo, vq.view, vv.view, {&vq, &vk, &vv}));
+  if (isEmpty(vo.view))
+    return AMPRT_OK;      // nothing to write, however many heads q's view has
   OpTimer timer(ctx, op); // the unfused ops below are part of it
   device::AttentionOperands a{q,       k,       v,           vq.view,
                               vk.view, vv.view, causal != 0, float(scale)};
@@ -236,6 +246,8 @@ amprt_attention_grad(amprt_context *ctx, int rank, int causal, double scale,
   AMPRT_CHECK(
       checkResult(op, vdk, vk.view, vk.view, {&vq, &vk, &vv, &vdo, &vdv}));
   AMPRT_CHECK(checkResult(op, vdv, vv.view, vv.view, {&vq, &vk, &vv, &vdo}));
+  if (isEmpty(vdq.view) && isEmpty(vdk.view) && isEmpty(vdv.view))
+    return AMPRT_OK;
   OpTimer timer(ctx, op);
   device::AttentionOperands a{q,       k,       v,           vq.view,
                               vk.view, vv.view, causal != 0, float(scale)};

@@ -140,6 +140,9 @@ amprt_status amprt_batch_matmul_strided(amprt_context *ctx, int rank,
     return fail(AMPRT_ERROR_INVALID_ARGUMENT,
                 "%s: c's storage must not be a's or b's", op);
   OpTimer timer(ctx, op); // the copies below are part of the product
+  // No result element, or a sum of no terms (k = 0): no product to run.
+  if (isEmpty(cv) || av.shape[rank - 1] == 0)
+    return fillZeros(ctx, c, cv);
   if (auto *onViews = opsFor(ctx)->stridedMatmul) {
     bool ran = false;
     AMPRT_CHECK(onViews(ctx, a, av, b, bv, c, cv, &ran));

@@ -40,9 +40,16 @@ amprt_status viewOf(const char *op, const char *name, const amprt_tensor *t,
   return AMPRT_OK;
 }
 
+bool isEmpty(const StridedView &v) {
+  return std::find(v.shape, v.shape + v.rank, 0) != v.shape + v.rank;
+}
+
 /// Whether no two indices of `v` name one element: taken by stride, each
-/// dimension of more than one element steps past all the ones before it.
+/// dimension of more than one element steps past all the ones before it
+/// (an empty view names none).
 bool oneToOne(const StridedView &v) {
+  if (isEmpty(v))
+    return true;
   std::vector<std::pair<int64_t, int64_t>> dims; // stride, size
   for (int d = 0; d < v.rank; ++d)
     if (v.shape[d] > 1)
@@ -88,6 +95,19 @@ StridedView swapLastTwo(StridedView v) {
   std::swap(v.shape[v.rank - 1], v.shape[v.rank - 2]);
   std::swap(v.stride[v.rank - 1], v.stride[v.rank - 2]);
   return v;
+}
+
+amprt_status fillZeros(amprt_context *ctx, amprt_tensor *t,
+                       const StridedView &v) {
+  if (isEmpty(v))
+    return AMPRT_OK;
+  amprt_tensor *zeros = nullptr;
+  AMPRT_CHECK(amprt_tensor_create(ctx, t->dtype, v.rank, v.shape, &zeros));
+  amprt_status status = amprt_tensor_fill(zeros, 0);
+  if (status == AMPRT_OK)
+    status = opsFor(ctx)->stridedCopy(ctx, zeros, denseView(v), t, v);
+  amprt_tensor_release(zeros);
+  return status;
 }
 
 std::vector<int64_t> encodeView(const StridedView &v) {

@@ -18,7 +18,13 @@ namespace amprt {
 amprt_status viewOf(const char *op, const char *name, const amprt_tensor *t,
                     const int64_t *encoded, int rank, StridedView &v);
 
-/// Whether no two indices of `v` name one element.
+/// Whether `v` names no element (a dimension of size 0). Its element count
+/// is no test: a view repeating one element by stride 0 can count past
+/// int64.
+bool isEmpty(const StridedView &v);
+
+/// Whether no two indices of `v` name one element (an empty view names
+/// none).
 bool oneToOne(const StridedView &v);
 
 /// Whether two tensors' storage shares a byte.
@@ -32,6 +38,11 @@ bool isDenseOf(const StridedView &v, const amprt_tensor *t);
 
 /// `v` with its last two dimensions swapped: the transpose of what it reads.
 StridedView swapLastTwo(StridedView v);
+
+/// Zeros into the elements view `v` of `t` names (none for an empty
+/// view): a product over no terms.
+amprt_status fillZeros(amprt_context *ctx, amprt_tensor *t,
+                       const StridedView &v);
 
 /// `v` as amprt_batch_matmul_strided takes it: {offset, shape, strides}.
 std::vector<int64_t> encodeView(const StridedView &v);

@@ -51,6 +51,17 @@ struct HeadShape {
 /// Query rows staged together: their scores, f32, are 16 KB at 128 keys.
 constexpr int64_t kQueryBlock = 32;
 
+/// At least the bytes of one thread's Head buffers for `s`: at most 18
+/// buffers, none more than (max(tq, tk, kQueryBlock) + 16) x (max(d, e,
+/// kQueryBlock) + 16) elements of at most 4 bytes. In double, so that the
+/// sizes of any view (stride 0 repeats one element as often as it
+/// likes) give a number to refuse rather than a product that wraps.
+inline double headBufferBound(const HeadShape &s) {
+  double rows = double(std::max({s.tq, s.tk, kQueryBlock})) + 16;
+  double width = double(std::max({s.d, s.e, kQueryBlock})) + 16;
+  return 18 * 4 * rows * width;
+}
+
 /// A head's products and softmax over Policy's units, in one thread's
 /// buffers: sized once for the call's head shape and reused head after
 /// head, each head writing the same parts (so the padding stays 0).

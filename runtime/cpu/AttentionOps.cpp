@@ -18,12 +18,15 @@
 
 #include "AttentionHeads.h"
 #include "AttentionTiles.h"
+#include "Common.h"
 #include "CpuOps.h"
 #include "OneDnn.h"
 #include "Parallel.h"
 
+#include <atomic>
 #include <cstring>
 #include <immintrin.h>
+#include <new>
 #include <string>
 #include <type_traits>
 
@@ -121,6 +124,40 @@ template <Isa I, typename Body> void overHeads(int64_t heads, Body body) {
     parallelFor(heads, 1, body);
 }
 
+/// overHeads, a thread that cannot allocate its Head's buffers reported
+/// as no memory: an exception must not leave an OpenMP region.
+template <Isa I, typename Body>
+amprt_status overHeadsOrNoMemory(const char *op, int64_t heads, Body body) {
+  std::atomic<bool> noMemory{false};
+  overHeads<I>(heads, [&](int64_t begin, int64_t end) {
+    try {
+      body(begin, end);
+    } catch (const std::bad_alloc &) {
+      noMemory = true;
+    }
+  });
+  if (noMemory)
+    return fail(AMPRT_ERROR_OUT_OF_MEMORY,
+                "%s: no memory for a thread's head buffers", op);
+  return AMPRT_OK;
+}
+
+/// Refuses heads whose buffers, one Head a thread, would not fit in the
+/// machine's memory.
+amprt_status checkHeadBuffers(amprt_context *ctx, const char *op,
+                              const HeadShape &s) {
+  size_t capacity = 0;
+  AMPRT_CHECK(amprt_memory_capacity(ctx, &capacity));
+  double bytes = headBufferBound(s) * omp_get_max_threads();
+  if (bytes > double(capacity))
+    return fail(AMPRT_ERROR_OUT_OF_MEMORY,
+                "%s: heads of %lld queries and %lld keys, %lld and %lld wide, "
+                "need about %.3g GB of buffers where the machine has %.3g GB",
+                op, (long long)s.tq, (long long)s.tk, (long long)s.d,
+                (long long)s.e, bytes / 1e9, double(capacity) / 1e9);
+  return AMPRT_OK;
+}
+
 HeadShape shapeOf(const device::AttentionOperands &a) {
   int r = a.qv.rank;
   return {a.qv.shape[r - 2], a.kv.shape[r - 2], a.qv.shape[r - 1],
@@ -177,29 +214,39 @@ namespace amprt::cpu {
 
 amprt_status attention(Ctx *ctx, const device::AttentionOperands &a, Tensor *o,
                        const StridedView &ov, bool *ran) {
+  const char *op = "amprt_attention";
   HeadShape s = shapeOf(a);
+  amprt_status status = AMPRT_OK;
   *ran = withPolicy(a.q->dtype, [&](auto types) {
     using Types = decltype(types);
-    overHeads<Types::kIsa>(headCount(a.qv), [&](int64_t begin, int64_t end) {
-      forwardHeads<typename Types::Policy, typename Types::Storage>(a, o, ov, s,
-                                                                    begin, end);
-    });
+    status = checkHeadBuffers(ctx, op, s);
+    if (status == AMPRT_OK)
+      status = overHeadsOrNoMemory<Types::kIsa>(
+          op, headCount(a.qv), [&](int64_t begin, int64_t end) {
+            forwardHeads<typename Types::Policy, typename Types::Storage>(
+                a, o, ov, s, begin, end);
+          });
   });
-  return AMPRT_OK;
+  return status;
 }
 
 amprt_status attentionGrad(Ctx *ctx, const device::AttentionOperands &a,
                            const Tensor *dO, const StridedView &dOv,
                            const device::AttentionGrads &g, bool *ran) {
+  const char *op = "amprt_attention_grad";
   HeadShape s = shapeOf(a);
+  amprt_status status = AMPRT_OK;
   *ran = withPolicy(a.q->dtype, [&](auto types) {
     using Types = decltype(types);
-    overHeads<Types::kIsa>(headCount(a.qv), [&](int64_t begin, int64_t end) {
-      backwardHeads<typename Types::Policy, typename Types::Storage>(
-          a, dO, dOv, g, s, begin, end);
-    });
+    status = checkHeadBuffers(ctx, op, s);
+    if (status == AMPRT_OK)
+      status = overHeadsOrNoMemory<Types::kIsa>(
+          op, headCount(a.qv), [&](int64_t begin, int64_t end) {
+            backwardHeads<typename Types::Policy, typename Types::Storage>(
+                a, dO, dOv, g, s, begin, end);
+          });
   });
-  return AMPRT_OK;
+  return status;
 }
 
 } // namespace amprt::cpu

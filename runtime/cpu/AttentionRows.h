@@ -108,9 +108,12 @@ inline void softmaxRow(float *row, int64_t seen, int64_t width, float scale) {
     storeV(row + j, e);
     sum += e;
   }
+  // The lanes past `seen` stay 0 when inv is not finite (a NaN or
+  // infinite score): 0 * NaN would carry the row's NaN into dv for keys
+  // the row does not see.
   float inv = 1.f / sumOf(sum);
   for (int64_t j = 0; j < width; j += 16)
-    storeV(row + j, loadV(row + j) * inv);
+    storeV(row + j, select(lanesBelow(j, seen), loadV(row + j) * inv, V16{}));
 }
 
 /// g = scale p (g - sum_j p g) over [0, width): the gradient of the

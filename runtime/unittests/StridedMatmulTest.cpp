@@ -157,4 +157,34 @@ TEST(RuntimeStridedMatmul, RefusesViewsItCannotTake) {
             AMPRT_ERROR_INVALID_ARGUMENT);
 }
 
+// A sum of no terms (k = 0) writes zeros into c's view and nothing else;
+// an empty c is no work. Both on the CPU's products and the copied ones
+// (f64).
+TEST(RuntimeStridedMatmul, EmptySumsAreZerosAndEmptyResultsNoWork) {
+  Runtime rt;
+  for (amprt_dtype dtype : {AMPRT_F32, AMPRT_BF16, AMPRT_F64}) {
+    Tensor a = rt.make(dtype, {1}, {1.0}), b = rt.make(dtype, {1}, {1.0});
+    Tensor c = rt.make(dtype, {2, 3, 6}, std::vector<double>(36, 7.0));
+    // c's even columns: [2, 3, 3] over a [2, 3, 6] tensor.
+    std::vector<int64_t> noTerms = view(0, {2, 3, 0}, {0, 0, 0}),
+                         rows = view(0, {2, 0, 3}, {0, 0, 0}),
+                         even = view(0, {2, 3, 3}, {18, 6, 2});
+    ASSERT_EQ(amprt_batch_matmul_strided(rt.ctx, 3, a, noTerms.data(), b,
+                                         rows.data(), c, even.data()),
+              AMPRT_OK)
+        << amprt_last_error();
+    std::vector<double> got = rt.read(c);
+    for (int64_t i = 0; i < 36; ++i)
+      ASSERT_EQ(got[i], i % 2 ? 7.0 : 0.0) << dtype << " element " << i;
+    std::vector<int64_t> emptyC = view(0, {2, 0, 3}, {18, 6, 2}),
+                         emptyA = view(0, {2, 0, 4}, {0, 0, 0}),
+                         b4 = view(0, {2, 4, 3}, {0, 0, 0});
+    EXPECT_EQ(amprt_batch_matmul_strided(rt.ctx, 3, a, emptyA.data(), b,
+                                         b4.data(), c, emptyC.data()),
+              AMPRT_OK)
+        << amprt_last_error();
+    EXPECT_EQ(rt.read(c), got);
+  }
+}
+
 } // namespace

@@ -6,6 +6,13 @@
 // RUN:   | FileCheck %s --check-prefix=MIN64
 // RUN: amp-opt %s --amp-lower-to-runtime=attention-min-keys=64 \
 // RUN:   | FileCheck %s --check-prefix=LOWER64
+// A negative count is refused by either pass, naming the option.
+// RUN: not amp-opt %s --amp-fuse-for-runtime=attention-min-keys=-1 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=NEGATIVE
+// RUN: not amp-opt %s --amp-lower-to-runtime=attention-min-keys=-3 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=NEGLOWER
+// NEGATIVE: error: amp-fuse-for-runtime: attention-min-keys must be >= 0, got -1
+// NEGLOWER: error: amp-lower-to-runtime: attention-min-keys must be >= 0, got -3
 
 // 64 keys, not causal: fused from attention-min-keys=64 down.
 // CHECK-LABEL: func.func @keys64(

@@ -100,6 +100,11 @@ template <typename PassBase> struct WithRuntimeFusionOptions : PassBase {
   }
 };
 
+/// Refuses option values no fusion can take (attention-min-keys below 0),
+/// the error at `loc` naming `pass` and the option.
+mlir::LogicalResult checkFusionOptions(mlir::Location loc, llvm::StringRef pass,
+                                       const RuntimeFusionOptions &options);
+
 /// Applies the fusions `options` allow to the ops of `func`'s body, one
 /// family after another in the order declared above, each op offered once
 /// (in block order; chains from the last op back). No folding and no

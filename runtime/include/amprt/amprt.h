@@ -324,7 +324,8 @@ amprt_status amprt_batch_matmul(amprt_context *ctx, const amprt_tensor *a,
  * place, its kernel for those strides). The lowering calls it for a
  * tg.batch_matmul whose operands are transposes (of reshapes, of slices)
  * or whose result is read by one transpose: attention's heads, read and
- * written where they lie. */
+ * written where they lie. A k of 0 writes zeros into c's view (sums of no
+ * terms); a c view with no element is no work. */
 amprt_status amprt_batch_matmul_strided(amprt_context *ctx, int rank,
                                         const amprt_tensor *a,
                                         const int64_t *a_view,
@@ -346,7 +347,14 @@ amprt_status amprt_batch_matmul_strided(amprt_context *ctx, int rank,
  * 1), amprt_(causal_)softmax and amprt_batch_matmul_strided, with their
  * roundings (a graph that scaled q before its product rounded c q
  * instead). o's view names no element twice, and o's storage is none of
- * the operands'. */
+ * the operands' (views that name no element share nothing). A dimension
+ * may be 0 but tk: o with no element is no work; heads 0 wide (d = 0)
+ * score every key 0, so o is the mean of the values each query sees. A
+ * NaN or infinite score makes its query's row NaN; a non-finite value in
+ * k or v may reach rows whose mask hides it (0 x inf is NaN: the unfused
+ * product sums every key into every row, a fused head the keys of its
+ * block of rows). Heads whose buffers cannot fit in memory give
+ * AMPRT_ERROR_OUT_OF_MEMORY before any work. */
 amprt_status amprt_attention(amprt_context *ctx, int rank, int causal,
                              double scale, const amprt_tensor *q,
                              const int64_t *q_view, const amprt_tensor *k,
@@ -361,7 +369,10 @@ amprt_status amprt_attention(amprt_context *ctx, int rank, int causal,
  * The softmax gradient is f32, times `scale` (so grad_q and grad_k are
  * the gradients of q and k themselves); the same backends and types as
  * amprt_attention run the unfused ops (products, amprt_softmax_grad,
- * amprt_scale). */
+ * amprt_scale). With no queries (tq = 0) grad_k and grad_v are zeros;
+ * with no values (e = 0) grad_q and grad_k are; results with no element
+ * are not written, and with none at all the call is no work. A query's
+ * NaN reaches no key it does not see through grad_v. */
 amprt_status
 amprt_attention_grad(amprt_context *ctx, int rank, int causal, double scale,
                      const amprt_tensor *q, const int64_t *q_view,

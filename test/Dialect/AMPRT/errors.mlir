@@ -398,3 +398,12 @@ func.func @attention_grad_scale_nan(%q: tensor<2x4x3xf32>, %k: tensor<2x6x3xf32>
   %dq, %dk, %dv = amprt.attention_grad %q [0, 2, 4, 3, 12, 3, 1], %k [0, 2, 6, 3, 18, 3, 1], %v [0, 2, 6, 5, 30, 5, 1], %do [0, 2, 4, 5, 20, 5, 1] into [0, 2, 4, 3, 12, 3, 1], [0, 2, 6, 3, 18, 3, 1], [0, 2, 6, 5, 30, 5, 1] {scale = 0x7FF8000000000000 : f64} : tensor<2x4x3xf32>, tensor<2x6x3xf32>, tensor<2x6x5xf32>, tensor<2x4x5xf32> -> tensor<2x4x3xf32>, tensor<2x6x3xf32>, tensor<2x6x5xf32>
   return %dq, %dk, %dv : tensor<2x4x3xf32>, tensor<2x6x3xf32>, tensor<2x6x5xf32>
 }
+
+// -----
+
+// A view that names no element still may not reach past int64.
+func.func @attention_empty_view_overflow(%q: tensor<2x4x3xf32>, %k: tensor<2x6x3xf32>, %v: tensor<2x6x5xf32>) -> tensor<2x0x5xf32> {
+  // expected-error @+1 {{'amprt.attention' op q_view reaches past its tensor's 24 elements}}
+  %o = amprt.attention %q [0, 2, 0, 3, 9223372036854775807, 3, 1], %k [0, 2, 6, 3, 18, 3, 1], %v [0, 2, 6, 5, 30, 5, 1] into [0, 2, 0, 5, 0, 5, 1] : tensor<2x4x3xf32>, tensor<2x6x3xf32>, tensor<2x6x5xf32> -> tensor<2x0x5xf32>
+  return %o : tensor<2x0x5xf32>
+}

@@ -174,15 +174,20 @@ FailureOr<ViewParts> viewParts(Operation *op, StringRef name,
     overflow |= size > 0 && llvm::MulOverflow(size - 1, stride, reach);
     overflow |= llvm::AddOverflow(last, reach, last);
   }
-  if (parts.offset < 0 ||
-      (!empty && (overflow || last >= storage.getNumElements())))
+  // As amprt's view check: an offset past int64 is refused even for a
+  // view that names no element.
+  if (parts.offset < 0 || overflow ||
+      (!empty && last >= storage.getNumElements()))
     return op->emitOpError(name) << " reaches past its tensor's "
                                  << storage.getNumElements() << " elements";
   return parts;
 }
 
-/// Whether no two indices of the view name one element.
+/// Whether no two indices of the view name one element (an empty view
+/// names none).
 bool oneToOne(const ViewParts &v) {
+  if (llvm::is_contained(v.shape, 0))
+    return true;
   SmallVector<std::pair<int64_t, int64_t>> dims;
   for (auto [size, stride] : llvm::zip(v.shape, v.strides))
     if (size > 1)
