@@ -7,8 +7,9 @@
 // probabilities a layer and read them twice, each product a call of its
 // own; here a head's work stays in L2 and a causal head multiplies only
 // the keys its queries see: a block of queries the keys its last query
-// sees, and each row tile of its products, and each row's softmax, the
-// 16-lane blocks of keys its own rows see (SeenKeys).
+// sees, and each row tile of its products over keys (the scores, do v^T,
+// p v, ds k) and each row's softmax the 16-lane blocks of keys its own
+// rows see (SeenKeys); dv^T and dk^T sum over all of the block's keys.
 //
 // The products run on "units" (AttentionTiles.h): one f32 (F32Units, on
 // each target's own vector width) or a pair of bf16 along the sum

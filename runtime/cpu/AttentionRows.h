@@ -118,7 +118,8 @@ inline void softmaxRow(float *row, int64_t seen, int64_t width, float scale) {
 
 /// g = scale p (g - sum_j p g) over [0, width): the gradient of the
 /// unscaled scores (g entering as the probabilities' gradient, p as
-/// softmaxRow left it); 0 where p is 0 and g finite.
+/// softmaxRow left it); 0 where p is 0 and g and the row's sum of p g are
+/// finite.
 inline void softmaxGradRow(const float *p, float *g, int64_t width,
                            float scale) {
   V16 dot = {};
