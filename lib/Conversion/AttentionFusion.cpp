@@ -261,6 +261,10 @@ struct Attention : OpFusionPattern<tg::SoftmaxOp> {
   using OpFusionPattern::OpFusionPattern;
   LogicalResult matchAndRewrite(tg::SoftmaxOp softmax,
                                 PatternRewriter &rewriter) const override {
+    // Heads with no keys have no softmax amprt.attention can take (each
+    // query's probabilities would sum to 1 over nothing).
+    if (cast<RankedTensorType>(softmax.getType()).getShape().back() < 1)
+      return failure();
     std::optional<Forward> f = forwardOf(softmax, /*foldQScale=*/true);
     if (!f)
       return failure();

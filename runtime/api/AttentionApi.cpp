@@ -248,6 +248,13 @@ amprt_attention_grad(amprt_context *ctx, int rank, int causal, double scale,
   AMPRT_CHECK(checkResult(op, vdv, vv.view, vv.view, {&vq, &vk, &vv, &vdo}));
   if (isEmpty(vdq.view) && isEmpty(vdk.view) && isEmpty(vdv.view))
     return AMPRT_OK;
+  // No values (e = 0): o is constant, so q and k have gradient 0 exactly,
+  // whatever their values (an infinite k would make the sums over no
+  // terms NaN).
+  if (vv.view.shape[rank - 1] == 0) {
+    AMPRT_CHECK(fillZeros(ctx, grad_q, vdq.view));
+    return fillZeros(ctx, grad_k, vdk.view);
+  }
   OpTimer timer(ctx, op);
   device::AttentionOperands a{q,       k,       v,           vq.view,
                               vk.view, vv.view, causal != 0, float(scale)};

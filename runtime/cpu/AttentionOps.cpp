@@ -142,13 +142,14 @@ amprt_status overHeadsOrNoMemory(const char *op, int64_t heads, Body body) {
   return AMPRT_OK;
 }
 
-/// Refuses heads whose buffers, one Head a thread, would not fit in the
-/// machine's memory.
+/// Refuses heads whose buffers, one Head a thread that has heads, would
+/// not fit in the machine's memory.
 amprt_status checkHeadBuffers(amprt_context *ctx, const char *op,
-                              const HeadShape &s) {
+                              const HeadShape &s, int64_t heads) {
   size_t capacity = 0;
   AMPRT_CHECK(amprt_memory_capacity(ctx, &capacity));
-  double bytes = headBufferBound(s) * omp_get_max_threads();
+  double bytes = headBufferBound(s) *
+                 double(std::min<int64_t>(heads, omp_get_max_threads()));
   if (bytes > double(capacity))
     return fail(AMPRT_ERROR_OUT_OF_MEMORY,
                 "%s: heads of %lld queries and %lld keys, %lld and %lld wide, "
@@ -219,7 +220,7 @@ amprt_status attention(Ctx *ctx, const device::AttentionOperands &a, Tensor *o,
   amprt_status status = AMPRT_OK;
   *ran = withPolicy(a.q->dtype, [&](auto types) {
     using Types = decltype(types);
-    status = checkHeadBuffers(ctx, op, s);
+    status = checkHeadBuffers(ctx, op, s, headCount(a.qv));
     if (status == AMPRT_OK)
       status = overHeadsOrNoMemory<Types::kIsa>(
           op, headCount(a.qv), [&](int64_t begin, int64_t end) {
@@ -238,7 +239,7 @@ amprt_status attentionGrad(Ctx *ctx, const device::AttentionOperands &a,
   amprt_status status = AMPRT_OK;
   *ran = withPolicy(a.q->dtype, [&](auto types) {
     using Types = decltype(types);
-    status = checkHeadBuffers(ctx, op, s);
+    status = checkHeadBuffers(ctx, op, s, headCount(a.qv));
     if (status == AMPRT_OK)
       status = overHeadsOrNoMemory<Types::kIsa>(
           op, headCount(a.qv), [&](int64_t begin, int64_t end) {

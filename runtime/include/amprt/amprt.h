@@ -325,7 +325,8 @@ amprt_status amprt_batch_matmul(amprt_context *ctx, const amprt_tensor *a,
  * tg.batch_matmul whose operands are transposes (of reshapes, of slices)
  * or whose result is read by one transpose: attention's heads, read and
  * written where they lie. A k of 0 writes zeros into c's view (sums of no
- * terms); a c view with no element is no work. */
+ * terms); a c view with no element is no work; views that name no
+ * element share no storage. */
 amprt_status amprt_batch_matmul_strided(amprt_context *ctx, int rank,
                                         const amprt_tensor *a,
                                         const int64_t *a_view,
