@@ -92,10 +92,8 @@ amprt_status checkResult(const char *op, const Viewed &result,
     return fail(AMPRT_ERROR_INVALID_ARGUMENT,
                 "%s: %s's view names an element more than once", op,
                 result.name);
-  // Views that name no element read or write nothing to share.
   for (const Viewed *other : others)
-    if (!isEmpty(result.view) && !isEmpty(other->view) &&
-        overlaps(result.t, other->t))
+    if (viewsShare(result.t, result.view, other->t, other->view))
       return fail(AMPRT_ERROR_INVALID_ARGUMENT,
                   "%s: %s's storage must not be %s's", op, result.name,
                   other->name);

@@ -136,10 +136,7 @@ amprt_status amprt_batch_matmul_strided(amprt_context *ctx, int rank,
   if (!oneToOne(cv))
     return fail(AMPRT_ERROR_INVALID_ARGUMENT,
                 "%s: c's view names an element more than once", op);
-  // Views that name no element read or write nothing to share.
-  bool written = !isEmpty(cv);
-  if ((written && !isEmpty(av) && overlaps(c, a)) ||
-      (written && !isEmpty(bv) && overlaps(c, b)))
+  if (viewsShare(c, cv, a, av) || viewsShare(c, cv, b, bv))
     return fail(AMPRT_ERROR_INVALID_ARGUMENT,
                 "%s: c's storage must not be a's or b's", op);
   OpTimer timer(ctx, op); // the copies below are part of the product

@@ -71,6 +71,11 @@ bool overlaps(const amprt_tensor *x, const amprt_tensor *y) {
   return x->bytes && y->bytes && x0 < y0 + y->bytes && y0 < x0 + x->bytes;
 }
 
+bool viewsShare(const amprt_tensor *x, const StridedView &xv,
+                const amprt_tensor *y, const StridedView &yv) {
+  return !isEmpty(xv) && !isEmpty(yv) && overlaps(x, y);
+}
+
 /// A dense view of `shape`: what a new tensor of that shape holds.
 StridedView denseView(const StridedView &shape) {
   StridedView v = shape;

@@ -30,6 +30,12 @@ bool oneToOne(const StridedView &v);
 /// Whether two tensors' storage shares a byte.
 bool overlaps(const amprt_tensor *x, const amprt_tensor *y);
 
+/// Whether view xv of x and view yv of y may touch one byte: their
+/// tensors' storage overlaps and both name an element (a view that names
+/// none reads or writes nothing).
+bool viewsShare(const amprt_tensor *x, const StridedView &xv,
+                const amprt_tensor *y, const StridedView &yv);
+
 /// A dense view of `shape`: what a new tensor of that shape holds.
 StridedView denseView(const StridedView &shape);
 

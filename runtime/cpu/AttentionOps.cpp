@@ -124,24 +124,6 @@ template <Isa I, typename Body> void overHeads(int64_t heads, Body body) {
     parallelFor(heads, 1, body);
 }
 
-/// overHeads, a thread that cannot allocate its Head's buffers reported
-/// as no memory: an exception must not leave an OpenMP region.
-template <Isa I, typename Body>
-amprt_status overHeadsOrNoMemory(const char *op, int64_t heads, Body body) {
-  std::atomic<bool> noMemory{false};
-  overHeads<I>(heads, [&](int64_t begin, int64_t end) {
-    try {
-      body(begin, end);
-    } catch (const std::bad_alloc &) {
-      noMemory = true;
-    }
-  });
-  if (noMemory)
-    return fail(AMPRT_ERROR_OUT_OF_MEMORY,
-                "%s: no memory for a thread's head buffers", op);
-  return AMPRT_OK;
-}
-
 /// Refuses heads whose buffers, one Head a thread that has heads, would
 /// not fit in the machine's memory.
 amprt_status checkHeadBuffers(amprt_context *ctx, const char *op,
@@ -156,6 +138,27 @@ amprt_status checkHeadBuffers(amprt_context *ctx, const char *op,
                 "need about %.3g GB of buffers where the machine has %.3g GB",
                 op, (long long)s.tq, (long long)s.tk, (long long)s.d,
                 (long long)s.e, bytes / 1e9, double(capacity) / 1e9);
+  return AMPRT_OK;
+}
+
+/// overHeads after checkHeadBuffers, a thread that cannot allocate its
+/// Head's buffers reported as no memory: an exception must not leave an
+/// OpenMP region.
+template <Isa I, typename Body>
+amprt_status runHeads(amprt_context *ctx, const char *op, const HeadShape &s,
+                      int64_t heads, Body body) {
+  AMPRT_CHECK(checkHeadBuffers(ctx, op, s, heads));
+  std::atomic<bool> noMemory{false};
+  overHeads<I>(heads, [&](int64_t begin, int64_t end) {
+    try {
+      body(begin, end);
+    } catch (const std::bad_alloc &) {
+      noMemory = true;
+    }
+  });
+  if (noMemory)
+    return fail(AMPRT_ERROR_OUT_OF_MEMORY,
+                "%s: no memory for a thread's head buffers", op);
   return AMPRT_OK;
 }
 
@@ -220,13 +223,11 @@ amprt_status attention(Ctx *ctx, const device::AttentionOperands &a, Tensor *o,
   amprt_status status = AMPRT_OK;
   *ran = withPolicy(a.q->dtype, [&](auto types) {
     using Types = decltype(types);
-    status = checkHeadBuffers(ctx, op, s, headCount(a.qv));
-    if (status == AMPRT_OK)
-      status = overHeadsOrNoMemory<Types::kIsa>(
-          op, headCount(a.qv), [&](int64_t begin, int64_t end) {
-            forwardHeads<typename Types::Policy, typename Types::Storage>(
-                a, o, ov, s, begin, end);
-          });
+    status = runHeads<Types::kIsa>(
+        ctx, op, s, headCount(a.qv), [&](int64_t begin, int64_t end) {
+          forwardHeads<typename Types::Policy, typename Types::Storage>(
+              a, o, ov, s, begin, end);
+        });
   });
   return status;
 }
@@ -239,13 +240,11 @@ amprt_status attentionGrad(Ctx *ctx, const device::AttentionOperands &a,
   amprt_status status = AMPRT_OK;
   *ran = withPolicy(a.q->dtype, [&](auto types) {
     using Types = decltype(types);
-    status = checkHeadBuffers(ctx, op, s, headCount(a.qv));
-    if (status == AMPRT_OK)
-      status = overHeadsOrNoMemory<Types::kIsa>(
-          op, headCount(a.qv), [&](int64_t begin, int64_t end) {
-            backwardHeads<typename Types::Policy, typename Types::Storage>(
-                a, dO, dOv, g, s, begin, end);
-          });
+    status = runHeads<Types::kIsa>(
+        ctx, op, s, headCount(a.qv), [&](int64_t begin, int64_t end) {
+          backwardHeads<typename Types::Policy, typename Types::Storage>(
+              a, dO, dOv, g, s, begin, end);
+        });
   });
   return status;
 }

@@ -175,11 +175,17 @@ void computeUnary(Unary kind, const T *in, T *out, int64_t n, double alpha) {
   });
 }
 
-/// The table of a 16-bit `kind` (UnaryTables.h), from computeUnary's loop.
-template <typename T> const uint16_t *unaryTableOf(Unary kind) {
-  return unaryTable<T>(kind, [&](const T *patterns, T *table) {
-    computeUnary(kind, patterns, table, kUnaryTableSize - 1, 0.0);
-  });
+/// The table `kind` over n elements of T looks its results up in
+/// (UnaryTables.h, filled by computeUnary's loop), or null where it
+/// computes them: not 16-bit, too few elements, or an op not tabled.
+template <typename T> const uint16_t *unaryTableFor(Unary kind, int64_t n) {
+  if constexpr (kIs16Bit<T>) {
+    if (n >= kUnaryTableMinElements && tabledUnary(kind))
+      return unaryTable<T>(kind, [&](const T *patterns, T *table) {
+        computeUnary(kind, patterns, table, kUnaryTableSize - 1, 0.0);
+      });
+  }
+  return nullptr;
 }
 
 } // namespace
@@ -189,15 +195,11 @@ amprt_status unary(Ctx *ctx, Unary kind, const Tensor *x, Tensor *y,
   AMPRT_FLOAT_DISPATCH(x->dtype, T, {
     const T *in = static_cast<const T *>(x->data);
     T *out = static_cast<T *>(y->data);
-    if constexpr (kIs16Bit<T>) {
-      if (x->numel >= kUnaryTableMinElements && tabledUnary(kind)) {
-        lookupAll(reinterpret_cast<const uint16_t *>(in),
-                  reinterpret_cast<uint16_t *>(out), x->numel,
-                  unaryTableOf<T>(kind));
-        return ok();
-      }
-    }
-    computeUnary(kind, in, out, x->numel, alpha);
+    if (const uint16_t *table = unaryTableFor<T>(kind, x->numel))
+      lookupAll(reinterpret_cast<const uint16_t *>(in),
+                reinterpret_cast<uint16_t *>(out), x->numel, table);
+    else
+      computeUnary(kind, in, out, x->numel, alpha);
   });
   return ok();
 }
@@ -389,11 +391,9 @@ template <typename T>
 std::array<const uint16_t *, kMaxChainSteps> chainTables(const Chain &chain,
                                                          int64_t n) {
   std::array<const uint16_t *, kMaxChainSteps> tables{};
-  if constexpr (kIs16Bit<T>) {
-    for (int s = 0; s < chain.steps && n >= kUnaryTableMinElements; ++s)
-      if (!chain.step[s].binary && tabledUnary(Unary(chain.step[s].op)))
-        tables[s] = unaryTableOf<T>(Unary(chain.step[s].op));
-  }
+  for (int s = 0; s < chain.steps; ++s)
+    if (!chain.step[s].binary)
+      tables[s] = unaryTableFor<T>(Unary(chain.step[s].op), n);
   return tables;
 }
 
