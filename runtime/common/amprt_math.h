@@ -10,6 +10,7 @@
 #ifndef AMPRT_COMMON_MATH_H
 #define AMPRT_COMMON_MATH_H
 
+#include "amprt_elementary.h"
 #include "amprt_half.h"
 #include <math.h>
 #include <type_traits>
@@ -19,79 +20,15 @@ namespace amprt {
 #define AMPRT_MATH1(name, ffn, dfn)                                            \
   AMPRT_HD inline float m_##name(float x) { return ffn(x); }                   \
   AMPRT_HD inline double m_##name(double x) { return dfn(x); }
-AMPRT_MATH1(exp, expf, exp)
-AMPRT_MATH1(log, logf, log)
 AMPRT_MATH1(sqrt, sqrtf, sqrt)
-AMPRT_MATH1(tanh, tanhf, tanh)
 AMPRT_MATH1(fabs, fabsf, fabs)
 #undef AMPRT_MATH1
-/// erf in f32 as one rational function of x^2 (the form of Eigen's and
-/// XLA's vector erf), clamped to [-4, 4] where f32 erf is +-1: no branch
-/// and no call, so GELU's loops vectorise (glibc's scalar erff was 14% of
-/// the transformer step). At most 8 ulp from the correctly rounded erf
-/// (near |x| = 3.9, 5e-7 absolute), 0.34 ulp on average over all floats;
-/// x * (P / Q) keeps tiny x exact where x * P would go subnormal.
-AMPRT_HD inline float m_erf(float a) {
-  float x = a < -4.0f ? -4.0f : (a > 4.0f ? 4.0f : a);
-  float x2 = x * x;
-  float p = x2 * -2.72614225801306e-10f + 2.77068142495902e-08f;
-  p = x2 * p + -2.10102402082508e-06f;
-  p = x2 * p + -5.69250639462346e-05f;
-  p = x2 * p + -7.34990630326855e-04f;
-  p = x2 * p + -2.95459980854025e-03f;
-  p = x2 * p + -1.60960333262415e-02f;
-  float q = x2 * -1.45660718464996e-05f + -2.13374055278905e-04f;
-  q = x2 * q + -1.68282697438203e-03f;
-  q = x2 * q + -7.37332916720468e-03f;
-  q = x2 * q + -1.42647390514189e-02f;
-  return x * (p / q);
-}
+// f32 exp, log, tanh, erf and exp of x <= 0 are amprt_elementary.h's
+// polynomials; f64 (reference runs) calls libm.
+AMPRT_HD inline double m_exp(double x) { return exp(x); }
+AMPRT_HD inline double m_log(double x) { return log(x); }
+AMPRT_HD inline double m_tanh(double x) { return tanh(x); }
 AMPRT_HD inline double m_erf(double x) { return erf(x); }
-/// e^x for x <= 0 in f32 without a call, so GELU's gradient loop
-/// vectorises (glibc's scalar expf made it 18% of the transformer's f32
-/// step): x = n ln2 + r with |r| <= ln2 / 2 (Cody-Waite, two constants),
-/// e^r by Cephes' degree-6 polynomial, 2^n through the exponent bits.
-/// Within 1 ulp of the correctly rounded e^x on every float in [-87, 0]
-/// (0.008 ulp on average; ElementwiseTest samples it); 0 below -87, where
-/// e^x is under 2^-125 and GELU's density term cannot reach its
-/// distribution term; NaN gives NaN (x > 0 is outside the domain and gives
-/// 1). No float-to-int conversion: n comes from the float adder (1.5 * 2^23
-/// added and taken away rounds to the nearest integer, which the sum's low
-/// bits hold), so gcc vectorises it for SSE2 and AVX-512 alike and no
-/// input reaches an undefined conversion.
-///
-/// expNonPositiveLanes is its body for F a float or a vector of floats
-/// (GCC's vector extension, whose arithmetic and ?: read the same), Cast
-/// giving F's bits as integers and back: the CPU's vector loops
-/// (cpu/AttentionRows.h) get this function's bits from the same lines.
-template <typename F, typename Cast>
-AMPRT_HD inline F expNonPositiveLanes(F x) {
-  const F zero = F{}, floor = zero - 87.0f;
-  F t = x < zero ? x : zero; // one select per statement: if-converts
-  t = t >= floor ? t : floor;
-  F k = t * 1.44269504088896341f + 12582912.0f;
-  F fn = k - 12582912.0f;
-  auto n = Cast::bits(k) - 0x4B400000; // in [-126, 0]
-  F r = t - fn * 0.693359375f;
-  r = r - fn * -2.12194440e-4f;
-  F p = zero + 1.9875691500e-4f;
-  p = p * r + 1.3981999507e-3f;
-  p = p * r + 8.3334519073e-3f;
-  p = p * r + 4.1665795894e-2f;
-  p = p * r + 1.6666665459e-1f;
-  p = p * r + 5.0000001201e-1f;
-  F er = p * r * r + r + 1.0f;
-  F y = er * Cast::fromBits((n + 127) << 23);
-  y = x < floor ? zero : y;
-  return x != x ? x : y;
-}
-struct FloatBitsCast {
-  AMPRT_HD static int32_t bits(float x) { return (int32_t)floatBits(x); }
-  AMPRT_HD static float fromBits(int32_t b) { return bitsFloat((uint32_t)b); }
-};
-AMPRT_HD inline float m_expNonPositive(float x) {
-  return expNonPositiveLanes<float, FloatBitsCast>(x);
-}
 AMPRT_HD inline double m_expNonPositive(double x) { return exp(x); }
 AMPRT_HD inline float m_pow(float a, float b) { return powf(a, b); }
 AMPRT_HD inline double m_pow(double a, double b) { return pow(a, b); }

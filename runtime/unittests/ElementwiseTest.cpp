@@ -392,58 +392,6 @@ TEST(RuntimeElementwise, SelectMovingTakesADyingOperand) {
             AMPRT_ERROR_SHAPE);
 }
 
-// The f32 erf behind tg.erf and GELU (and its gradient) is a rational
-// approximation that vectorises: within 8 ulp of the correctly rounded
-// erf over every 4099th float, exact at the ends.
-TEST(RuntimeElementwise, ErfWithinEightUlp) {
-  auto ordered = [](float f) {
-    int32_t i;
-    std::memcpy(&i, &f, sizeof i);
-    return i < 0 ? -(int64_t)(i & 0x7fffffff) : (int64_t)i;
-  };
-  int64_t worst = 0;
-  for (uint32_t bits = 0; bits < 0x7f800000u; bits += 4099)
-    for (float sign : {1.0f, -1.0f}) {
-      float x;
-      std::memcpy(&x, &bits, sizeof x);
-      x *= sign;
-      float ref = (float)std::erf((double)x);
-      worst =
-          std::max(worst, std::abs(ordered(amprt::m_erf(x)) - ordered(ref)));
-    }
-  EXPECT_LE(worst, 8);
-  EXPECT_EQ(amprt::m_erf(0.0f), 0.0f);
-  EXPECT_EQ(amprt::m_erf(INFINITY), 1.0f);
-  EXPECT_EQ(amprt::m_erf(-INFINITY), -1.0f);
-  EXPECT_FLOAT_EQ(amprt::m_erf(1e-30f), (float)std::erf(1e-30));
-  EXPECT_TRUE(std::isnan(amprt::m_erf(NAN)));
-}
-
-// GELU's gradient takes e^(-v^2 / 2) from a polynomial that vectorises:
-// within 1 ulp of the correctly rounded exponential (every 97th float in
-// [-87, 0]), 0 below it, NaN for NaN.
-TEST(RuntimeElementwise, ExpOfNonPositiveWithinOneUlp) {
-  auto ordered = [](float f) {
-    int32_t i;
-    std::memcpy(&i, &f, sizeof i);
-    return (int64_t)i;
-  };
-  int64_t worst = 0;
-  for (uint32_t bits = 0x80000000u; bits <= 0xC2AE0000u; bits += 97) {
-    float x;
-    std::memcpy(&x, &bits, sizeof x);
-    float ref = (float)std::exp((double)x);
-    worst = std::max(
-        worst, std::abs(ordered(amprt::m_expNonPositive(x)) - ordered(ref)));
-  }
-  EXPECT_LE(worst, 1);
-  EXPECT_EQ(amprt::m_expNonPositive(0.0f), 1.0f);
-  EXPECT_EQ(amprt::m_expNonPositive(-0.0f), 1.0f);
-  EXPECT_EQ(amprt::m_expNonPositive(-88.0f), 0.0f);
-  EXPECT_EQ(amprt::m_expNonPositive(-INFINITY), 0.0f);
-  EXPECT_TRUE(std::isnan(amprt::m_expNonPositive(NAN)));
-}
-
 TEST(RuntimeElementwise, CastsRoundToNearestEven) {
   Runtime rt;
   std::vector<double> values = {
