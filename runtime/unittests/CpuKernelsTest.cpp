@@ -64,7 +64,7 @@ TEST(CpuKernels, NamesTheFeaturesAndOneDnnFamily) {
 
 TEST(CpuKernels, OneDnnRunsTheCappedFamily) {
   const char *cap = std::getenv("ONEDNN_MAX_CPU_ISA");
-  if (!cap)
+  if (!cap || !*cap) // oneDNN reads an empty cap as none
     GTEST_SKIP() << "ONEDNN_MAX_CPU_ISA is not set";
   std::string family = runningFamily();
   if (family.empty())
