@@ -55,7 +55,7 @@ typedef int32_t I16 __attribute__((vector_size(64)));
   return (V16)(((I16)a & mask) | ((I16)b & ~mask));
 }
 
-/// m_expNonPositive (amprt_math.h) on each lane: its own lines, so its
+/// m_expNonPositive (amprt_elementary.h) on each lane: its own lines, so its
 /// bits.
 struct V16BitsCast {
   [[gnu::always_inline]] static I16 bits(V16 x) { return (I16)x; }

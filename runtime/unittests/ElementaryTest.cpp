@@ -1,10 +1,12 @@
 //===- ElementaryTest.cpp - The f32 exp, log, tanh and erf ----------------===//
 //
 // common/amprt_elementary.h's functions (every f32 unary op, softmax, GELU
-// and their gradients, on the CPU and the device) against glibc's f64
-// function rounded to f32, in ulp, over a sample of every float, and at
-// the values where a polynomial's range reduction or a select could go
-// wrong: signed zeros, infinities, NaN, subnormals, overflow.
+// and their gradients; the device compiles the same lines) against
+// glibc's f64 function rounded to f32, in ulp, over a sample of every
+// float, and at the values where a polynomial's range reduction or a
+// select could go wrong: signed zeros, infinities, NaN (quiet, signalling,
+// either sign: the sanitizer build checks that no NaN reaches an undefined
+// shift), subnormals, overflow.
 //
 //===----------------------------------------------------------------------===//
 
@@ -101,6 +103,8 @@ TEST(RuntimeElementary, ExpOfNonPositiveWithinOneUlp) {
   EXPECT_LE(worst, 1);
   expectSameFloat(amprt::m_expNonPositive(0.0f), 1.0f);
   expectSameFloat(amprt::m_expNonPositive(-0.0f), 1.0f);
+  EXPECT_LE(ulpFrom(amprt::m_expNonPositive(-87.0f), std::exp(-87.0)), 1);
+  expectSameFloat(amprt::m_expNonPositive(-87.00001f), 0.0f);
   expectSameFloat(amprt::m_expNonPositive(-88.0f), 0.0f);
   expectSameFloat(amprt::m_expNonPositive(-INFINITY), 0.0f);
   expectSameFloat(amprt::m_expNonPositive(NAN), NAN);
@@ -160,6 +164,22 @@ TEST(RuntimeElementary, ErfWithinEightUlp) {
   expectSameFloat(amprt::m_erf(-INFINITY), -1.0f);
   EXPECT_FLOAT_EQ(amprt::m_erf(1e-30f), (float)std::erf(1e-30));
   expectSameFloat(amprt::m_erf(NAN), NAN);
+}
+
+// Every NaN, quiet or signalling, of either sign, gives a quiet NaN: no
+// NaN's bits become an exponent (a shift the sanitizer build refuses).
+TEST(RuntimeElementary, NansGiveQuietNans) {
+  for (uint32_t bits : {0x7fc00000u, 0xffc00000u, 0x7f800001u, 0xff800001u,
+                        0x7fffffffu, 0xffffffffu, 0x7fa00000u}) {
+    float x = fromBits(bits);
+    for (float y : {amprt::m_exp(x), amprt::m_log(x), amprt::m_tanh(x),
+                    amprt::m_erf(x)}) {
+      uint32_t out;
+      std::memcpy(&out, &y, sizeof out);
+      EXPECT_TRUE(std::isnan(y)) << std::hex << bits;
+      EXPECT_TRUE(out & 0x00400000u) << "signalling: " << std::hex << out;
+    }
+  }
 }
 
 // The f32 unary ops run these functions in vectorised loops: element by
