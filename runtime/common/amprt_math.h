@@ -23,14 +23,13 @@ namespace amprt {
 AMPRT_MATH1(sqrt, sqrtf, sqrt)
 AMPRT_MATH1(fabs, fabsf, fabs)
 #undef AMPRT_MATH1
-// f32 exp, log, tanh, erf and exp of x <= 0 are amprt_elementary.h's
-// polynomials; f64 (reference runs) calls libm.
+// f32 exp, log, tanh, erf, exp of x <= 0 and pow are amprt_elementary.h's;
+// f64 (reference runs) calls libm.
 AMPRT_HD inline double m_exp(double x) { return exp(x); }
 AMPRT_HD inline double m_log(double x) { return log(x); }
 AMPRT_HD inline double m_tanh(double x) { return tanh(x); }
 AMPRT_HD inline double m_erf(double x) { return erf(x); }
 AMPRT_HD inline double m_expNonPositive(double x) { return exp(x); }
-AMPRT_HD inline float m_pow(float a, float b) { return powf(a, b); }
 AMPRT_HD inline double m_pow(double a, double b) { return pow(a, b); }
 /// One step of a running maximum: v replaces acc when larger or NaN, so a
 /// NaN once seen stays (the reductions, pooling and softmax's row maximum).

@@ -43,6 +43,17 @@ template <typename F> void withActivationGrad(ActivationGrad kind, F &&f) {
     AMPRT_KIND_CASE(ActivationGrad, LeakyRelu)
   }
 }
+/// withUnary for the exponent of a pow by one exponent.
+template <typename F> void withPowExponent(PowExponent kind, F &&f) {
+  switch (kind) {
+    AMPRT_KIND_CASE(PowExponent, Zero)
+    AMPRT_KIND_CASE(PowExponent, One)
+    AMPRT_KIND_CASE(PowExponent, Two)
+    AMPRT_KIND_CASE(PowExponent, MinusOne)
+    AMPRT_KIND_CASE(PowExponent, Half)
+    AMPRT_KIND_CASE(PowExponent, Other)
+  }
+}
 #undef AMPRT_KIND_CASE
 
 /// Maps linear indices of an output to offsets into a broadcast input:

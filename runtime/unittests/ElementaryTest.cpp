@@ -62,13 +62,13 @@ int64_t worstUlp(float (*fn)(float), double (*ref)(double), uint32_t stride) {
 }
 
 /// Bits and all: +0 and -0 differ, NaN equals NaN.
+bool sameFloat(float got, float want) {
+  if (std::isnan(want))
+    return std::isnan(got);
+  return got == want && std::signbit(got) == std::signbit(want);
+}
 void expectSameFloat(float got, float want) {
-  if (std::isnan(want)) {
-    EXPECT_TRUE(std::isnan(got)) << got;
-    return;
-  }
-  EXPECT_EQ(got, want);
-  EXPECT_EQ(std::signbit(got), std::signbit(want)) << got;
+  EXPECT_TRUE(sameFloat(got, want)) << got << " where " << want;
 }
 
 // e^x on every float: 1 ulp (every float was checked once; 2^32 / 257
@@ -166,6 +166,27 @@ TEST(RuntimeElementary, ErfWithinEightUlp) {
   expectSameFloat(amprt::m_erf(NAN), NAN);
 }
 
+// pow's exponents 0, 1, 2, -1 and 1/2 are correctly rounded, signed zeros,
+// infinities and NaN as pow's (f64 pow rounded once to f32 is correctly
+// rounded for these: exact, or 53 bits then 24); any other exponent is
+// powf's.
+TEST(RuntimeElementary, PowSingledOutExponentsAreCorrectlyRounded) {
+  std::vector<float> x = {0.f,  -0.f,   INFINITY,     -INFINITY, NAN,
+                          1.0f, -1.0f,  FLT_TRUE_MIN, FLT_MAX,   -FLT_MAX,
+                          3.0f, -2.25f, 1e-30f};
+  for (uint32_t bits = 0; bits < 0x7f800000u; bits += 4099)
+    for (uint32_t sign : {0u, 0x80000000u})
+      x.push_back(fromBits(bits | sign));
+  for (float b : {0.0f, -0.0f, 1.0f, 2.0f, -1.0f, 0.5f})
+    for (float v : x) {
+      float want = (float)std::pow((double)v, (double)b);
+      ASSERT_TRUE(sameFloat(amprt::m_pow(v, b), want)) << v << " ^ " << b;
+    }
+  for (float b : {3.0f, 0.3f, -2.5f, -0.5f, NAN, INFINITY})
+    for (float v : x)
+      ASSERT_TRUE(sameFloat(amprt::m_pow(v, b), powf(v, b))) << v << " ^ " << b;
+}
+
 // Every NaN, quiet or signalling, of either sign, gives a quiet NaN: no
 // NaN's bits become an exponent (a shift the sanitizer build refuses).
 TEST(RuntimeElementary, NansGiveQuietNans) {
@@ -212,11 +233,38 @@ TEST(RuntimeElementary, UnaryOpsGiveTheScalarBits) {
     std::vector<float> y(x.size());
     ASSERT_EQ(amprt_tensor_read(out, y.data(), y.size() * sizeof(float)),
               AMPRT_OK);
-    for (size_t i = 0; i < x.size(); ++i) {
-      SCOPED_TRACE(testing::Message() << "op " << int(kind) << " at " << x[i]);
-      expectSameFloat(y[i], amprt::applyUnary<float>(kind, x[i], 0.f));
-    }
+    for (size_t i = 0; i < x.size(); ++i)
+      EXPECT_TRUE(sameFloat(y[i], amprt::applyUnary<float>(kind, x[i], 0.f)))
+          << "op " << int(kind) << " at " << x[i] << ": " << y[i];
   }
+}
+
+// amprt_pow by one exponent (a one-element b) runs the loop of that
+// exponent's kind; by a tensor of exponents, m_pow element by element:
+// the same bits, in f32 and in the 16-bit types (computed in f32).
+TEST(RuntimeElementary, PowByOneExponentGivesTheElementwiseBits) {
+  amprt_test::Runtime rt;
+  std::vector<double> values = {0.0,  -0.0, INFINITY, -INFINITY, NAN,
+                                -1.5, 1e-3, 7.25,     65504,     0.0625};
+  std::mt19937 rng(3);
+  std::normal_distribution<double> normal(0.0, 4.0);
+  while (values.size() < 531)
+    values.push_back(normal(rng));
+  int64_t n = (int64_t)values.size(), one = 1;
+  for (amprt_dtype dtype : {AMPRT_F32, AMPRT_F16, AMPRT_BF16})
+    for (double b : {0.0, 1.0, 2.0, -1.0, 0.5, 3.0, -0.5}) {
+      SCOPED_TRACE(testing::Message() << "dtype " << dtype << ", b " << b);
+      amprt_test::Tensor x = rt.make(dtype, {n}, values),
+                         scalar = rt.make(dtype, {one}, {b}),
+                         full = rt.make(dtype, {n}, std::vector<double>(n, b)),
+                         byOne = rt.make(dtype, {n}),
+                         byEach = rt.make(dtype, {n});
+      ASSERT_EQ(amprt_pow(rt.ctx, x, scalar, byOne), AMPRT_OK);
+      ASSERT_EQ(amprt_pow(rt.ctx, x, full, byEach), AMPRT_OK);
+      std::vector<double> got = rt.read(byOne), want = rt.read(byEach);
+      for (int64_t i = 0; i < n; ++i)
+        expectSameFloat((float)got[i], (float)want[i]);
+    }
 }
 
 } // namespace

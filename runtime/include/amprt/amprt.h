@@ -232,7 +232,11 @@ amprt_status amprt_elementwise_chain(amprt_context *ctx,
 #define AMPRT_DECLARE_BINARY(name)                                             \
   amprt_status amprt_##name(amprt_context *ctx, const amprt_tensor *a,         \
                             const amprt_tensor *b, amprt_tensor *c);
-/* The binary ops of amprt_binary.def (amprt_add ... amprt_minimum). */
+/* The binary ops of amprt_binary.def (amprt_add ... amprt_minimum).
+ * amprt_pow on floats: exponents 0, 1, 2, -1 and 0.5 give 1, a, a * a,
+ * 1 / a and sqrt(a) correctly rounded (signed zeros and infinities as
+ * pow's), any other one powf's result; a one-element b (one exponent for
+ * every element) runs without a call for those five. */
 #define AMPRT_BINARY(name, Kind, CODE) AMPRT_DECLARE_BINARY(name)
 #include "amprt_binary.def"
 #undef AMPRT_DECLARE_BINARY
