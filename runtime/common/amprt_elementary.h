@@ -15,8 +15,9 @@
 // the GPU's formulas; nvcc contracts a * b + c into one FMA, which moves
 // about 1 result in 2000-10000 by an ulp and keeps the bounds. Each bound
 // below held on every one of the 2^32 floats (against glibc's f64
-// function rounded to f32); ElementaryTest samples them. A NaN result is a
-// quiet NaN, its sign and payload not glibc's.
+// function rounded to f32); ElementaryTest samples them. A NaN result of
+// exp, log, tanh, erf or pow is a quiet NaN, its sign and payload not
+// glibc's (m_expNonPositive passes a NaN through as it is).
 //
 //===----------------------------------------------------------------------===//
 
@@ -162,10 +163,11 @@ AMPRT_HD inline float m_tanh(float x) {
 }
 
 /// The exponents a^b takes without powf: 0, 1, 2, -1 and 1/2 give 1,
-/// a, a * a, 1 / a and sqrt(a) (+0 at -0, +inf at -inf, as pow), each
-/// correctly rounded, as PyTorch's pow kernels single them out; glibc's
-/// powf is a call per element (4M f32 elements 9.0 ms, a multiply 0.45,
-/// Zen 4) within 1 ulp. Any other b, NaN included, is powf's.
+/// a, a * a, 1 / a and sqrt(a) (+0 at -0 and +inf at -inf, as C's pow,
+/// where PyTorch's sqrt path gives -0 and NaN), each correctly rounded,
+/// where glibc's powf is a call per element (4M f32 elements 9.0 ms, a
+/// multiply 0.45, Zen 4) and misrounds about one x^2 in 2800. Any other
+/// b, NaN included, is powf's.
 enum class PowExponent { Zero, One, Two, MinusOne, Half, Other };
 
 AMPRT_HD inline PowExponent powExponentOf(float b) {
@@ -184,9 +186,9 @@ AMPRT_HD inline PowExponent powExponentOf(float b) {
 /// tensor with one exponent runs this for its K, no call in it but powf's.
 template <PowExponent K> AMPRT_HD inline float powWith(float a, float b) {
   if constexpr (K == PowExponent::Zero)
-    return 1.0f; // NaN^0 too
+    return 1.0f; // NaN^0 too (a signalling one: C's Annex F allows 1)
   else if constexpr (K == PowExponent::One)
-    return a * 1.0f; // a NaN made quiet, -0 kept
+    return a != a ? a + a : a; // a NaN made quiet (a * 1 folds to a)
   else if constexpr (K == PowExponent::Two)
     return a * a;
   else if constexpr (K == PowExponent::MinusOne)

@@ -188,18 +188,23 @@ TEST(RuntimeElementary, PowSingledOutExponentsAreCorrectlyRounded) {
 }
 
 // Every NaN, quiet or signalling, of either sign, gives a quiet NaN: no
-// NaN's bits become an exponent (a shift the sanitizer build refuses).
+// NaN's bits become an exponent (a shift the sanitizer build refuses);
+// a^0 is 1 for every a, NaN too.
 TEST(RuntimeElementary, NansGiveQuietNans) {
   for (uint32_t bits : {0x7fc00000u, 0xffc00000u, 0x7f800001u, 0xff800001u,
                         0x7fffffffu, 0xffffffffu, 0x7fa00000u}) {
     float x = fromBits(bits);
-    for (float y : {amprt::m_exp(x), amprt::m_log(x), amprt::m_tanh(x),
-                    amprt::m_erf(x)}) {
+    for (float y :
+         {amprt::m_exp(x), amprt::m_log(x), amprt::m_tanh(x), amprt::m_erf(x),
+          amprt::m_pow(x, 1.0f), amprt::m_pow(x, 2.0f), amprt::m_pow(x, -1.0f),
+          amprt::m_pow(x, 0.5f), amprt::m_pow(x, 3.0f),
+          amprt::m_pow(1.5f, x)}) {
       uint32_t out;
       std::memcpy(&out, &y, sizeof out);
       EXPECT_TRUE(std::isnan(y)) << std::hex << bits;
       EXPECT_TRUE(out & 0x00400000u) << "signalling: " << std::hex << out;
     }
+    expectSameFloat(amprt::m_pow(x, 0.0f), 1.0f);
   }
 }
 
@@ -240,8 +245,34 @@ TEST(RuntimeElementary, UnaryOpsGiveTheScalarBits) {
 }
 
 // amprt_pow by one exponent (a one-element b) runs the loop of that
-// exponent's kind; by a tensor of exponents, m_pow element by element:
-// the same bits, in f32 and in the 16-bit types (computed in f32).
+// exponent's kind: correctly rounded for the singled-out exponents over
+// every 65521st float of both signs, with inputs glibc's powf misrounds
+// (1.00024414^2, 0x1.0080ap+0^-1, 0x1.006ee6p+0^0.5).
+TEST(RuntimeElementary, PowByOneExponentIsCorrectlyRounded) {
+  std::vector<float> x = {1.00024414f, 0x1.0080ap+0f, 0x1.006ee6p+0f};
+  for (uint64_t bits = 0; bits <= 0x7f800000u; bits += 65521)
+    for (uint32_t sign : {0u, 0x80000000u})
+      x.push_back(fromBits((uint32_t)bits | sign));
+  int64_t n = (int64_t)x.size(), one = 1;
+  amprt_test::Runtime rt;
+  amprt_test::Tensor in = rt.make(AMPRT_F32, {n}),
+                     out = rt.make(AMPRT_F32, {n}),
+                     exponent = rt.make(AMPRT_F32, {one});
+  ASSERT_EQ(amprt_tensor_write(in, x.data(), n * sizeof(float)), AMPRT_OK);
+  for (float b : {0.0f, -0.0f, 1.0f, 2.0f, -1.0f, 0.5f}) {
+    ASSERT_EQ(amprt_tensor_write(exponent, &b, sizeof b), AMPRT_OK);
+    ASSERT_EQ(amprt_pow(rt.ctx, in, exponent, out), AMPRT_OK);
+    std::vector<float> y(n);
+    ASSERT_EQ(amprt_tensor_read(out, y.data(), n * sizeof(float)), AMPRT_OK);
+    for (int64_t i = 0; i < n; ++i)
+      ASSERT_TRUE(sameFloat(y[i], (float)std::pow((double)x[i], (double)b)))
+          << x[i] << " ^ " << b << " gave " << y[i];
+  }
+}
+
+// By a tensor of exponents amprt_pow runs m_pow element by element: the
+// bits of one exponent's loop, in f32 and in the 16-bit types (computed
+// in f32).
 TEST(RuntimeElementary, PowByOneExponentGivesTheElementwiseBits) {
   amprt_test::Runtime rt;
   std::vector<double> values = {0.0,  -0.0, INFINITY, -INFINITY, NAN,
@@ -252,7 +283,7 @@ TEST(RuntimeElementary, PowByOneExponentGivesTheElementwiseBits) {
     values.push_back(normal(rng));
   int64_t n = (int64_t)values.size(), one = 1;
   for (amprt_dtype dtype : {AMPRT_F32, AMPRT_F16, AMPRT_BF16})
-    for (double b : {0.0, 1.0, 2.0, -1.0, 0.5, 3.0, -0.5}) {
+    for (double b : {0.0, -0.0, 1.0, 2.0, -1.0, 0.5, 3.0, -0.5}) {
       SCOPED_TRACE(testing::Message() << "dtype " << dtype << ", b " << b);
       amprt_test::Tensor x = rt.make(dtype, {n}, values),
                          scalar = rt.make(dtype, {one}, {b}),

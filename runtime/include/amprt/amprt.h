@@ -233,10 +233,11 @@ amprt_status amprt_elementwise_chain(amprt_context *ctx,
   amprt_status amprt_##name(amprt_context *ctx, const amprt_tensor *a,         \
                             const amprt_tensor *b, amprt_tensor *c);
 /* The binary ops of amprt_binary.def (amprt_add ... amprt_minimum).
- * amprt_pow on floats: exponents 0, 1, 2, -1 and 0.5 give 1, a, a * a,
- * 1 / a and sqrt(a) correctly rounded (signed zeros and infinities as
- * pow's), any other one powf's result; a one-element b (one exponent for
- * every element) runs without a call for those five. */
+ * amprt_pow on f32, f16 and bf16: exponents 0, 1, 2, -1 and 0.5 give 1,
+ * a, a * a, 1 / a and sqrt(a) correctly rounded (signed zeros and
+ * infinities as C's pow), any other one powf's result; a one-element b
+ * (one exponent for every element) runs without a call for those five.
+ * f64 is libm's pow. */
 #define AMPRT_BINARY(name, Kind, CODE) AMPRT_DECLARE_BINARY(name)
 #include "amprt_binary.def"
 #undef AMPRT_DECLARE_BINARY
