@@ -3,17 +3,16 @@
 // The f32 elementary functions behind the unary ops, softmax, GELU, pow
 // and their gradients. exp, log, tanh and erf are straight-line
 // arithmetic and selects: no branch and no call, so a loop over a tensor
-// vectorises (gcc 12 calls
-// glibc's scalar expf, logf and tanhf once per element unless built with
-// -ffast-math: an f32 tanh of 4M elements took 16.4 ms, exp 6.9, log 7.5,
-// Zen 4). No float-to-int conversion either: integers come from the float
-// adder (1.5 * 2^23 added and taken away rounds to the nearest integer,
-// which the sum's low bits hold), so the same lines vectorise for SSE2 and
-// AVX-512 and no input reaches an undefined conversion or shift (NaN is
-// clamped like any other input before its bits become an exponent). Host
-// and device compile the same lines (AMPRT_HD), so the CPU's tests check
-// the GPU's formulas; nvcc contracts a * b + c into one FMA, which moves
-// about 1 result in 2000-10000 by an ulp and keeps the bounds. Each bound
+// vectorises (gcc 12 calls glibc's scalar expf, logf and tanhf once per
+// element unless built with -ffast-math: an f32 tanh of 4M elements took
+// 16.4 ms, exp 6.9, log 7.5, Zen 4). No float-to-int conversion either:
+// integers come from the float adder (1.5 * 2^23 added and taken away rounds to
+// the nearest integer, which the sum's low bits hold), so the same lines
+// vectorise for SSE2 and AVX-512 and no input reaches an undefined conversion
+// or shift (NaN is clamped like any other input before its bits become an
+// exponent). Host and device compile the same lines (AMPRT_HD), so the CPU's
+// tests check the GPU's formulas; nvcc contracts a * b + c into one FMA, which
+// moves about 1 result in 2000-10000 by an ulp and keeps the bounds. Each bound
 // below held on every one of the 2^32 floats (against glibc's f64
 // function rounded to f32); ElementaryTest samples them. A NaN result of
 // exp, log, tanh, erf or pow is a quiet NaN, its sign and payload not

@@ -1,4 +1,4 @@
-//===- ElementaryTest.cpp - The f32 exp, log, tanh and erf ----------------===//
+//===- ElementaryTest.cpp - The f32 exp, log, tanh, erf and pow -----------===//
 //
 // common/amprt_elementary.h's functions (every f32 unary op, softmax, GELU
 // and their gradients; the device compiles the same lines) against
@@ -41,6 +41,29 @@ int64_t ordered(float f) {
 int64_t ulpFrom(float got, double ref) {
   int64_t d = ordered(got) - ordered((float)ref);
   return d < 0 ? -d : d;
+}
+
+/// `x` and every `stride`-th float of both signs from 0 to infinity.
+std::vector<float> withEveryNthFloat(std::vector<float> x, uint32_t stride) {
+  for (uint64_t bits = 0; bits <= 0x7f800000u; bits += stride)
+    for (uint32_t sign : {0u, 0x80000000u})
+      x.push_back(fromBits((uint32_t)bits | sign));
+  return x;
+}
+
+/// What `run(ctx, in, out)` writes into out given an f32 tensor `in` of
+/// x's values (out as large).
+template <typename Run>
+std::vector<float> onF32Tensor(amprt_test::Runtime &rt,
+                               const std::vector<float> &x, Run run) {
+  int64_t n = (int64_t)x.size();
+  amprt_test::Tensor in = rt.make(AMPRT_F32, {n}),
+                     out = rt.make(AMPRT_F32, {n});
+  std::vector<float> y(n);
+  EXPECT_EQ(amprt_tensor_write(in, x.data(), n * sizeof(float)), AMPRT_OK);
+  EXPECT_EQ(run(rt.ctx, in, out), AMPRT_OK) << amprt_last_error();
+  EXPECT_EQ(amprt_tensor_read(out, y.data(), n * sizeof(float)), AMPRT_OK);
+  return y;
 }
 
 /// The largest distance in ulp between fn and ref (f64, rounded to f32)
@@ -171,12 +194,10 @@ TEST(RuntimeElementary, ErfWithinEightUlp) {
 // rounded for these: exact, or 53 bits then 24); any other exponent is
 // powf's.
 TEST(RuntimeElementary, PowSingledOutExponentsAreCorrectlyRounded) {
-  std::vector<float> x = {0.f,  -0.f,   INFINITY,     -INFINITY, NAN,
-                          1.0f, -1.0f,  FLT_TRUE_MIN, FLT_MAX,   -FLT_MAX,
-                          3.0f, -2.25f, 1e-30f};
-  for (uint32_t bits = 0; bits < 0x7f800000u; bits += 4099)
-    for (uint32_t sign : {0u, 0x80000000u})
-      x.push_back(fromBits(bits | sign));
+  std::vector<float> x =
+      withEveryNthFloat({0.f, -0.f, INFINITY, -INFINITY, NAN, 1.0f, -1.0f,
+                         FLT_TRUE_MIN, FLT_MAX, -FLT_MAX, 3.0f, -2.25f, 1e-30f},
+                        4099);
   for (float b : {0.0f, -0.0f, 1.0f, 2.0f, -1.0f, 0.5f})
     for (float v : x) {
       float want = (float)std::pow((double)v, (double)b);
@@ -221,10 +242,6 @@ TEST(RuntimeElementary, UnaryOpsGiveTheScalarBits) {
   while (x.size() < 1037)
     x.push_back(fromBits(rng()));
   amprt_test::Runtime rt;
-  amprt_test::Tensor in = rt.make(AMPRT_F32, {(int64_t)x.size()}),
-                     out = rt.make(AMPRT_F32, {(int64_t)x.size()});
-  ASSERT_EQ(amprt_tensor_write(in, x.data(), x.size() * sizeof(float)),
-            AMPRT_OK);
   using UnaryFn =
       amprt_status (*)(amprt_context *, const amprt_tensor *, amprt_tensor *);
   const std::pair<UnaryFn, amprt::Unary> ops[] = {
@@ -234,10 +251,7 @@ TEST(RuntimeElementary, UnaryOpsGiveTheScalarBits) {
       {amprt_sigmoid, amprt::Unary::Sigmoid},
       {amprt_silu, amprt::Unary::Silu}};
   for (auto [fn, kind] : ops) {
-    ASSERT_EQ(fn(rt.ctx, in, out), AMPRT_OK) << amprt_last_error();
-    std::vector<float> y(x.size());
-    ASSERT_EQ(amprt_tensor_read(out, y.data(), y.size() * sizeof(float)),
-              AMPRT_OK);
+    std::vector<float> y = onF32Tensor(rt, x, fn);
     for (size_t i = 0; i < x.size(); ++i)
       EXPECT_TRUE(sameFloat(y[i], amprt::applyUnary<float>(kind, x[i], 0.f)))
           << "op " << int(kind) << " at " << x[i] << ": " << y[i];
@@ -249,22 +263,17 @@ TEST(RuntimeElementary, UnaryOpsGiveTheScalarBits) {
 // every 65521st float of both signs, with inputs glibc's powf misrounds
 // (1.00024414^2, 0x1.0080ap+0^-1, 0x1.006ee6p+0^0.5).
 TEST(RuntimeElementary, PowByOneExponentIsCorrectlyRounded) {
-  std::vector<float> x = {1.00024414f, 0x1.0080ap+0f, 0x1.006ee6p+0f};
-  for (uint64_t bits = 0; bits <= 0x7f800000u; bits += 65521)
-    for (uint32_t sign : {0u, 0x80000000u})
-      x.push_back(fromBits((uint32_t)bits | sign));
-  int64_t n = (int64_t)x.size(), one = 1;
+  std::vector<float> x =
+      withEveryNthFloat({1.00024414f, 0x1.0080ap+0f, 0x1.006ee6p+0f}, 65521);
   amprt_test::Runtime rt;
-  amprt_test::Tensor in = rt.make(AMPRT_F32, {n}),
-                     out = rt.make(AMPRT_F32, {n}),
-                     exponent = rt.make(AMPRT_F32, {one});
-  ASSERT_EQ(amprt_tensor_write(in, x.data(), n * sizeof(float)), AMPRT_OK);
+  amprt_test::Tensor exponent = rt.make(AMPRT_F32, {1});
   for (float b : {0.0f, -0.0f, 1.0f, 2.0f, -1.0f, 0.5f}) {
     ASSERT_EQ(amprt_tensor_write(exponent, &b, sizeof b), AMPRT_OK);
-    ASSERT_EQ(amprt_pow(rt.ctx, in, exponent, out), AMPRT_OK);
-    std::vector<float> y(n);
-    ASSERT_EQ(amprt_tensor_read(out, y.data(), n * sizeof(float)), AMPRT_OK);
-    for (int64_t i = 0; i < n; ++i)
+    std::vector<float> y = onF32Tensor(
+        rt, x, [&](amprt_context *ctx, amprt_tensor *in, amprt_tensor *out) {
+          return amprt_pow(ctx, in, exponent, out);
+        });
+    for (size_t i = 0; i < x.size(); ++i)
       ASSERT_TRUE(sameFloat(y[i], (float)std::pow((double)x[i], (double)b)))
           << x[i] << " ^ " << b << " gave " << y[i];
   }
