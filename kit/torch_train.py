@@ -8,7 +8,7 @@ amp-run's report.
 Usage: torch_train.py --model=NAME [--width=W] --batch=B --steps=S
     --precision=f32|f16|bf16[,...] --mode=eager|compile --device=cuda|cpu
     --data=DIR|fashion-mnist[:DIR]|synthetic [--lr=0.01] [--seed=0]
-    --json=OUT.json
+    [--profile] --json=OUT.json
 
 One precision writes one JSON object; a comma-separated list trains each
 in turn in this one process (one import, one CUDA start-up) and writes a
@@ -25,10 +25,12 @@ shuffle (seeded by --seed) and drops the last partial batch; the order is
 not amp's (that comes from std::mt19937 in C++). Timing: the first 5 steps
 are warm-up (compilation, cuDNN's autotuning); step_ms is the median of the
 rest, each step bracketed by torch.cuda.synchronize(), the batch already on
-the device. Test accuracy: batches of the training batch size in test-set
-order, the last one wrapped round to the first examples, each example
-scored once (amp-run's scheme; it matters for the CNN's batch norm, which
-normalises with each batch's statistics), in the training precision.
+the device. --profile runs the timed steps under torch.profiler and adds
+op_ms, each op's self time per timed step, to the row. Test accuracy:
+batches of the training batch size in test-set order, the last one wrapped
+round to the first examples, each example scored once (amp-run's scheme;
+it matters for the CNN's batch norm, which normalises with each batch's
+statistics), in the training precision.
 """
 import argparse
 import contextlib
@@ -314,13 +316,39 @@ def text_batches(data, args):
         yield x.to(args.device), y.to(args.device)
 
 
+def start_profiler(device):
+    """torch.profiler over the host's ops (and the GPU's kernels)."""
+    from torch.profiler import ProfilerActivity, profile
+    activities = [ProfilerActivity.CPU]
+    if device == "cuda":
+        activities.append(ProfilerActivity.CUDA)
+    prof = profile(activities=activities)
+    prof.start()
+    return prof
+
+
+def op_ms(prof, device, steps):
+    """Each op's self time per step in ms (the GPU's where it ran on one),
+    from a stopped profiler over `steps` steps."""
+    table = {}
+    for e in prof.key_averages():
+        us = e.self_cuda_time_total if device == "cuda" \
+            else e.self_cpu_time_total
+        if us > 0:
+            table[e.key] = round(us / 1e3 / steps, 4)
+    return table
+
+
 def train(model, opt, data, args, autocast, scaler):
-    """Trains --steps steps; returns (losses, timed step ms, skipped)."""
-    losses, times, skipped = [], [], 0
+    """Trains --steps steps; returns (losses, timed step ms, skipped, each
+    op's ms per timed step under --profile or None)."""
+    losses, times, skipped, prof = [], [], 0, None
     scale = scaler.get_scale() if scaler else None
     batches = text_batches if torch_models.MODELS[args.model].text \
         else example_batches
     for s, (x, y) in enumerate(batches(data, args)):
+        if s == WARMUP and args.profile:
+            prof = start_profiler(args.device)
         synchronize(args.device)
         start = time.perf_counter()
         opt.zero_grad(set_to_none=True)
@@ -341,7 +369,10 @@ def train(model, opt, data, args, autocast, scaler):
             # GradScaler skips the step and halves the scale on inf/NaN.
             skipped += scaler.get_scale() < scale
             scale = scaler.get_scale()
-    return losses, times, skipped
+    if prof is None:
+        return losses, times, skipped, None
+    prof.stop()
+    return losses, times, skipped, op_ms(prof, args.device, len(times))
 
 
 @torch.no_grad()
@@ -423,7 +454,8 @@ def run(args, data):
         model = torch.compile(model)
     if args.device == "cuda":
         torch.cuda.reset_peak_memory_stats()
-    losses, times, skipped = train(model, opt, data, args, autocast, scaler)
+    losses, times, skipped, ops = train(model, opt, data, args, autocast,
+                                        scaler)
     peak, peak_source = peak_memory(args.device)
     step_ms = statistics.median(times)
     return dict(identity(args), **{
@@ -447,6 +479,7 @@ def run(args, data):
         "grad_scaler": scaler is not None,
         "tf32": False if args.precision == "f32" else None,
         "threads": torch.get_num_threads() if args.device == "cpu" else None,
+        **({"op_ms": ops} if ops is not None else {}),
     })
 
 
@@ -505,6 +538,11 @@ def parse_args(argv):
                    default=torch_models.AMP_RUN_DEFAULT_LR,
                    help="learning rate (default: amp-run's, %(default)s)")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--profile", action="store_true",
+                   help="run the timed steps under torch.profiler and add "
+                        "op_ms to each row: every op's self time per timed "
+                        "step (the GPU's on cuda); step_ms then includes the "
+                        "profiler's overhead")
     p.add_argument("--json", required=True, help="the rows' file")
     args = p.parse_args(argv)
     spec = torch_models.MODELS[args.model]

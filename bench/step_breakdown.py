@@ -1,0 +1,185 @@
+#!/usr/bin/env python3
+"""Where a real-size model's CPU training step goes, amp beside PyTorch:
+each side's op time per step split into dense products and convolutions,
+batched products (PyTorch's attention) or fused attention (amp's), and the
+rest, with the largest of the rest; then what amp's step may take to lead
+PyTorch's by the real-size models issue's factor (1.3x in bf16, 3x in f32)
+and what that leaves beside amp's products.
+
+usage: step_breakdown.py BUILD [--models=a,b] [--precision=bf16|f32]
+                         [--steps=N] [--repeats=R]
+
+amp: two amp-run runs under AMPRT_PROFILE, of 3 and 3 + N steps, the first
+table taken from the second (the same evaluation ends both), so N steady
+steps. PyTorch: kit/torch_train.py --profile, 5 warm-up steps and N
+profiled ones, eager f32 or torch.autocast(bfloat16). The two sides
+alternate R times and each op's time is its median over them (the
+machine's load moves a step by 10-20%). Times are each op's own (amp's C
+API calls; PyTorch's ops' self time), summed per step, so they leave out
+what runs between ops. Models and data as model_speed.py.
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+
+from model_speed import MODELS, ROOT, TORCH_PYTHON, batch_of, source
+
+# The issue's goals: amp's step at least this many times faster.
+GOALS = {"bf16": 1.3, "f32": 3.0}
+TORCH_PRODUCTS = ("aten::mm", "aten::addmm", "aten::mkldnn_convolution",
+                  "aten::convolution_backward", "aten::_convolution",
+                  "aten::mkldnn_convolution_backward")
+TORCH_BATCHED = ("aten::bmm", "aten::baddbmm")
+
+
+def amp_kind(op):
+    if op.startswith(("amprt_matmul", "amprt_conv2d")):
+        return "products"
+    if op.startswith(("amprt_batch_matmul", "amprt_attention")):
+        return "batched"
+    return "rest"
+
+
+def torch_kind(op):
+    if op in TORCH_PRODUCTS:
+        return "products"
+    if op in TORCH_BATCHED:
+        return "batched"
+    return "rest"
+
+
+def amp_profile(amp_run, path, precision, data, lr, steps, tmp):
+    """{op: ms per steady step} of amp-run's C API calls."""
+    def table(n):
+        prof = os.path.join(tmp, f"amp-{n}.prof")
+        env = dict(os.environ, AMPRT_PROFILE=prof)
+        subprocess.run([amp_run, path, f"--precision={precision}",
+                        f"--steps={n}", f"--lr={lr}", f"--data={data}",
+                        "--log-every=1000000"], env=env, check=True,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        rows = {}
+        with open(prof) as f:
+            next(f)
+            for line in f:
+                op, _, total_ms = line.split("\t")[:3]
+                rows[op] = float(total_ms)
+        return rows
+    short, long_ = table(3), table(3 + steps)
+    return {op: (ms - short.get(op, 0.0)) / steps
+            for op, ms in long_.items()}
+
+
+def torch_profile(twin, width, batch, precision, data, lr, steps, tmp):
+    """{op: self ms per profiled step} of the PyTorch twin, or None where
+    PyTorch is missing or skips the precision."""
+    if not os.path.exists(TORCH_PYTHON):
+        return None
+    out = os.path.join(tmp, "torch.json")
+    done = subprocess.run(
+        [TORCH_PYTHON, os.path.join(ROOT, "kit", "torch_train.py"),
+         f"--model={twin}", f"--width={width}", f"--batch={batch}",
+         f"--steps={5 + steps}", f"--precision={precision}", "--mode=eager",
+         "--device=cpu", f"--data={data}", f"--lr={lr}", "--profile",
+         f"--json={out}"], stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL)
+    if done.returncode != 0:
+        return None
+    return json.load(open(out)).get("op_ms")
+
+
+def median_ops(runs):
+    """Each op's median over alternated runs (0 where a run lacks it)."""
+    ops = set().union(*runs)
+    return {op: statistics.median(r.get(op, 0.0) for r in runs)
+            for op in ops}
+
+
+def split(ops, kind):
+    """The step's total, its three parts, and the rest's largest ops."""
+    parts = {"products": 0.0, "batched": 0.0, "rest": 0.0}
+    for op, ms in ops.items():
+        parts[kind(op)] += ms
+    rest = sorted(((ms, op) for op, ms in ops.items() if kind(op) == "rest"),
+                  reverse=True)[:4]
+    largest = ", ".join(f"{op} {ms:.1f}" for ms, op in rest)
+    return sum(parts.values()), parts, largest
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("build")
+    p.add_argument("--models", default="gpt_char")
+    p.add_argument("--precision", default="bf16", choices=sorted(GOALS))
+    p.add_argument("--steps", type=int, default=6)
+    p.add_argument("--repeats", type=int, default=3)
+    args = p.parse_args()
+    if args.steps < 1:
+        p.error("--steps must be at least 1")
+    if args.repeats < 1:
+        p.error("--repeats must be at least 1")
+    known = [m[0] for m in MODELS]
+    chosen = args.models.split(",")
+    for name in chosen:
+        if name not in known:
+            p.error(f"--models: unknown model '{name}' (known: "
+                    f"{', '.join(known)})")
+    amp_run = os.path.join(args.build, "bin", "amp-run")
+    goal = GOALS[args.precision]
+    print("| model | side | op time a step | dense products and "
+          "convolutions | batched products or fused attention | rest | "
+          "largest of the rest |")
+    print("|---|---|---:|---:|---:|---:|---|")
+    notes = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, spec, data, lr, twin, width in MODELS:
+            if name not in chosen:
+                continue
+            path = source(spec, tmp)
+            amp_runs, torch_runs = [], []
+            for _ in range(args.repeats):
+                amp_runs.append(amp_profile(amp_run, path, args.precision,
+                                            data, lr, args.steps, tmp))
+                torch_runs.append(torch_profile(
+                    twin, width, batch_of(path), args.precision, data, lr,
+                    args.steps, tmp))
+            amp = split(median_ops(amp_runs), amp_kind)
+            torch_ops = None if None in torch_runs else median_ops(torch_runs)
+            sides = [("amp " + args.precision, amp)]
+            label = "PyTorch " + ("f32" if args.precision == "f32"
+                                  else "bf16 autocast")
+            if torch_ops:
+                sides.append((label, split(torch_ops, torch_kind)))
+            if min(amp[0], *amp[1].values()) < 0:
+                notes.append(
+                    f"{name}: an amp figure below 0 is the difference of two "
+                    "runs lost in the machine's noise: run more --steps.")
+            for side, (total, parts, largest) in sides:
+                print(f"| {name} | {side} | {total:.1f} | "
+                      f"{parts['products']:.1f} | {parts['batched']:.1f} | "
+                      f"{parts['rest']:.1f} | {largest} |", flush=True)
+            if not torch_ops:
+                print(f"| {name} | {label} | n/a | n/a | n/a | n/a | |")
+                continue
+            budget = sides[1][1][0] / goal
+            left = budget - amp[1]["products"]
+            notes.append(
+                f"{name}: {goal}x PyTorch's {sides[1][1][0]:.1f} ms is "
+                f"{budget:.1f} ms, which leaves {left:.1f} ms beside amp's "
+                f"{amp[1]['products']:.1f} ms of dense products and "
+                f"convolutions, where amp spends "
+                f"{amp[0] - amp[1]['products']:.1f}.")
+    print()
+    print(f"ms a step over {args.steps} steady steps, each op's median over "
+          f"{args.repeats} alternated runs of each side; its own time (amp's "
+          "C API calls with their bias and activation passes, PyTorch's ops' "
+          "self time).")
+    for note in notes:
+        print(note)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
