@@ -57,10 +57,13 @@ def amp_profile(amp_run, path, precision, data, lr, steps, tmp):
     def table(n):
         prof = os.path.join(tmp, f"amp-{n}.prof")
         env = dict(os.environ, AMPRT_PROFILE=prof)
-        subprocess.run([amp_run, path, f"--precision={precision}",
-                        f"--steps={n}", f"--lr={lr}", f"--data={data}",
-                        "--log-every=1000000"], env=env, check=True,
-                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        done = subprocess.run(
+            [amp_run, path, f"--precision={precision}", f"--steps={n}",
+             f"--lr={lr}", f"--data={data}", "--log-every=1000000"], env=env,
+            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        if done.returncode != 0:
+            sys.exit(f"step_breakdown.py: amp-run {os.path.basename(path)} "
+                     f"--precision={precision} failed:\n{done.stderr}")
         rows = {}
         with open(prof) as f:
             next(f)
@@ -128,6 +131,8 @@ def main():
             p.error(f"--models: unknown model '{name}' (known: "
                     f"{', '.join(known)})")
     amp_run = os.path.join(args.build, "bin", "amp-run")
+    if not os.access(amp_run, os.X_OK):
+        p.error(f"{amp_run}: no amp-run there (scripts/build.sh builds it)")
     goal = GOALS[args.precision]
     print("| model | side | op time a step | dense products and "
           "convolutions | batched products or fused attention | rest | "
