@@ -37,6 +37,7 @@ TORCH_BATCHED = ("aten::bmm", "aten::baddbmm")
 
 
 def amp_kind(op):
+    """Which part of the step one of amp's C API calls is."""
     if op.startswith(("amprt_matmul", "amprt_conv2d")):
         return "products"
     if op.startswith(("amprt_batch_matmul", "amprt_attention")):
@@ -45,6 +46,7 @@ def amp_kind(op):
 
 
 def torch_kind(op):
+    """Which part of the step one of PyTorch's ops is."""
     if op in TORCH_PRODUCTS:
         return "products"
     if op in TORCH_BATCHED:
@@ -112,7 +114,7 @@ def split(ops, kind):
     return sum(parts.values()), parts, largest
 
 
-def main():
+def parse_args():
     p = argparse.ArgumentParser()
     p.add_argument("build")
     p.add_argument("--models", default="gpt_char")
@@ -125,58 +127,79 @@ def main():
     if args.repeats < 1:
         p.error("--repeats must be at least 1")
     known = [m[0] for m in MODELS]
-    chosen = args.models.split(",")
-    for name in chosen:
+    args.models = args.models.split(",")
+    for name in args.models:
         if name not in known:
             p.error(f"--models: unknown model '{name}' (known: "
                     f"{', '.join(known)})")
-    amp_run = os.path.join(args.build, "bin", "amp-run")
-    if not os.access(amp_run, os.X_OK):
-        p.error(f"{amp_run}: no amp-run there (scripts/build.sh builds it)")
+    args.amp_run = os.path.join(args.build, "bin", "amp-run")
+    if not os.access(args.amp_run, os.X_OK):
+        p.error(f"{args.amp_run}: no amp-run there (scripts/build.sh builds "
+                "it)")
+    return args
+
+
+def measure(model, args, tmp):
+    """amp's and PyTorch's {op: ms a step} (PyTorch's None where it did not
+    run), each op's median over args.repeats alternated runs."""
+    name, spec, data, lr, twin, width = model
+    path = source(spec, tmp)
+    amp_runs, torch_runs = [], []
+    for _ in range(args.repeats):
+        amp_runs.append(amp_profile(args.amp_run, path, args.precision, data,
+                                    lr, args.steps, tmp))
+        torch_runs.append(torch_profile(twin, width, batch_of(path),
+                                        args.precision, data, lr,
+                                        args.steps, tmp))
+    return (median_ops(amp_runs),
+            None if None in torch_runs else median_ops(torch_runs))
+
+
+def row(name, side, total, parts, largest):
+    return (f"| {name} | {side} | {total:.1f} | {parts['products']:.1f} | "
+            f"{parts['batched']:.1f} | {parts['rest']:.1f} | {largest} |")
+
+
+def budget_note(name, goal, amp, torch_total):
+    """What amp's step may take to lead PyTorch's by `goal`, and what that
+    leaves beside amp's products."""
+    total, parts, _ = amp
+    budget = torch_total / goal
+    return (f"{name}: {goal}x PyTorch's {torch_total:.1f} ms is "
+            f"{budget:.1f} ms, which leaves "
+            f"{budget - parts['products']:.1f} ms beside amp's "
+            f"{parts['products']:.1f} ms of dense products and convolutions, "
+            f"where amp spends {total - parts['products']:.1f}.")
+
+
+def main():
+    args = parse_args()
     goal = GOALS[args.precision]
+    label = "PyTorch " + ("f32" if args.precision == "f32"
+                          else "bf16 autocast")
     print("| model | side | op time a step | dense products and "
           "convolutions | batched products or fused attention | rest | "
           "largest of the rest |")
     print("|---|---|---:|---:|---:|---:|---|")
     notes = []
     with tempfile.TemporaryDirectory() as tmp:
-        for name, spec, data, lr, twin, width in MODELS:
-            if name not in chosen:
+        for model in MODELS:
+            name = model[0]
+            if name not in args.models:
                 continue
-            path = source(spec, tmp)
-            amp_runs, torch_runs = [], []
-            for _ in range(args.repeats):
-                amp_runs.append(amp_profile(amp_run, path, args.precision,
-                                            data, lr, args.steps, tmp))
-                torch_runs.append(torch_profile(
-                    twin, width, batch_of(path), args.precision, data, lr,
-                    args.steps, tmp))
-            amp = split(median_ops(amp_runs), amp_kind)
-            torch_ops = None if None in torch_runs else median_ops(torch_runs)
-            sides = [("amp " + args.precision, amp)]
-            label = "PyTorch " + ("f32" if args.precision == "f32"
-                                  else "bf16 autocast")
-            if torch_ops:
-                sides.append((label, split(torch_ops, torch_kind)))
+            amp_ops, torch_ops = measure(model, args, tmp)
+            amp = split(amp_ops, amp_kind)
+            print(row(name, "amp " + args.precision, *amp), flush=True)
             if min(amp[0], *amp[1].values()) < 0:
                 notes.append(
                     f"{name}: an amp figure below 0 is the difference of two "
                     "runs lost in the machine's noise: run more --steps.")
-            for side, (total, parts, largest) in sides:
-                print(f"| {name} | {side} | {total:.1f} | "
-                      f"{parts['products']:.1f} | {parts['batched']:.1f} | "
-                      f"{parts['rest']:.1f} | {largest} |", flush=True)
-            if not torch_ops:
+            if torch_ops is None:
                 print(f"| {name} | {label} | n/a | n/a | n/a | n/a | |")
                 continue
-            budget = sides[1][1][0] / goal
-            left = budget - amp[1]["products"]
-            notes.append(
-                f"{name}: {goal}x PyTorch's {sides[1][1][0]:.1f} ms is "
-                f"{budget:.1f} ms, which leaves {left:.1f} ms beside amp's "
-                f"{amp[1]['products']:.1f} ms of dense products and "
-                f"convolutions, where amp spends "
-                f"{amp[0] - amp[1]['products']:.1f}.")
+            theirs = split(torch_ops, torch_kind)
+            print(row(name, label, *theirs), flush=True)
+            notes.append(budget_note(name, goal, amp, theirs[0]))
     print()
     print(f"ms a step over {args.steps} steady steps, each op's median over "
           f"{args.repeats} alternated runs of each side; its own time (amp's "
@@ -187,4 +210,4 @@ def main():
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()
