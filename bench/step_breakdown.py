@@ -12,11 +12,13 @@ usage: step_breakdown.py BUILD [--models=a,b] [--precision=bf16|f32]
 amp: two amp-run runs under AMPRT_PROFILE, of 3 and 3 + N steps, the first
 table taken from the second (the same evaluation ends both), so N steady
 steps. PyTorch: kit/torch_train.py --profile, 5 warm-up steps and N
-profiled ones, eager f32 or torch.autocast(bfloat16). The two sides
-alternate R times and each op's time is its median over them (the
-machine's load moves a step by 10-20%). Times are each op's own (amp's C
-API calls; PyTorch's ops' self time), summed per step, so they leave out
-what runs between ops. Models and data as model_speed.py.
+profiled ones, eager f32 or torch.autocast(bfloat16) (its rows say n/a
+where PyTorch is not installed; a run that fails stops the script). The
+two sides alternate R times and each op's time is its median over them
+(the machine's load moves a step by 10-20%). Times are each op's own
+(amp's C API calls; PyTorch's ops' self time inside the timed steps),
+summed per step, so they leave out what runs between ops. Models and data
+as model_speed.py.
 """
 import argparse
 import json
@@ -30,9 +32,11 @@ from model_speed import MODELS, ROOT, TORCH_PYTHON, batch_of, source
 
 # The issue's goals: amp's step at least this many times faster.
 GOALS = {"bf16": 1.3, "f32": 3.0}
+# PyTorch 1.13's CPU products and convolutions (the _slow_conv2d ones
+# where oneDNN has no kernel for the CPU and type).
 TORCH_PRODUCTS = ("aten::mm", "aten::addmm", "aten::mkldnn_convolution",
                   "aten::convolution_backward", "aten::_convolution",
-                  "aten::mkldnn_convolution_backward")
+                  "aten::_slow_conv2d_forward", "aten::_slow_conv2d_backward")
 TORCH_BATCHED = ("aten::bmm", "aten::baddbmm")
 
 
@@ -66,23 +70,27 @@ def amp_profile(amp_run, path, precision, data, lr, steps, tmp):
         if done.returncode != 0:
             sys.exit(f"step_breakdown.py: amp-run {os.path.basename(path)} "
                      f"--precision={precision} failed:\n{done.stderr}")
-        rows = {}
+        if not os.path.exists(prof):
+            sys.exit(f"step_breakdown.py: amp-run wrote no AMPRT_PROFILE "
+                     f"table:\n{done.stderr}")
         with open(prof) as f:
-            next(f)
-            for line in f:
-                op, _, total_ms = line.split("\t")[:3]
-                rows[op] = float(total_ms)
-        return rows
+            return {op: float(total_ms) for op, _, total_ms, *_ in
+                    (line.split("\t") for line in list(f)[1:])}
     short, long_ = table(3), table(3 + steps)
-    return {op: (ms - short.get(op, 0.0)) / steps
-            for op, ms in long_.items()}
+    return {op: (long_.get(op, 0.0) - short.get(op, 0.0)) / steps
+            for op in set(short) | set(long_)}
+
+
+def have_torch():
+    """Whether Debian's PyTorch is installed for TORCH_PYTHON."""
+    return os.path.exists(TORCH_PYTHON) and subprocess.run(
+        [TORCH_PYTHON, "-c", "import torch"],
+        capture_output=True).returncode == 0
 
 
 def torch_profile(twin, width, batch, precision, data, lr, steps, tmp):
-    """{op: self ms per profiled step} of the PyTorch twin, or None where
-    PyTorch is missing or skips the precision."""
-    if not os.path.exists(TORCH_PYTHON):
-        return None
+    """{op: self ms per profiled step} of the PyTorch twin; exits with
+    torch_train.py's message where it fails."""
     out = os.path.join(tmp, "torch.json")
     done = subprocess.run(
         [TORCH_PYTHON, os.path.join(ROOT, "kit", "torch_train.py"),
@@ -90,10 +98,13 @@ def torch_profile(twin, width, batch, precision, data, lr, steps, tmp):
          f"--steps={5 + steps}", f"--precision={precision}", "--mode=eager",
          "--device=cpu", f"--data={data}", f"--lr={lr}", "--profile",
          f"--json={out}"], stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL)
-    if done.returncode != 0:
-        return None
-    return json.load(open(out)).get("op_ms")
+        stderr=subprocess.PIPE, text=True)
+    row = json.load(open(out)) if done.returncode == 0 else {}
+    if "op_ms" not in row:
+        sys.exit(f"step_breakdown.py: torch_train.py --model={twin} "
+                 f"--precision={precision} gave no op times: "
+                 f"{row.get('skipped', done.stderr)}")
+    return row["op_ms"]
 
 
 def median_ops(runs):
@@ -136,6 +147,7 @@ def parse_args():
     if not os.access(args.amp_run, os.X_OK):
         p.error(f"{args.amp_run}: no amp-run there (scripts/build.sh builds "
                 "it)")
+    args.torch = have_torch()
     return args
 
 
@@ -148,11 +160,12 @@ def measure(model, args, tmp):
     for _ in range(args.repeats):
         amp_runs.append(amp_profile(args.amp_run, path, args.precision, data,
                                     lr, args.steps, tmp))
-        torch_runs.append(torch_profile(twin, width, batch_of(path),
-                                        args.precision, data, lr,
-                                        args.steps, tmp))
+        if args.torch:
+            torch_runs.append(torch_profile(twin, width, batch_of(path),
+                                            args.precision, data, lr,
+                                            args.steps, tmp))
     return (median_ops(amp_runs),
-            None if None in torch_runs else median_ops(torch_runs))
+            median_ops(torch_runs) if args.torch else None)
 
 
 def row(name, side, total, parts, largest):
@@ -195,7 +208,8 @@ def main():
                     f"{name}: an amp figure below 0 is the difference of two "
                     "runs lost in the machine's noise: run more --steps.")
             if torch_ops is None:
-                print(f"| {name} | {label} | n/a | n/a | n/a | n/a | |")
+                print(f"| {name} | {label} | n/a | n/a | n/a | n/a | PyTorch "
+                      f"is not installed for {TORCH_PYTHON} |")
                 continue
             theirs = split(torch_ops, torch_kind)
             print(row(name, label, *theirs), flush=True)
@@ -204,7 +218,8 @@ def main():
     print(f"ms a step over {args.steps} steady steps, each op's median over "
           f"{args.repeats} alternated runs of each side; its own time (amp's "
           "C API calls with their bias and activation passes, PyTorch's ops' "
-          "self time).")
+          "self time, where addmm's copy of its bias into the result is an "
+          "aten::copy_ of the rest).")
     for note in notes:
         print(note)
 

@@ -26,11 +26,12 @@ not amp's (that comes from std::mt19937 in C++). Timing: the first 5 steps
 are warm-up (compilation, cuDNN's autotuning); step_ms is the median of the
 rest, each step bracketed by torch.cuda.synchronize(), the batch already on
 the device. --profile runs the timed steps under torch.profiler and adds
-op_ms, each op's self time per timed step, to the row. Test accuracy:
-batches of the training batch size in test-set order, the last one wrapped
-round to the first examples, each example scored once (amp-run's scheme;
-it matters for the CNN's batch norm, which normalises with each batch's
-statistics), in the training precision.
+op_ms to the row: each op's self time per timed step, ops between steps
+left out (on cuda each GPU kernel's time). Test accuracy: batches of the
+training batch size in test-set order, the last one wrapped round to the
+first examples, each example scored once (amp-run's scheme; it matters for
+the CNN's batch norm, which normalises with each batch's statistics), in
+the training precision.
 """
 import argparse
 import contextlib
@@ -316,6 +317,10 @@ def text_batches(data, args):
         yield x.to(args.device), y.to(args.device)
 
 
+# --profile's name for a timed step's range: only ops inside one count.
+STEP_RANGE = "torch_train.timed_step"
+
+
 def start_profiler(device):
     """torch.profiler over the host's ops (and the GPU's kernels)."""
     from torch.profiler import ProfilerActivity, profile
@@ -327,16 +332,36 @@ def start_profiler(device):
     return prof
 
 
+def in_timed_step(event):
+    """Whether a host op ran inside a timed step's range (not the next
+    batch's indexing or the loss's read-back between steps)."""
+    parent = event.cpu_parent
+    while parent is not None and parent.cpu_parent is not None:
+        parent = parent.cpu_parent
+    return parent is not None and parent.name == STEP_RANGE
+
+
+def self_time_us(event, device):
+    """A host op's own time inside a timed step; on cuda a GPU kernel's
+    time (the host op that launched it has its own entry, so only kernels
+    count there)."""
+    if device != "cuda":
+        return event.self_cpu_time_total if in_timed_step(event) else 0
+    if str(event.device_type) != "DeviceType.CUDA":
+        return 0
+    # PyTorch 2.x names it self_device_time_total, 1.13 self_cuda_time_total.
+    us = getattr(event, "self_device_time_total", None)
+    return event.self_cuda_time_total if us is None else us
+
+
 def op_ms(prof, device, steps):
-    """Each op's self time per step in ms (the GPU's where it ran on one),
-    from a stopped profiler over `steps` steps."""
-    table = {}
-    for e in prof.key_averages():
-        us = e.self_cuda_time_total if device == "cuda" \
-            else e.self_cpu_time_total
+    """{op: ms per step} from a stopped profiler over `steps` steps."""
+    totals = {}
+    for e in prof.events():
+        us = self_time_us(e, device)
         if us > 0:
-            table[e.key] = round(us / 1e3 / steps, 4)
-    return table
+            totals[e.key] = totals.get(e.key, 0) + us
+    return {op: round(us / 1e3 / steps, 4) for op, us in totals.items()}
 
 
 def train(model, opt, data, args, autocast, scaler):
@@ -351,17 +376,19 @@ def train(model, opt, data, args, autocast, scaler):
             prof = start_profiler(args.device)
         synchronize(args.device)
         start = time.perf_counter()
-        opt.zero_grad(set_to_none=True)
-        with autocast():
-            loss = F.cross_entropy(model(x), y)
-        if scaler:
-            scaler.scale(loss).backward()
-            scaler.step(opt)
-            scaler.update()
-        else:
-            loss.backward()
-            opt.step()
-        synchronize(args.device)
+        with torch.profiler.record_function(STEP_RANGE) if prof \
+                else contextlib.nullcontext():
+            opt.zero_grad(set_to_none=True)
+            with autocast():
+                loss = F.cross_entropy(model(x), y)
+            if scaler:
+                scaler.scale(loss).backward()
+                scaler.step(opt)
+                scaler.update()
+            else:
+                loss.backward()
+                opt.step()
+            synchronize(args.device)
         if s >= WARMUP:
             times.append((time.perf_counter() - start) * 1e3)
         losses.append(loss.item())
@@ -541,8 +568,8 @@ def parse_args(argv):
     p.add_argument("--profile", action="store_true",
                    help="run the timed steps under torch.profiler and add "
                         "op_ms to each row: every op's self time per timed "
-                        "step (the GPU's on cuda); step_ms then includes the "
-                        "profiler's overhead")
+                        "step (on cuda every GPU kernel's); step_ms then "
+                        "includes the profiler's overhead")
     p.add_argument("--json", required=True, help="the rows' file")
     args = p.parse_args(argv)
     spec = torch_models.MODELS[args.model]
