@@ -55,6 +55,13 @@ def source(spec, tmp):
     return path
 
 
+def have_torch():
+    """Whether Debian's PyTorch is installed for TORCH_PYTHON."""
+    return os.path.exists(TORCH_PYTHON) and subprocess.run(
+        [TORCH_PYTHON, "-c", "import torch"],
+        capture_output=True).returncode == 0
+
+
 def batch_of(path):
     """The leading dimension of the model's input."""
     for line in open(path):
@@ -84,8 +91,7 @@ def main():
     args = p.parse_args()
     amp_run = os.path.join(args.build, "bin", "amp-run")
     chosen = args.models.split(",")
-    have_torch = os.path.exists(TORCH_PYTHON) and subprocess.run(
-        [TORCH_PYTHON, "-c", "import torch"], capture_output=True).returncode == 0
+    torch_installed = have_torch()
     print("| model | batch | amp f32 | amp f16 | amp bf16 | PyTorch f32 | "
           "PyTorch bf16 autocast | PyTorch f32 / amp f32 | PyTorch bf16 / "
           "amp bf16 | amp f32 / amp f16 |")
@@ -102,7 +108,7 @@ def main():
                     times[precision].append(run_report(
                         amp_run, path, precision, args.steps, lr,
                         data=data)[1])
-                if have_torch:
+                if torch_installed:
                     got = torch_step_ms(twin, width, batch, data, lr,
                                         args.steps, tmp)
                     times["t32"].append(got.get("f32"))
@@ -124,7 +130,7 @@ def main():
     print()
     print("Step times in ms, medians of " + str(args.repeats) + " alternated "
           "runs (each the median after 5 warm-up steps)." +
-          ("" if have_torch else " PyTorch is not installed for "
+          ("" if torch_installed else " PyTorch is not installed for "
            "/usr/bin/python3 (apt install python3-torch): its columns are "
            "n/a."))
 

@@ -28,7 +28,8 @@ import subprocess
 import sys
 import tempfile
 
-from model_speed import MODELS, ROOT, TORCH_PYTHON, batch_of, source
+from model_speed import (MODELS, ROOT, TORCH_PYTHON, batch_of, have_torch,
+                         source)
 
 # The issue's goals: amp's step at least this many times faster.
 GOALS = {"bf16": 1.3, "f32": 3.0}
@@ -79,13 +80,6 @@ def amp_profile(amp_run, path, precision, data, lr, steps, tmp):
     short, long_ = table(3), table(3 + steps)
     return {op: (long_.get(op, 0.0) - short.get(op, 0.0)) / steps
             for op in set(short) | set(long_)}
-
-
-def have_torch():
-    """Whether Debian's PyTorch is installed for TORCH_PYTHON."""
-    return os.path.exists(TORCH_PYTHON) and subprocess.run(
-        [TORCH_PYTHON, "-c", "import torch"],
-        capture_output=True).returncode == 0
 
 
 def torch_profile(twin, width, batch, precision, data, lr, steps, tmp):
